@@ -1,0 +1,27 @@
+"""tokstudy: language × tokenizer × vocabulary size → tokenizers → metrics → tables, plots."""
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/corpora.smk"
+include: "workflow/rules/tokenizers.smk"
+include: "workflow/rules/metrics.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        rules.report_outputs.input,
+    default_target: True

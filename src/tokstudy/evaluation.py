@@ -1,0 +1,45 @@
+"""Metrics of one trained tokenizer on named corpora, written as tidy and frequency tables."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tokstudy.metrics import compute_metrics
+from tokstudy.report.tables import tidy_rows
+from tokstudy.tokenizers.registry import META_FILE, load_tokenizer
+
+log = logging.getLogger(__name__)
+
+
+def evaluate_job(
+    tokenizer_dir: Path, corpora: dict[str, Path], metrics_out: Path, frequencies_out: Path
+) -> pd.DataFrame:
+    """Metrics of a saved tokenizer on each named corpus (e.g. train, heldout).
+
+    Writes the tidy metric rows and a frequency table with one column per corpus.
+    The ``vocab_size`` column holds the requested size, or the reached size for
+    tokenizers whose size follows from the data.
+    """
+    meta = json.loads((Path(tokenizer_dir) / META_FILE).read_text(encoding="utf-8"))
+    tokenizer = load_tokenizer(Path(tokenizer_dir))
+    size = meta["requested_vocab_size"] or meta["vocab_size"]
+    frames, frequencies = [], {"token": tokenizer.vocab}
+    for split, corpus in corpora.items():
+        log.info("metrics of %s on %s (%s)", tokenizer_dir, split, corpus)
+        metrics, counts = compute_metrics(tokenizer, corpus)
+        frames.append(tidy_rows(meta["language"], meta["tokenizer"], size, split, metrics))
+        frequencies[f"{split}_frequency"] = counts
+    table = pd.concat(frames, ignore_index=True)
+    table.to_csv(metrics_out, sep="\t", index=False)
+    pd.DataFrame(frequencies).to_csv(frequencies_out, sep="\t", index_label="id")
+    return table
+
+
+def read_training_frequencies(path: Path) -> np.ndarray:
+    """The ``train_frequency`` column of a frequency table written by :func:`evaluate_job`."""
+    return pd.read_csv(path, sep="\t", usecols=["train_frequency"])["train_frequency"].to_numpy()

@@ -1,0 +1,1 @@
+"""Comparison tables and plots assembled from the per-job metric files."""

@@ -1,0 +1,85 @@
+"""Plots: each metric against vocabulary size, and token-frequency distributions.
+
+Plots carry only Latin text (language codes, tokenizer names), so they render with the
+default font whatever the scripts of the corpora.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from tokstudy.study import UNSIZED  # noqa: E402
+from tokstudy.tokenizers.registry import adapter_class  # noqa: E402
+
+PANEL_COLUMNS = 3
+
+
+def _grid(panels: int) -> tuple[plt.Figure, np.ndarray]:
+    columns = min(PANEL_COLUMNS, panels)
+    rows = math.ceil(panels / columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False)
+    for extra in axes.flat[panels:]:
+        extra.set_visible(False)
+    return figure, axes
+
+
+def _save(figure: plt.Figure, outputs: Sequence[Path]) -> None:
+    figure.tight_layout()
+    for output in outputs:
+        figure.savefig(output, dpi=120, metadata={"CreationDate": None} if str(output).endswith(".pdf") else None)
+    plt.close(figure)
+
+
+def plot_metric(table: pd.DataFrame, metric: str, split: str, outputs: Sequence[Path]) -> None:
+    """One panel per language, one line per tokenizer: ``metric`` against vocabulary size.
+
+    Tokenizers whose size follows from the data (``char``) are drawn as single markers.
+    """
+    subset = table[(table["metric"] == metric) & (table["split"] == split)]
+    languages = sorted(subset["language"].unique())
+    figure, axes = _grid(max(1, len(languages)))
+    for axis, language in zip(axes.flat, languages, strict=False):
+        rows = subset[subset["language"] == language]
+        for tokenizer, group in sorted(rows.groupby("tokenizer"), key=lambda item: item[0]):
+            group = group.sort_values("vocab_size")
+            style = "o-" if adapter_class(tokenizer).sized else "o"
+            axis.plot(group["vocab_size"], group["value"], style, label=tokenizer, markersize=3)
+        axis.set_title(language)
+        axis.set_xscale("log")
+        axis.set_xlabel("vocabulary size")
+        axis.set_ylabel(metric)
+    if languages:
+        axes.flat[0].legend(fontsize="small")
+    figure.suptitle(f"{metric} ({split})")
+    _save(figure, outputs)
+
+
+def plot_frequencies(
+    frequencies: Mapping[str, np.ndarray], language: str, vocab_size: str, skip_top: int,
+    outputs: Sequence[Path],
+) -> None:
+    """Rank against frequency (log–log), skipping the ``skip_top`` most frequent ranks."""
+    figure, axes = _grid(1)
+    axis = axes.flat[0]
+    for tokenizer in sorted(frequencies):
+        ranked = np.sort(frequencies[tokenizer][frequencies[tokenizer] > 0])[::-1]
+        ranks = np.arange(1, len(ranked) + 1)
+        axis.plot(ranks[skip_top:], ranked[skip_top:], label=tokenizer, linewidth=1)
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel(f"rank (top {skip_top} skipped)")
+    axis.set_ylabel("frequency in training text")
+    size_label = "" if vocab_size == UNSIZED else f", vocabulary {vocab_size}"
+    axis.set_title(f"{language}{size_label}")
+    if frequencies:
+        axis.legend(fontsize="small")
+    _save(figure, outputs)

@@ -1,0 +1,138 @@
+"""A study's configuration, resolved into what the workflow's rules need.
+
+The Snakefile validates the config against ``workflow/schemas/config.schema.yaml`` and
+then asks a :class:`Study` for job lists, input files and training specs. Keeping this
+logic here (not in the ``.smk`` files) makes it testable without Snakemake.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from tokstudy.errors import TokstudyError
+from tokstudy.metrics import check_metric_names
+from tokstudy.tokenizers.registry import adapter_class
+
+UNSIZED = "full"
+DOWNLOAD_DIR = "resources/downloads"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One (language, tokenizer, vocabulary size) cell of the study."""
+
+    language: str
+    tokenizer: str
+    size: str
+
+
+def chatterbot_files(language_dir: str) -> list[Path]:
+    """The YAML dialog files of one language of the installed ``chatterbot-corpus`` package."""
+    folder = resources.files("chatterbot_corpus") / "data" / language_dir
+    files = sorted(Path(str(f)) for f in folder.iterdir() if f.name.endswith(".yml")) if folder.is_dir() else []
+    if not files:
+        raise TokstudyError(f"chatterbot-corpus has no language folder {language_dir!r}")
+    return files
+
+
+class Study:
+    """Resolves a validated config dictionary."""
+
+    def __init__(self, config: dict[str, Any], base: Path = Path(".")) -> None:
+        self.config = config
+        self.base = Path(base)
+        for name in config["tokenizers"]:
+            adapter_class(name)
+        check_metric_names(config.get("metrics", []))
+        for language in self.languages:
+            self.source_files(language)
+
+    @property
+    def languages(self) -> list[str]:
+        """Language codes, sorted."""
+        return sorted(self.config["languages"])
+
+    @property
+    def tokenizers(self) -> list[str]:
+        """Tokenizer names, sorted."""
+        return sorted(self.config["tokenizers"])
+
+    def sizes(self, tokenizer: str) -> list[str]:
+        """Vocabulary-size labels of a tokenizer (``full`` when the data sets the size)."""
+        if not adapter_class(tokenizer).sized:
+            return [UNSIZED]
+        entry = self.config["tokenizers"][tokenizer] or {}
+        sizes = entry.get("vocab_sizes", self.config.get("vocab_sizes"))
+        if not sizes:
+            raise TokstudyError(
+                f"config key tokenizers.{tokenizer}.vocab_sizes (or vocab_sizes) is missing"
+            )
+        return [str(size) for size in sorted(set(sizes))]
+
+    def jobs(self) -> list[Job]:
+        """Every (language, tokenizer, size) of the study, in a stable order."""
+        return [
+            Job(language, tokenizer, size)
+            for language in self.languages
+            for tokenizer in self.tokenizers
+            for size in self.sizes(tokenizer)
+        ]
+
+    def language_entry(self, language: str) -> dict[str, Any]:
+        """The config entry of one language (an empty one means: a file under data_root)."""
+        return self.config["languages"][language] or {}
+
+    def corpus_setting(self, language: str, key: str) -> Any:
+        """A corpus setting, taken from the language entry or from ``corpus_defaults``."""
+        entry = self.language_entry(language)
+        return entry.get(key, self.config.get("corpus_defaults", {}).get(key))
+
+    def source_files(self, language: str) -> list[Path]:
+        """Raw input files of a language: a local file, chatterbot YAML files or a download."""
+        entry = self.language_entry(language)
+        if "chatterbot" in entry:
+            return chatterbot_files(entry["chatterbot"])
+        if "url" in entry:
+            return [Path(DOWNLOAD_DIR) / f"{language}.raw"]
+        data_root = self.config.get("data_root")
+        if "path" in entry:
+            path = Path(entry["path"])
+        elif data_root:
+            pattern = self.config.get("corpus_defaults", {}).get("file_pattern", "{language}.txt.gz")
+            path = Path(pattern.format(language=language))
+        else:
+            raise TokstudyError(
+                f"config key languages.{language}: give path, url + sha256 or chatterbot, "
+                "or set data_root"
+            )
+        if not path.is_absolute():
+            path = (self.base / data_root / path) if data_root else (self.base / path)
+        if not path.is_file():
+            raise TokstudyError(f"corpus of language {language!r}: file not found: {path}")
+        return [path]
+
+    def train_spec(self, job: Job) -> dict[str, Any]:
+        """JSON-able training settings of one job (also what triggers its rerun)."""
+        entry = self.config["tokenizers"][job.tokenizer] or {}
+        params = dict(entry.get("params") or {})
+        overrides = self.language_entry(job.language).get("tokenizer_params") or {}
+        params.update(overrides.get(job.tokenizer) or {})
+        return {
+            "vocab_size": None if job.size == UNSIZED else int(job.size),
+            "params": params,
+            "seed": int(self.config.get("seed", 0)),
+            "size_policy": self.config.get("size_policy", "error"),
+            "label": job.language,
+        }
+
+    def frequency_plot_size(self) -> str:
+        """The vocabulary size whose token-frequency distributions are plotted."""
+        return str(self.config.get("plots", {}).get("frequency_vocab_size", ""))
+
+    def frequency_plot_jobs(self, language: str) -> list[Job]:
+        """Jobs of one language at the plotted size (sized tokenizers that train it)."""
+        size = self.frequency_plot_size()
+        return [j for j in self.jobs() if j.language == language and j.size == size]

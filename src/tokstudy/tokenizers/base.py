@@ -1,0 +1,117 @@
+"""The one interface every tokenizer adapter implements.
+
+An adapter wraps one tokenization algorithm (usually a well-kept library) behind
+``train / encode_batch / decode / vocab / save / load / to_transformers``. The workflow
+only ever sees adapter *names* (see :mod:`tokstudy.tokenizers.registry`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+UNK = "[UNK]"
+PAD = "[PAD]"
+CLS = "[CLS]"
+SEP = "[SEP]"
+MASK = "[MASK]"
+SPECIAL_TOKENS: tuple[str, ...] = (UNK, PAD, CLS, SEP, MASK)
+#: keyword arguments naming the special tokens of a ``transformers`` tokenizer
+SPECIAL_TOKEN_KWARGS: dict[str, str] = {
+    "unk_token": UNK,
+    "pad_token": PAD,
+    "cls_token": CLS,
+    "sep_token": SEP,
+    "mask_token": MASK,
+}
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    """What to train: the requested size, adapter parameters and run settings.
+
+    ``vocab_size`` is ``None`` for adapters whose size follows from the data (``char``).
+    ``size_policy`` says what happens when the algorithm cannot reach the requested
+    size: ``"error"`` raises :class:`VocabSizeError`, ``"adjust"`` keeps the size the
+    algorithm reached and logs it (the saved ``meta.json`` records both sizes).
+    """
+
+    vocab_size: int | None
+    params: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    threads: int = 1
+    size_policy: str = "error"
+    label: str = ""
+
+
+class Tokenizer(ABC):
+    """A trained tokenizer: ids are positions in :attr:`vocab`."""
+
+    name: ClassVar[str]
+    #: whether the adapter's vocabulary size is set by config (False: follows from data)
+    sized: ClassVar[bool] = True
+    #: whether ``decode(encode(text)) == text`` for text in the adapter's documented domain
+    lossless: ClassVar[bool] = False
+
+    @classmethod
+    @abstractmethod
+    def train(cls, corpus: Path, spec: TrainSpec) -> Tokenizer:
+        """Train on a UTF-8 file with one sentence per line."""
+
+    @abstractmethod
+    def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
+        """Token ids of each line (no special tokens added)."""
+
+    @abstractmethod
+    def decode(self, ids: Sequence[int]) -> str:
+        """Text of a sequence of ids produced by :meth:`encode_batch`."""
+
+    @property
+    @abstractmethod
+    def vocab(self) -> list[str]:
+        """Token strings, indexed by id."""
+
+    @abstractmethod
+    def save(self, directory: Path) -> None:
+        """Write the adapter's own files into an existing directory."""
+
+    @classmethod
+    @abstractmethod
+    def load(cls, directory: Path) -> Tokenizer:
+        """Read what :meth:`save` wrote."""
+
+    @abstractmethod
+    def to_transformers(self) -> PreTrainedTokenizerBase:
+        """A ``transformers`` tokenizer that encodes like this adapter.
+
+        With ``add_special_tokens=True`` it wraps a sequence as ``[CLS] … [SEP]``.
+        """
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of one text."""
+        return self.encode_batch([text])[0]
+
+    def tokenize(self, text: str) -> list[str]:
+        """Token strings of one text."""
+        vocab = self.vocab
+        return [vocab[i] for i in self.encode(text)]
+
+    @property
+    def unk_id(self) -> int | None:
+        """Id of the unknown token, or ``None`` if the adapter never emits one."""
+        try:
+            return self.vocab.index(UNK)
+        except ValueError:
+            return None
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        """Ids of control tokens that never stand for text (UNK excluded)."""
+        controls = set(SPECIAL_TOKENS) - {UNK}
+        return frozenset(i for i, tok in enumerate(self.vocab) if tok in controls)

@@ -1,0 +1,63 @@
+"""Training a tokenizer into a directory: adapter files + ``vocab.tsv`` + ``meta.json``.
+
+``vocab.tsv`` lists every vocabulary item in id order with its frequency in the tokenized
+training text (``token<TAB>frequency``); ``meta.json`` records what was asked for and what
+was reached, so a run can always be traced back to its configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from tokstudy import __version__
+from tokstudy.corpus_io import batched, iter_lines
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.registry import META_FILE, VOCAB_FILE, adapter_class
+
+log = logging.getLogger(__name__)
+
+BATCH_LINES = 2048
+
+
+def token_counts(tokenizer: Tokenizer, corpus: Path, batch_lines: int = BATCH_LINES) -> np.ndarray:
+    """Frequency of every vocabulary id in the tokenized corpus, streaming it in batches."""
+    counts = np.zeros(len(tokenizer.vocab), dtype=np.int64)
+    for batch in batched(iter_lines(corpus), batch_lines):
+        ids = [i for line_ids in tokenizer.encode_batch(batch) for i in line_ids]
+        counts += np.bincount(np.asarray(ids, dtype=np.int64), minlength=len(counts))
+    return counts
+
+
+def write_vocab_tsv(path: Path, vocab: list[str], counts: np.ndarray) -> None:
+    """Write ``token<TAB>frequency`` lines in id order (tabs/newlines in tokens escaped)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for token, count in zip(vocab, counts, strict=True):
+            escaped = token.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+            handle.write(f"{escaped}\t{int(count)}\n")
+
+
+def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path) -> Tokenizer:
+    """Train adapter ``name`` on ``corpus`` and save it with its vocabulary and metadata."""
+    log.info("training %s (%s), requested size %s", name, spec.label, spec.vocab_size)
+    tokenizer = adapter_class(name).train(Path(corpus), spec)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(directory)
+    log.info("trained %s: %d vocabulary items; counting training frequencies", name, len(tokenizer.vocab))
+    write_vocab_tsv(directory / VOCAB_FILE, tokenizer.vocab, token_counts(tokenizer, Path(corpus)))
+    meta = {
+        "tokenizer": name,
+        "language": spec.label,
+        "requested_vocab_size": spec.vocab_size,
+        "vocab_size": len(tokenizer.vocab),
+        "params": spec.params,
+        "seed": spec.seed,
+        "size_policy": spec.size_policy,
+        "tokstudy_version": __version__,
+    }
+    (directory / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", "utf-8")
+    return tokenizer

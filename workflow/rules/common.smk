@@ -1,0 +1,31 @@
+from pathlib import Path
+
+from tokstudy.errors import TokstudyError
+from tokstudy.study import Study
+
+try:
+    study = Study(config)
+except TokstudyError as exc:
+    raise WorkflowError(f"config error: {exc}") from None
+
+SPLITS = ["train", "heldout"]
+
+
+wildcard_constraints:
+    language=r"[a-z][a-z0-9_]*",
+    tokenizer=r"[a-z][a-z0-9_]*",
+    size=r"\d+|full",
+    split="|".join(SPLITS),
+    metric="|".join(config["metrics"]),
+
+
+def resource(rule_name, key, fallback):
+    """A cluster resource of a rule from config.resources, else the default, else fallback."""
+    table = config.get("resources", {})
+    return table.get(rule_name, {}).get(key, table.get("default", {}).get(key, fallback))
+
+
+def job_of(wildcards):
+    return study.jobs()[[(j.language, j.tokenizer, j.size) for j in study.jobs()].index(
+        (wildcards.language, wildcards.tokenizer, wildcards.size)
+    )]

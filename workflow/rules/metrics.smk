@@ -1,0 +1,39 @@
+rule compute_metrics:
+    input:
+        tokenizer="results/tokenizers/{language}/{tokenizer}/{size}",
+        train="results/corpora/{language}/train.txt",
+        heldout="results/corpora/{language}/heldout.txt",
+    output:
+        metrics="results/metrics/{language}/{tokenizer}/{size}.tsv",
+        frequencies="results/frequencies/{language}/{tokenizer}/{size}.tsv",
+    log:
+        "results/logs/compute_metrics/{language}/{tokenizer}/{size}.log",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("compute_metrics", "mem_mb", 4000),
+        runtime=resource("compute_metrics", "runtime", 60),
+    script:
+        "../../scripts/compute_metrics.py"
+
+
+rule collect_metrics:
+    input:
+        [f"results/metrics/{j.language}/{j.tokenizer}/{j.size}.tsv" for j in study.jobs()],
+    output:
+        report(
+            "results/tables/metrics.csv",
+            category="Tables",
+            labels={"table": "all metrics (tidy)"},
+        ),
+    log:
+        "results/logs/collect_metrics.log",
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 2000),
+        runtime=resource("default", "runtime", 10),
+    script:
+        "../../scripts/collect_metrics.py"

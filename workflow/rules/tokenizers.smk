@@ -1,0 +1,17 @@
+rule train_tokenizer:
+    input:
+        train="results/corpora/{language}/train.txt",
+    output:
+        directory("results/tokenizers/{language}/{tokenizer}/{size}"),
+    params:
+        spec=lambda w: study.train_spec(job_of(w)),
+    log:
+        "results/logs/train_tokenizer/{language}/{tokenizer}/{size}.log",
+    conda:
+        "../../envs/core.yaml"
+    threads: resource("train_tokenizer", "threads", 1)
+    resources:
+        mem_mb=resource("train_tokenizer", "mem_mb", 4000),
+        runtime=resource("train_tokenizer", "runtime", 60),
+    script:
+        "../../scripts/train_tokenizer.py"
