@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,8 +19,13 @@ def run_step(log_path: str, step: Callable[..., Any], *args: Any, **kwargs: Any)
         handlers=[logging.FileHandler(log_path, mode="w", encoding="utf-8"), logging.StreamHandler()],
         force=True,
     )
+    log = logging.getLogger(step.__module__)
+    log.info("%s: started", step.__name__)
+    started = time.perf_counter()
     try:
-        return step(*args, **kwargs)
+        result = step(*args, **kwargs)
     except TokstudyError as exc:
-        logging.getLogger(step.__module__).error("%s", exc)
+        log.error("%s", exc)
         sys.exit(f"error: {exc}")
+    log.info("%s: finished in %.1f s", step.__name__, time.perf_counter() - started)
+    return result

@@ -9,6 +9,12 @@ except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
 
 SPLITS = ["train", "heldout"]
+RESULTS = config.get("results_dir", "results")
+
+
+def out(path):
+    """A path under the study's results folder."""
+    return f"{RESULTS}/{path}"
 
 
 wildcard_constraints:

@@ -5,7 +5,7 @@ rule download_corpus:
         url=lambda w: study.language_entry(w.language)["url"],
         sha256=lambda w: study.language_entry(w.language)["sha256"],
     log:
-        "results/logs/download_corpus/{language}.log",
+        out("logs/download_corpus/{language}.log"),
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -20,9 +20,9 @@ rule prepare_corpus:
     input:
         lambda w: study.source_files(w.language),
     output:
-        train="results/corpora/{language}/train.txt",
-        heldout="results/corpora/{language}/heldout.txt",
-        stats="results/corpora/{language}/stats.json",
+        train=out("corpora/{language}/train.txt"),
+        heldout=out("corpora/{language}/heldout.txt"),
+        stats=out("corpora/{language}/stats.json"),
     params:
         settings=lambda w: {
             "heldout": study.corpus_setting(w.language, "heldout") or 0.1,
@@ -31,7 +31,7 @@ rule prepare_corpus:
             "seed": config["seed"],
         },
     log:
-        "results/logs/prepare_corpus/{language}.log",
+        out("logs/prepare_corpus/{language}.log"),
     conda:
         "../../envs/core.yaml"
     threads: 1

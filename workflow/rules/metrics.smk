@@ -1,13 +1,13 @@
 rule compute_metrics:
     input:
-        tokenizer="results/tokenizers/{language}/{tokenizer}/{size}",
-        train="results/corpora/{language}/train.txt",
-        heldout="results/corpora/{language}/heldout.txt",
+        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        train=out("corpora/{language}/train.txt"),
+        heldout=out("corpora/{language}/heldout.txt"),
     output:
-        metrics="results/metrics/{language}/{tokenizer}/{size}.tsv",
-        frequencies="results/frequencies/{language}/{tokenizer}/{size}.tsv",
+        metrics=out("metrics/{language}/{tokenizer}/{size}.tsv"),
+        frequencies=out("frequencies/{language}/{tokenizer}/{size}.tsv"),
     log:
-        "results/logs/compute_metrics/{language}/{tokenizer}/{size}.log",
+        out("logs/compute_metrics/{language}/{tokenizer}/{size}.log"),
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -20,15 +20,15 @@ rule compute_metrics:
 
 rule collect_metrics:
     input:
-        [f"results/metrics/{j.language}/{j.tokenizer}/{j.size}.tsv" for j in study.jobs()],
+        [f"{RESULTS}/metrics/{j.language}/{j.tokenizer}/{j.size}.tsv" for j in study.jobs()],
     output:
         report(
-            "results/tables/metrics.csv",
+            out("tables/metrics.csv"),
             category="Tables",
             labels={"table": "all metrics (tidy)"},
         ),
     log:
-        "results/logs/collect_metrics.log",
+        out("logs/collect_metrics.log"),
     conda:
         "../../envs/report.yaml"
     threads: 1

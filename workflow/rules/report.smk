@@ -1,21 +1,21 @@
 rule metric_tables:
     input:
-        "results/tables/metrics.csv",
+        out("tables/metrics.csv"),
     output:
         markdown=report(
-            "results/tables/metrics_{split}.md",
+            out("tables/metrics_{split}.md"),
             category="Tables",
             labels={"table": "wide tables", "split": "{split}", "format": "Markdown"},
         ),
         latex=report(
-            "results/tables/metrics_{split}.tex",
+            out("tables/metrics_{split}.tex"),
             category="Tables",
             labels={"table": "wide tables", "split": "{split}", "format": "LaTeX"},
         ),
     params:
         metrics=config["metrics"],
     log:
-        "results/logs/metric_tables/{split}.log",
+        out("logs/metric_tables/{split}.log"),
     conda:
         "../../envs/report.yaml"
     threads: 1
@@ -28,16 +28,16 @@ rule metric_tables:
 
 rule plot_metric:
     input:
-        "results/tables/metrics.csv",
+        out("tables/metrics.csv"),
     output:
         png=report(
-            "results/plots/metrics/{metric}_{split}.png",
+            out("plots/metrics/{metric}_{split}.png"),
             category="Metrics against vocabulary size",
             labels={"metric": "{metric}", "split": "{split}"},
         ),
-        pdf="results/plots/metrics/{metric}_{split}.pdf",
+        pdf=out("plots/metrics/{metric}_{split}.pdf"),
     log:
-        "results/logs/plot_metric/{metric}_{split}.log",
+        out("logs/plot_metric/{metric}_{split}.log"),
     conda:
         "../../envs/report.yaml"
     threads: 1
@@ -51,22 +51,22 @@ rule plot_metric:
 rule plot_frequencies:
     input:
         lambda w: [
-            f"results/frequencies/{j.language}/{j.tokenizer}/{j.size}.tsv"
+            f"{RESULTS}/frequencies/{j.language}/{j.tokenizer}/{j.size}.tsv"
             for j in study.frequency_plot_jobs(w.language)
         ],
     output:
         png=report(
-            "results/plots/frequencies/{language}.png",
+            out("plots/frequencies/{language}.png"),
             category="Token-frequency distributions",
             labels={"language": "{language}"},
         ),
-        pdf="results/plots/frequencies/{language}.pdf",
+        pdf=out("plots/frequencies/{language}.pdf"),
     params:
         tokenizers=lambda w: [j.tokenizer for j in study.frequency_plot_jobs(w.language)],
         vocab_size=study.frequency_plot_size(),
         skip_top=config.get("plots", {}).get("skip_top_ranks", 100),
     log:
-        "results/logs/plot_frequencies/{language}.log",
+        out("logs/plot_frequencies/{language}.log"),
     conda:
         "../../envs/report.yaml"
     threads: 1
@@ -79,16 +79,16 @@ rule plot_frequencies:
 
 rule report_outputs:
     input:
-        "results/tables/metrics.csv",
-        expand("results/tables/metrics_{split}.{ext}", split=SPLITS, ext=["md", "tex"]),
+        out("tables/metrics.csv"),
+        expand(out("tables/metrics_{split}.{ext}"), split=SPLITS, ext=["md", "tex"]),
         expand(
-            "results/plots/metrics/{metric}_{split}.{ext}",
+            out("plots/metrics/{metric}_{split}.{ext}"),
             metric=config["metrics"],
             split=SPLITS,
             ext=["png", "pdf"],
         ),
         expand(
-            "results/plots/frequencies/{language}.{ext}",
+            out("plots/frequencies/{language}.{ext}"),
             language=study.languages if study.frequency_plot_size() else [],
             ext=["png", "pdf"],
         ),

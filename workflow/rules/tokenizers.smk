@@ -1,12 +1,12 @@
 rule train_tokenizer:
     input:
-        train="results/corpora/{language}/train.txt",
+        train=out("corpora/{language}/train.txt"),
     output:
-        directory("results/tokenizers/{language}/{tokenizer}/{size}"),
+        directory(out("tokenizers/{language}/{tokenizer}/{size}")),
     params:
         spec=lambda w: study.train_spec(job_of(w)),
     log:
-        "results/logs/train_tokenizer/{language}/{tokenizer}/{size}.log",
+        out("logs/train_tokenizer/{language}/{tokenizer}/{size}.log"),
     conda:
         "../../envs/core.yaml"
     threads: resource("train_tokenizer", "threads", 1)

@@ -55,6 +55,9 @@ def plot_metric(table: pd.DataFrame, metric: str, split: str, outputs: Sequence[
             axis.plot(group["vocab_size"], group["value"], style, label=tokenizer, markersize=3)
         axis.set_title(language)
         axis.set_xscale("log")
+        sizes = sorted(rows["vocab_size"].unique())
+        axis.set_xticks(sizes, [str(int(size)) for size in sizes], fontsize="small", rotation=45)
+        axis.minorticks_off()
         axis.set_xlabel("vocabulary size")
         axis.set_ylabel(metric)
     if languages:

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.study import UNSIZED
+from tokstudy.tokenizers.registry import adapter_class
+
 TIDY_COLUMNS = ["language", "tokenizer", "vocab_size", "split", "metric", "value"]
 
 
@@ -28,11 +31,18 @@ def collect(paths: Sequence[Path]) -> pd.DataFrame:
 
 
 def wide(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:
-    """One metric on one split: rows (language, tokenizer), one column per vocabulary size."""
-    subset = table[(table["metric"] == metric) & (table["split"] == split)]
-    return subset.pivot_table(
-        index=["language", "tokenizer"], columns="vocab_size", values="value", aggfunc="first"
-    ).sort_index()
+    """One metric on one split: rows (language, tokenizer), one column per vocabulary size.
+
+    Tokenizers whose size follows from the data (``char``) go into the column ``full``.
+    """
+    subset = table[(table["metric"] == metric) & (table["split"] == split)].copy()
+    sized = subset["tokenizer"].map(lambda name: adapter_class(name).sized)
+    subset["size"] = subset["vocab_size"].astype(int).astype(str).where(sized, UNSIZED)
+    frame = subset.pivot_table(
+        index=["language", "tokenizer"], columns="size", values="value", aggfunc="first"
+    )
+    columns = sorted(frame.columns, key=lambda c: (c == UNSIZED, int(c) if c.isdigit() else 0))
+    return frame[columns].sort_index().reset_index().rename_axis(columns=None)
 
 
 def write_wide_tables(
@@ -45,11 +55,10 @@ def write_wide_tables(
         frame = wide(table, metric, split)
         if frame.empty:
             continue
-        frame.columns = [str(c) for c in frame.columns]
-        md_parts.append(f"## {metric}\n\n{frame.to_markdown(floatfmt='.4g')}\n")
+        md_parts.append(f"## {metric}\n\n{frame.to_markdown(index=False, floatfmt='.4g', missingval='--')}\n")
         caption = f"{metric.replace('_', ' ')} ({split})"
         tex_parts.append(
-            frame.to_latex(float_format="%.4g", caption=caption, label=f"tab:{metric}-{split}", na_rep="--",
+            frame.to_latex(index=False, float_format="%.4g", caption=caption, label=f"tab:{metric}-{split}", na_rep="--",
                            escape=True)
         )
     Path(markdown).write_text("\n".join(md_parts), encoding="utf-8")

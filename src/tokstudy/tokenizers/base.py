@@ -58,6 +58,8 @@ class Tokenizer(ABC):
     sized: ClassVar[bool] = True
     #: whether ``decode(encode(text)) == text`` for text in the adapter's documented domain
     lossless: ClassVar[bool] = False
+    #: whether two trainings on the same data give identical files (see each adapter's docs)
+    deterministic: ClassVar[bool] = True
 
     @classmethod
     @abstractmethod

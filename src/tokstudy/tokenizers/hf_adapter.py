@@ -12,6 +12,7 @@ leading or trailing whitespace and only characters seen in training. ``whitespac
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 TOKENIZER_FILE = "tokenizer.json"
 METASPACE = "▁"
+WORDPIECE_PREFIX = "##"
 
 
 def _metaspace() -> tuple[pre_tokenizers.PreTokenizer, decoders.Decoder]:
@@ -125,9 +127,14 @@ class HFTokenizersAdapter(Tokenizer):
             raise VocabSizeError(
                 f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} cannot be reached: {exc}"
             ) from exc
+        cls.make_canonical(tokenizer)
         adapter = cls(tokenizer)
         check_size(cls.name, spec, len(adapter.vocab))
         return adapter
+
+    @staticmethod
+    def make_canonical(tokenizer: HFTokenizer) -> None:
+        """Remove run-to-run differences the library's trainer leaves (default: none)."""
 
 
 def _pipeline(
@@ -165,17 +172,39 @@ class HFBPE(HFTokenizersAdapter):
 
 
 class HFWordPiece(HFTokenizersAdapter):
-    """WordPiece (Schuster & Nakajima, 2012; BERT) from HF ``tokenizers``."""
+    """WordPiece (Schuster & Nakajima, 2012; BERT) from HF ``tokenizers``.
+
+    Not deterministic: the library's trainer numbers ``##`` tokens in hash-map order and
+    uses those numbers to break ties between equally frequent merges, so the last merges
+    can differ between runs (huggingface/tokenizers issue 1794). Ids are renumbered in a
+    fixed order, which removes every other difference.
+    """
 
     name = "hf_wordpiece"
+    deterministic = False
     default_pre_tokenizer: ClassVar[str] = "bert"
+
+    @staticmethod
+    def make_canonical(tokenizer: HFTokenizer) -> None:
+        """Number the vocabulary in a fixed order: special tokens, then by token.
+
+        The trainer numbers tokens in hash-map order, which changes from run to run;
+        WordPiece ids carry no meaning of their own.
+        """
+        vocab = tokenizer.get_vocab(with_added_tokens=False)
+        ordered = [*SPECIAL_TOKENS, *sorted(set(vocab) - set(SPECIAL_TOKENS))]
+        tokenizer.model = models.WordPiece(
+            {token: i for i, token in enumerate(ordered)},
+            unk_token=UNK,
+            continuing_subword_prefix=WORDPIECE_PREFIX,
+        )
 
     @classmethod
     def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
         tokenizer, params = _pipeline(
             models.WordPiece(unk_token=UNK), spec.params, cls.default_pre_tokenizer
         )
-        tokenizer.decoder = decoders.WordPiece(prefix="##")
+        tokenizer.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX)
         trainer = trainers.WordPieceTrainer(
             vocab_size=spec.vocab_size, special_tokens=list(SPECIAL_TOKENS), show_progress=False, **params
         )
@@ -188,6 +217,25 @@ class HFUnigram(HFTokenizersAdapter):
     name = "hf_unigram"
     lossless = True
     default_pre_tokenizer: ClassVar[str] = "metaspace"
+
+    @staticmethod
+    def make_canonical(tokenizer: HFTokenizer) -> None:
+        """Order pieces by (score, piece) and give the trainer's filler characters one score.
+
+        The trainer appends required characters that the model lacks in hash-set order, each
+        0.0001 above the previous one, and its EM sums leave last-digit float noise, so two
+        runs differ. Scores are rounded to 8 decimals; single characters within that filler
+        band above the minimum score all get the minimum score.
+        """
+        pieces = json.loads(tokenizer.to_str())["model"]["vocab"]
+        specials = [(p, s) for p, s in pieces if p in SPECIAL_TOKENS]
+        rest = [(p, round(s, 8)) for p, s in pieces if p not in SPECIAL_TOKENS]
+        lowest = min(s for _, s in rest)
+        band = lowest + 1e-4 * sum(1 for p, _ in rest if len(p) == 1) + 1e-6
+        rest = [(p, lowest if len(p) == 1 and s <= band else s) for p, s in rest]
+        rest.sort(key=lambda item: (-item[1], item[0]))
+        ordered = sorted(specials, key=lambda item: SPECIAL_TOKENS.index(item[0])) + rest
+        tokenizer.model = models.Unigram(ordered, unk_id=0, byte_fallback=False)
 
     @classmethod
     def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:

@@ -13,6 +13,7 @@ training (SentencePiece normalises whitespace and maps unseen characters to ``[U
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 import tempfile
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import sentencepiece as spm
 
+from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.base import (
     CLS,
@@ -45,7 +47,7 @@ _TOO_SMALL = re.compile(r"smaller than required_chars\. (\d+) vs (\d+)")
 _TOO_LARGE = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
 
 
-def _trainer_options(model_type: str, spec: TrainSpec, corpus: Path, prefix: str) -> dict[str, Any]:
+def _trainer_options(model_type: str, spec: TrainSpec, corpus: Path, writer: io.BytesIO) -> dict[str, Any]:
     options: dict[str, Any] = {
         "character_coverage": 1.0,
         "normalization_rule_name": "nmt_nfkc",
@@ -54,8 +56,8 @@ def _trainer_options(model_type: str, spec: TrainSpec, corpus: Path, prefix: str
     }
     options.update(spec.params)
     options.update(
-        input=str(corpus),
-        model_prefix=prefix,
+        sentence_iterator=iter_lines(corpus),
+        model_writer=writer,
         model_type=model_type,
         vocab_size=spec.vocab_size,
         num_threads=max(1, spec.threads),
@@ -95,24 +97,23 @@ class _SentencePiece(Tokenizer):
         if spec.vocab_size is None:
             raise TokstudyError(f"{cls.name}: a vocabulary size is required")
         spm.set_random_generator_seed(spec.seed)
-        with tempfile.TemporaryDirectory(prefix="tokstudy-spm-") as tmp:
-            prefix = str(Path(tmp) / "spm")
-            try:
-                spm.SentencePieceTrainer.train(**_trainer_options(cls.model_type, spec, corpus, prefix))
-            except RuntimeError as exc:
-                reachable = _reachable_size(str(exc), spec.vocab_size)
-                if reachable is None:
-                    raise TokstudyError(f"{cls.name} ({spec.label}): {exc}") from exc
-                message = (
-                    f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} cannot be "
-                    f"reached; the nearest reachable size is {reachable}"
-                )
-                if spec.size_policy != "adjust":
-                    raise VocabSizeError(message) from exc
-                log.warning("%s; training with %d instead (size_policy: adjust)", message, reachable)
-                adjusted = TrainSpec(reachable, spec.params, spec.seed, spec.threads, "error", spec.label)
-                return cls.train(corpus, adjusted)
-            return cls(Path(prefix + ".model").read_bytes())
+        writer = io.BytesIO()
+        try:
+            spm.SentencePieceTrainer.train(**_trainer_options(cls.model_type, spec, corpus, writer))
+        except RuntimeError as exc:
+            reachable = _reachable_size(str(exc), spec.vocab_size)
+            if reachable is None:
+                raise TokstudyError(f"{cls.name} ({spec.label}): {exc}") from exc
+            message = (
+                f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} cannot be "
+                f"reached; the nearest reachable size is {reachable}"
+            )
+            if spec.size_policy != "adjust":
+                raise VocabSizeError(message) from exc
+            log.warning("%s; training with %d instead (size_policy: adjust)", message, reachable)
+            adjusted = TrainSpec(reachable, spec.params, spec.seed, spec.threads, "error", spec.label)
+            return cls.train(corpus, adjusted)
+        return cls(writer.getvalue())
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         return self._processor.encode(list(lines), out_type=int)

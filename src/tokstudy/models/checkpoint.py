@@ -1,0 +1,71 @@
+"""Atomic training checkpoints: model, optimizer, scheduler, RNG states and step.
+
+A checkpoint is one ``torch.save`` file written to a temporary name and renamed over the
+old one, so a kill never leaves a half-written checkpoint under the real name. Loading
+checks that the file is readable, complete and written by the same training settings.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tokstudy.errors import TokstudyError
+
+log = logging.getLogger(__name__)
+
+REQUIRED_KEYS = frozenset({"step", "fingerprint", "model", "optimizer", "scheduler", "rng"})
+
+
+def rng_states() -> dict[str, Any]:
+    """The torch RNG states (CPU, and every CUDA device when present)."""
+    states: dict[str, Any] = {"torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        states["cuda"] = torch.cuda.get_rng_state_all()
+    return states
+
+
+def restore_rng_states(states: dict[str, Any]) -> None:
+    """Set the torch RNG states saved by :func:`rng_states`."""
+    torch.set_rng_state(states["torch"])
+    if "cuda" in states and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(states["cuda"])
+
+
+def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Write ``state`` to ``path`` atomically (temporary file, fsync, rename)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as handle:
+        torch.save(state, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    log.info("checkpoint at step %d: %s", state["step"], path)
+
+
+def load_checkpoint(path: Path, fingerprint: str) -> dict[str, Any]:
+    """Read a checkpoint; a clear :class:`TokstudyError` if unreadable or from other settings."""
+    path = Path(path)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, EOFError, OSError, pickle.UnpicklingError, zipfile.BadZipFile) as err:
+        raise TokstudyError(
+            f"{path}: corrupt checkpoint ({type(err).__name__}); delete it to restart, "
+            "or set models.pretrain.on_bad_checkpoint: restart"
+        ) from err
+    if not isinstance(state, dict) or not set(state) >= REQUIRED_KEYS:
+        expected = ", ".join(sorted(REQUIRED_KEYS))
+        raise TokstudyError(f"{path}: incomplete checkpoint (expected keys {expected})")
+    if state["fingerprint"] != fingerprint:
+        raise TokstudyError(
+            f"{path}: checkpoint was written with different training settings "
+            f"({state['fingerprint']} != {fingerprint}); delete it or use another output folder"
+        )
+    return state

@@ -1,0 +1,253 @@
+"""Typed settings of the model stage, read from the ``models:`` section of the config.
+
+Every dataclass here is built with :func:`from_mapping`, which rejects unknown keys and
+wrong types with a one-line :class:`~tokstudy.errors.TokstudyError` naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from tokstudy.errors import TokstudyError
+
+#: BERT sizes: layers, hidden size, attention heads, feed-forward size
+PRESETS: dict[str, dict[str, int]] = {
+    "tiny": {
+        "num_hidden_layers": 2,
+        "hidden_size": 128,
+        "num_attention_heads": 2,
+        "intermediate_size": 512,
+    },
+    "small": {
+        "num_hidden_layers": 4,
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "intermediate_size": 1024,
+    },
+    "base": {
+        "num_hidden_layers": 12,
+        "hidden_size": 768,
+        "num_attention_heads": 12,
+        "intermediate_size": 3072,
+    },
+}
+
+DEVICES = ("auto", "cpu", "cuda")
+MISSING_GPU_POLICIES = ("fallback", "error")
+BAD_CHECKPOINT_POLICIES = ("error", "restart")
+ARCHITECTURES = ("bert", "characterbert")
+
+
+@dataclass(frozen=True)
+class CharBertConfig:
+    """CharacterBERT's word vocabulary and character CNN."""
+
+    word_vocab_size: int = 20000
+    max_word_chars: int = 20
+    max_chars: int = 1000
+    char_embedding_dim: int = 16
+    #: (kernel width, number of filters) of the character CNN
+    filters: tuple[tuple[int, int], ...] = ((1, 32), (2, 32), (3, 64), (4, 128), (5, 256))
+    highway_layers: int = 2
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """One pretraining run (one seed).
+
+    ``device``: ``auto`` uses CUDA when present, ``cuda`` requests it; when CUDA is
+    requested but absent, ``on_missing_gpu`` says ``fallback`` (CPU, with a warning) or
+    ``error``. ``on_bad_checkpoint``: ``error`` stops on an unreadable checkpoint,
+    ``restart`` logs a warning, ignores it and trains from step 0.
+    """
+
+    preset: str = "tiny"
+    architecture: str = "bert"
+    steps: int = 1000
+    batch_size: int = 32
+    max_length: int = 128
+    lr: float = 5e-4
+    weight_decay: float = 0.01
+    warmup_steps: int = 100
+    grad_clip: float = 1.0
+    dropout: float = 0.1
+    mlm_probability: float = 0.15
+    mask_replace_prob: float = 0.8
+    random_replace_prob: float = 0.1
+    whole_word_mask: bool = False
+    seed: int = 0
+    device: str = "auto"
+    on_missing_gpu: str = "fallback"
+    bf16: bool = True
+    checkpoint_every: int = 200
+    log_every: int = 20
+    on_bad_checkpoint: str = "error"
+    charbert: CharBertConfig = field(default_factory=CharBertConfig)
+
+    def __post_init__(self) -> None:
+        _choice("preset", self.preset, tuple(PRESETS))
+        _choice("architecture", self.architecture, ARCHITECTURES)
+        _choice("device", self.device, DEVICES)
+        _choice("on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        _choice("on_bad_checkpoint", self.on_bad_checkpoint, BAD_CHECKPOINT_POLICIES)
+        for key in ("steps", "batch_size", "checkpoint_every", "log_every"):
+            if getattr(self, key) < 1:
+                raise TokstudyError(f"models.pretrain.{key} must be >= 1, got {getattr(self, key)}")
+        if self.max_length < 4:
+            raise TokstudyError(f"models.pretrain.max_length must be >= 4, got {self.max_length}")
+        if not 0 < self.mlm_probability < 1:
+            raise TokstudyError(
+                f"models.pretrain.mlm_probability must be in (0, 1), got {self.mlm_probability}"
+            )
+        if self.mask_replace_prob + self.random_replace_prob > 1:
+            raise TokstudyError(
+                "models.pretrain.mask_replace_prob + random_replace_prob must not exceed 1"
+            )
+
+
+@dataclass(frozen=True)
+class FinetuneConfig:
+    """Fine-tuning of a pretrained MLM on a downstream task (one seed per call)."""
+
+    epochs: int = 3
+    batch_size: int = 32
+    lr: float = 1e-4
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.1
+    max_length: int = 128
+    seed: int = 0
+    validation_fraction: float = 0.1
+    device: str = "auto"
+    on_missing_gpu: str = "fallback"
+    bf16: bool = True
+
+    def __post_init__(self) -> None:
+        _choice("device", self.device, DEVICES)
+        _choice("on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        if not 0 < self.validation_fraction < 1:
+            raise TokstudyError(
+                "models.finetune.validation_fraction must be in (0, 1), "
+                f"got {self.validation_fraction}"
+            )
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Masked-LM evaluation on held-out text, clean and noised."""
+
+    max_lines: int = 1000
+    batch_size: int = 64
+    noise_levels: tuple[int, ...] = (10, 20, 30)
+    noise_word_fraction: float = 0.2
+    noise_seed: int = 0
+    bootstrap_resamples: int = 1000
+    bootstrap_seed: int = 0
+    device: str = "auto"
+    on_missing_gpu: str = "fallback"
+    bf16: bool = True
+
+    def __post_init__(self) -> None:
+        _choice("device", self.device, DEVICES)
+        _choice("on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        for level in self.noise_levels:
+            if not 0 < level <= 100:
+                raise TokstudyError(f"models.evaluation.noise_levels: {level} is not a percentage")
+        if not 0 < self.noise_word_fraction <= 1:
+            raise TokstudyError(
+                "models.evaluation.noise_word_fraction must be in (0, 1], "
+                f"got {self.noise_word_fraction}"
+            )
+
+
+@dataclass(frozen=True)
+class ModelsConfig:
+    """The whole ``models:`` section: what to pretrain and how to evaluate it.
+
+    ``languages`` / ``tokenizers`` / ``vocab_sizes`` select which trained tokenizers get a
+    model (empty: none); ``seeds`` are run one pretraining each; ``tasks`` is a subset of
+    ``("mlm", "noise", "pos", "sentence")``; ``treebanks`` maps a language to a UD folder
+    name under the data root; ``sentence_feature`` is the UD feature whose presence on a
+    word with a UPOS in ``sentence_upos`` labels a sentence ``yes``.
+    """
+
+    languages: tuple[str, ...] = ()
+    tokenizers: tuple[str, ...] = ()
+    vocab_sizes: tuple[int, ...] = ()
+    seeds: tuple[int, ...] = (0,)
+    tasks: tuple[str, ...] = ("mlm", "noise", "pos", "sentence")
+    treebanks: dict[str, str] = field(default_factory=dict)
+    sentence_feature: str = "Tense=Past"
+    sentence_upos: tuple[str, ...] = ("VERB", "AUX")
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    finetune: FinetuneConfig = field(default_factory=FinetuneConfig)
+    evaluation: EvalConfig = field(default_factory=EvalConfig)
+
+    def __post_init__(self) -> None:
+        for task in self.tasks:
+            _choice("tasks", task, TASKS)
+        if "=" not in self.sentence_feature:
+            raise TokstudyError(
+                f"models.sentence_feature must look like Name=Value, got {self.sentence_feature!r}"
+            )
+
+
+TASKS = ("mlm", "noise", "pos", "sentence")
+
+T = TypeVar("T")
+
+
+def from_mapping(cls: type[T], data: Mapping[str, Any] | None, where: str = "models") -> T:
+    """Build dataclass ``cls`` from a config mapping, checking keys and value types."""
+    if data is None:
+        return cls()
+    if not isinstance(data, Mapping):
+        raise TokstudyError(f"{where}: expected a mapping, got {type(data).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise TokstudyError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(fields))}"
+        )
+    hints = typing.get_type_hints(cls)
+    values = {key: _coerce(hints[key], value, f"{where}.{key}") for key, value in data.items()}
+    return cls(**values)
+
+
+def _coerce(hint: Any, value: Any, where: str) -> Any:
+    """``value`` converted to type ``hint`` (dataclass, tuple, dict or scalar)."""
+    if dataclasses.is_dataclass(hint):
+        return from_mapping(hint, value, where)
+    origin = typing.get_origin(hint)
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise TokstudyError(f"{where}: expected a list, got {value!r}")
+        args = typing.get_args(hint)
+        item = args[0]
+        return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            raise TokstudyError(f"{where}: expected a mapping, got {value!r}")
+        return {str(k): str(v) for k, v in value.items()}
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if hint is bool and not isinstance(value, bool):
+        raise TokstudyError(f"{where}: expected true/false, got {value!r}")
+    if hint is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TokstudyError(f"{where}: expected an integer, got {value!r}")
+    if not isinstance(value, hint):
+        raise TokstudyError(f"{where}: expected {hint.__name__}, got {value!r}")
+    return value
+
+
+def _choice(key: str, value: str, valid: tuple[str, ...]) -> None:
+    if value not in valid:
+        raise TokstudyError(f"models: {key} must be one of {', '.join(valid)}, got {value!r}")
+
+
+def to_dict(config: Any) -> dict[str, Any]:
+    """A JSON-ready dict of a config dataclass (tuples become lists)."""
+    return dataclasses.asdict(config)

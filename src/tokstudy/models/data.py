@@ -1,0 +1,286 @@
+"""Pre-tokenized corpora as memory-mapped arrays, and the batches drawn from them.
+
+A corpus directory holds one flat array per field (``ids``: token ids of every line,
+concatenated; optional ``char_spans``: each token's character span in its line;
+``word_chars``: CharacterBERT's character ids per word), a ``line_offsets.npy`` array
+(line *i* is ``ids[offsets[i]:offsets[i + 1]]``) and ``corpus.json`` describing them.
+Tokenizing happens once per tokenizer; every pretraining seed memory-maps the result.
+
+Training examples are fixed-length blocks cut from the concatenated stream (as in the
+``transformers`` ``run_mlm`` example's ``group_texts``), wrapped in ``[CLS] … [SEP]``.
+Which blocks a step uses depends only on ``(seed, step)``, so a resumed run sees the
+same batches as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import logging
+import os
+import shutil
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from tokstudy.errors import TokstudyError
+
+log = logging.getLogger(__name__)
+
+META_FILE = "corpus.json"
+OFFSETS_FILE = "line_offsets.npy"
+FORMAT_VERSION = 1
+
+
+def open_text(path: Path) -> IO[str]:
+    """Open a UTF-8 text file, gzip-compressed when its name ends in ``.gz``."""
+    path = Path(path)
+    if not path.is_file():
+        raise TokstudyError(f"{path}: text file not found")
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
+def read_lines(path: Path, max_lines: int | None = None) -> list[str]:
+    """Non-blank lines of a text file, stripped, at most ``max_lines``."""
+    lines = []
+    with open_text(path) as handle:
+        for raw in handle:
+            line = raw.strip()
+            if line:
+                lines.append(line)
+                if max_lines is not None and len(lines) >= max_lines:
+                    break
+    return lines
+
+
+def iter_chunks(path: Path, chunk_lines: int) -> Iterator[list[str]]:
+    """Non-blank stripped lines of ``path`` in lists of ``chunk_lines``."""
+    chunk: list[str] = []
+    with open_text(path) as handle:
+        for raw in handle:
+            line = raw.strip()
+            if line:
+                chunk.append(line)
+                if len(chunk) == chunk_lines:
+                    yield chunk
+                    chunk = []
+    if chunk:
+        yield chunk
+
+
+def vocab_fingerprint(vocab: dict[str, int]) -> str:
+    """A short hash identifying a token → id mapping."""
+    digest = hashlib.sha256()
+    for token, index in sorted(vocab.items(), key=lambda item: item[1]):
+        digest.update(f"{index}\t{token}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def id_dtype(vocab_size: int) -> np.dtype:
+    """The smallest unsigned integer type holding every id."""
+    return np.dtype(np.uint16 if vocab_size <= np.iinfo(np.uint16).max + 1 else np.uint32)
+
+
+@dataclass
+class TokenCorpus:
+    """A memory-mapped pre-tokenized corpus (see the module docstring)."""
+
+    directory: Path
+    meta: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+    line_offsets: np.ndarray
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Token ids of all lines, concatenated."""
+        return self.arrays["ids"]
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of tokens (units) in the corpus."""
+        return int(self.meta["n_tokens"])
+
+    @property
+    def n_lines(self) -> int:
+        """Number of lines."""
+        return len(self.line_offsets) - 1
+
+    def line(self, index: int) -> np.ndarray:
+        """Token ids of line ``index``."""
+        return np.asarray(self.ids[self.line_offsets[index] : self.line_offsets[index + 1]])
+
+    @classmethod
+    def open(cls, directory: Path, fingerprint: str | None = None) -> TokenCorpus:
+        """Memory-map a corpus; ``fingerprint`` must match the one it was written with."""
+        directory = Path(directory)
+        meta_path = directory / META_FILE
+        if not meta_path.is_file():
+            raise TokstudyError(f"{directory}: not a pre-tokenized corpus (no {META_FILE})")
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if meta.get("format") != FORMAT_VERSION:
+            raise TokstudyError(f"{meta_path}: unsupported corpus format {meta.get('format')}")
+        if fingerprint is not None and meta["fingerprint"] != fingerprint:
+            raise TokstudyError(
+                f"{directory}: corpus was tokenized with a different vocabulary "
+                f"({meta['fingerprint']} != {fingerprint}); pre-tokenize it again"
+            )
+        n_tokens = int(meta["n_tokens"])
+        arrays = {}
+        for name, spec in meta["arrays"].items():
+            shape = (n_tokens, *spec["shape"])
+            path = directory / f"{name}.bin"
+            expected = int(np.prod(shape)) * np.dtype(spec["dtype"]).itemsize
+            if not path.is_file() or path.stat().st_size != expected:
+                raise TokstudyError(f"{path}: missing or truncated (expected {expected} bytes)")
+            if n_tokens == 0:
+                arrays[name] = np.zeros(shape, dtype=spec["dtype"])
+            else:
+                arrays[name] = np.memmap(path, dtype=spec["dtype"], mode="r", shape=shape)
+        offsets = np.load(directory / OFFSETS_FILE)
+        return cls(directory, meta, arrays, offsets)
+
+
+def write_corpus(
+    out_dir: Path,
+    chunks: Iterable[list[dict[str, np.ndarray]]],
+    dtypes: dict[str, np.dtype],
+    meta: dict[str, Any],
+) -> TokenCorpus:
+    """Write a corpus from chunks of per-line arrays; atomic (temp dir, then rename).
+
+    Each line is a dict ``field → array`` whose first axis runs over its tokens.
+    """
+    out_dir = Path(out_dir)
+    tmp_dir = out_dir.with_name(out_dir.name + ".tmp")
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+    tmp_dir.mkdir(parents=True)
+    handles = {name: (tmp_dir / f"{name}.bin").open("wb") for name in dtypes}
+    shapes: dict[str, list[int]] = {name: [] for name in dtypes}
+    offsets = [0]
+    try:
+        for chunk in chunks:
+            for line in chunk:
+                for name, handle in handles.items():
+                    array = np.ascontiguousarray(line[name], dtype=dtypes[name])
+                    shapes[name] = list(array.shape[1:])
+                    array.tofile(handle)
+                offsets.append(offsets[-1] + len(line["ids"]))
+    finally:
+        for handle in handles.values():
+            handle.close()
+    np.save(tmp_dir / OFFSETS_FILE, np.asarray(offsets, dtype=np.int64))
+    full_meta = {
+        "format": FORMAT_VERSION,
+        **meta,
+        "n_tokens": offsets[-1],
+        "n_lines": len(offsets) - 1,
+        "arrays": {
+            name: {"dtype": np.dtype(dtypes[name]).name, "shape": shapes[name]} for name in dtypes
+        },
+    }
+    (tmp_dir / META_FILE).write_text(json.dumps(full_meta, indent=1), encoding="utf-8")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.replace(tmp_dir, out_dir)
+    log.info("wrote %s: %d lines, %d tokens", out_dir, len(offsets) - 1, offsets[-1])
+    return TokenCorpus.open(out_dir)
+
+
+def pretokenize(
+    tokenizer: Any,
+    text_path: Path,
+    out_dir: Path,
+    *,
+    with_char_spans: bool = False,
+    chunk_lines: int = 2000,
+) -> TokenCorpus:
+    """Tokenize a text file once into a memory-mapped corpus directory.
+
+    ``tokenizer`` is a ``transformers`` tokenizer. ``with_char_spans`` also stores each
+    token's character span (needed by whole-word masking; fast tokenizers only).
+    """
+    if with_char_spans and not tokenizer.is_fast:
+        raise TokstudyError(
+            f"{type(tokenizer).__name__}: whole-word masking needs character offsets, which "
+            "only fast (Rust-backed) transformers tokenizers provide"
+        )
+    dtypes = {"ids": id_dtype(len(tokenizer))}
+    if with_char_spans:
+        dtypes["char_spans"] = np.dtype(np.int32)
+
+    def encoded_chunks() -> Iterator[list[dict[str, np.ndarray]]]:
+        done = 0
+        for lines in iter_chunks(text_path, chunk_lines):
+            encoded = tokenizer(
+                lines,
+                add_special_tokens=False,
+                return_attention_mask=False,
+                return_token_type_ids=False,
+                return_offsets_mapping=with_char_spans,
+            )
+            rows = []
+            for index, ids in enumerate(encoded["input_ids"]):
+                row = {"ids": np.asarray(ids)}
+                if with_char_spans:
+                    spans = np.asarray(encoded["offset_mapping"][index], dtype=np.int32)
+                    row["char_spans"] = spans.reshape(len(ids), 2)
+                rows.append(row)
+            done += len(lines)
+            log.info("%s: tokenized %d lines", text_path, done)
+            yield rows
+
+    meta = {
+        "source": str(text_path),
+        "vocab_size": len(tokenizer),
+        "fingerprint": vocab_fingerprint(tokenizer.get_vocab()),
+    }
+    return write_corpus(out_dir, encoded_chunks(), dtypes, meta)
+
+
+class BlockSampler:
+    """Start positions of fixed-length blocks for each training step.
+
+    The stream of ``n_units`` tokens is cut into ``n_units // block_len`` blocks; every
+    epoch visits them in a fresh order drawn from ``(seed, epoch)``; step ``t`` takes the
+    ``batch_size`` blocks after the first ``t * batch_size``.
+    """
+
+    def __init__(self, n_units: int, block_len: int, batch_size: int, seed: int) -> None:
+        self.n_blocks = n_units // block_len
+        if self.n_blocks == 0:
+            raise TokstudyError(
+                f"corpus too small: {n_units} tokens do not fill one block of {block_len}"
+            )
+        self.block_len = block_len
+        self.batch_size = batch_size
+        self.seed = seed
+        self._order: Callable[[int], np.ndarray] = lru_cache(maxsize=2)(self._epoch_order)
+
+    def _epoch_order(self, epoch: int) -> np.ndarray:
+        return np.random.default_rng([self.seed, epoch]).permutation(self.n_blocks)
+
+    def starts(self, step: int) -> np.ndarray:
+        """Token positions where the blocks of ``step`` begin."""
+        index = step * self.batch_size + np.arange(self.batch_size)
+        epochs, positions = np.divmod(index, self.n_blocks)
+        blocks = np.array([self._order(int(e))[p] for e, p in zip(epochs, positions, strict=True)])
+        return blocks * self.block_len
+
+
+def gather_blocks(array: np.ndarray, starts: np.ndarray, block_len: int) -> np.ndarray:
+    """Rows ``array[s : s + block_len]`` for every start ``s``, stacked."""
+    return np.asarray(array[starts[:, None] + np.arange(block_len)])
+
+
+def with_cls_sep(blocks: np.ndarray, cls_value: Any, sep_value: Any) -> np.ndarray:
+    """Blocks (batch, length, ...) framed by a ``[CLS]`` row in front and ``[SEP]`` behind."""
+    batch = blocks.shape[0]
+    cls = np.broadcast_to(np.asarray(cls_value, dtype=blocks.dtype), (batch, 1, *blocks.shape[2:]))
+    sep = np.broadcast_to(np.asarray(sep_value, dtype=blocks.dtype), (batch, 1, *blocks.shape[2:]))
+    return np.concatenate([cls, blocks, sep], axis=1)

@@ -1,0 +1,363 @@
+"""What the workflow calls: path-in, files-out functions of the model stage.
+
+Tokenizer arguments are folders: a tokstudy tokenizer folder (with ``meta.json``; loaded
+through the adapter registry) or a ``transformers`` tokenizer folder
+(``save_pretrained``). Table outputs are tab-separated with a header.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import torch
+from transformers import AutoTokenizer, BertForMaskedLM
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models import charbert, finetune, noise, scoring, stats, ud
+from tokstudy.models.config import EvalConfig, FinetuneConfig, PretrainConfig, to_dict
+from tokstudy.models.data import pretokenize, read_lines
+from tokstudy.models.device import resolve_device
+from tokstudy.models.pretrain import pretrain_bert
+from tokstudy.tokenizers.registry import META_FILE, load_tokenizer
+
+log = logging.getLogger(__name__)
+
+METRICS_FILE = "metrics.tsv"
+PREDICTIONS_FILE = "predictions.tsv"
+SUMMARY_FILE = "finetune.json"
+
+
+def load_transformers_tokenizer(directory: Path) -> Any:
+    """A ``transformers`` tokenizer from a tokstudy or ``transformers`` tokenizer folder."""
+    directory = Path(directory)
+    if (directory / META_FILE).is_file():
+        return load_tokenizer(directory).to_transformers()
+    if not directory.is_dir():
+        raise TokstudyError(f"{directory}: tokenizer folder not found")
+    return AutoTokenizer.from_pretrained(directory)
+
+
+def pretokenize_corpus(
+    tokenizer_dir: Path, text: Path, out_dir: Path, *, whole_word_mask: bool = False
+) -> Path:
+    """Tokenize a training text once into a memory-mapped corpus folder (for every seed)."""
+    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    pretokenize(tokenizer, text, out_dir, with_char_spans=whole_word_mask)
+    return Path(out_dir)
+
+
+def pretrain(tokenizer_dir: Path, corpus_dir: Path, out_dir: Path, config: PretrainConfig) -> Path:
+    """Pretrain one BERT (one seed); returns ``out_dir/model``. Reruns resume."""
+    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    return pretrain_bert(tokenizer, corpus_dir, out_dir, config)
+
+
+def prepare_characterbert(text: Path, out_dir: Path, config: PretrainConfig) -> Path:
+    """CharacterBERT's vocabularies and word corpus of a training text (for every seed)."""
+    charbert.prepare_charbert(text, out_dir, config.charbert)
+    return Path(out_dir)
+
+
+def pretrain_characterbert(prepared_dir: Path, out_dir: Path, config: PretrainConfig) -> Path:
+    """Pretrain one CharacterBERT (one seed); returns ``out_dir/model``. Reruns resume."""
+    return charbert.pretrain_charbert(prepared_dir, out_dir, config)
+
+
+def mlm_scorer(model_dir: Path, tokenizer_dir: Path | None, config: EvalConfig) -> Any:
+    """The scorer for a model folder: CharacterBERT if it has ``charbert.json``, else BERT."""
+    model_dir = Path(model_dir)
+    device = resolve_device(config.device, config.on_missing_gpu)
+    if (model_dir / charbert.CONFIG_FILE).is_file():
+        model, tokenizer, speller = charbert.load_charbert(model_dir)
+        max_length = model.settings["bert"]["max_position_embeddings"]
+        return charbert.CharBertScorer(
+            model.to(device),
+            tokenizer,
+            speller,
+            max_length=max_length,
+            device=device,
+            bf16=config.bf16,
+        )
+    if tokenizer_dir is None:
+        raise TokstudyError(f"{model_dir}: a BERT model needs its tokenizer folder")
+    model = BertForMaskedLM.from_pretrained(model_dir).to(device)
+    return scoring.BertScorer(
+        model,
+        load_transformers_tokenizer(tokenizer_dir),
+        max_length=model.config.max_position_embeddings,
+        device=device,
+        bf16=config.bf16,
+    )
+
+
+def evaluate_mlm(
+    model_dir: Path,
+    tokenizer_dir: Path | None,
+    heldout: Path,
+    out_tsv: Path,
+    config: EvalConfig,
+    *,
+    edits_tsv: Path | None = None,
+) -> pd.DataFrame:
+    """MLM metrics on clean held-out text (level 0) and at each noise level.
+
+    Writes ``level, metric, value, relative_change`` rows (change vs. level 0) to
+    ``out_tsv`` and, if given, the noise edits to ``edits_tsv``.
+    """
+    scorer = mlm_scorer(model_dir, tokenizer_dir, config)
+    lines = read_lines(heldout, config.max_lines)
+    if not lines:
+        raise TokstudyError(f"{heldout}: no text lines to evaluate on")
+    noised, edits = noise.noise_lines(
+        lines,
+        config.noise_levels,
+        seed=config.noise_seed,
+        word_fraction=config.noise_word_fraction,
+    )
+    results = {0: scoring.mlm_metrics(scoring.score_lines(scorer, lines, config.batch_size))}
+    for level, text in noised.items():
+        log.info("%s: scoring noise level %d%%", heldout, level)
+        results[level] = scoring.mlm_metrics(scoring.score_lines(scorer, text, config.batch_size))
+    table = noise.relative_changes(results)
+    _write_tsv(table, out_tsv)
+    if edits_tsv is not None:
+        _write_tsv(edits, edits_tsv)
+    return table
+
+
+def finetune_pos(
+    model_dir: Path,
+    tokenizer_dir: Path,
+    treebank: Path,
+    out_dir: Path,
+    config: FinetuneConfig,
+    *,
+    noise_levels: Sequence[int] = (),
+    noise_seed: int = 0,
+    noise_word_fraction: float = 0.2,
+) -> pd.DataFrame:
+    """Fine-tune UPOS tagging on a UD treebank (one seed); test on clean and noised words."""
+    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    splits = ud.ud_splits(
+        treebank, seed=config.seed, validation_fraction=config.validation_fraction
+    )
+    # UPOS is a closed set: every tag of the treebank, so rare test tags count as errors
+    labels = sorted({tag for sents in splits.values() for s in sents for tag in s.upos})
+    index = {tag: i for i, tag in enumerate(labels)}
+
+    def examples(sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]):
+        ids = [[index[t] for t in sent] for sent in tags]
+        return finetune.tagging_examples(tokenizer, sentences, ids, config.max_length)
+
+    split_examples = {
+        name: examples([s.words for s in sents], [s.upos for s in sents])
+        for name, sents in splits.items()
+    }
+    test_words = [list(s.words) for s in splits["test"]]
+    test_tags = [s.upos for s in splits["test"]]
+    noised, _ = noise.noise_word_lists(
+        test_words, noise_levels, seed=noise_seed, word_fraction=noise_word_fraction
+    )
+    tests = {0: split_examples["test"]} | {
+        level: examples(words, test_tags) for level, words in noised.items()
+    }
+    model = finetune.load_for_task(model_dir, "pos", labels)
+    return _train_and_test(
+        model, split_examples, tests, labels, tokenizer, config, out_dir, "pos", treebank
+    )
+
+
+def finetune_sentence(
+    model_dir: Path,
+    tokenizer_dir: Path,
+    out_dir: Path,
+    config: FinetuneConfig,
+    *,
+    treebank: Path | None = None,
+    feature: str = "Tense=Past",
+    upos: Sequence[str] = ("VERB", "AUX"),
+    tsv: Mapping[str, Path] | None = None,
+    noise_levels: Sequence[int] = (),
+    noise_seed: int = 0,
+    noise_word_fraction: float = 0.2,
+) -> pd.DataFrame:
+    """Fine-tune sentence classification (one seed); macro-F1 on clean and noised test text.
+
+    Data: a UD ``treebank`` labelled ``yes``/``no`` by ``feature`` (see
+    :func:`tokstudy.models.ud.has_feature`), or ``tsv`` files ``{"train": …, "test": …}``
+    (optional ``"validation"``; otherwise a seeded ``validation_fraction`` of train) with
+    ``text`` and ``label`` columns.
+    """
+    if (treebank is None) == (tsv is None):
+        raise TokstudyError("finetune_sentence: give exactly one of treebank or tsv")
+    if treebank is not None:
+        splits = {
+            name: ud.feature_labels(sents, feature, upos)
+            for name, sents in ud.ud_splits(
+                treebank, seed=config.seed, validation_fraction=config.validation_fraction
+            ).items()
+        }
+        source: Any = treebank
+    else:
+        splits = _tsv_splits(tsv, config)
+        source = {k: str(v) for k, v in tsv.items()}
+    labels = sorted({label for _, label in splits["train"]})
+    for name in ("validation", "test"):
+        finetune.check_labels(labels, splits[name], f"{source} ({name})")
+    if len(labels) < 2:
+        raise TokstudyError(f"{source}: the training data has a single label {labels}")
+    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    index = {label: i for i, label in enumerate(labels)}
+
+    def examples(rows: Sequence[tuple[str, str]]) -> list[finetune.Example]:
+        texts = [text for text, _ in rows]
+        return finetune.sentence_examples(
+            tokenizer, texts, [index[label] for _, label in rows], config.max_length
+        )
+
+    split_examples = {name: examples(rows) for name, rows in splits.items()}
+    test_texts = [text for text, _ in splits["test"]]
+    noised, _ = noise.noise_lines(
+        test_texts, noise_levels, seed=noise_seed, word_fraction=noise_word_fraction
+    )
+    tests = {0: split_examples["test"]} | {
+        level: examples(list(zip(texts, [lab for _, lab in splits["test"]], strict=True)))
+        for level, texts in noised.items()
+    }
+    model = finetune.load_for_task(model_dir, "sentence", labels)
+    return _train_and_test(
+        model, split_examples, tests, labels, tokenizer, config, out_dir, "sentence", source
+    )
+
+
+def _tsv_splits(tsv: Mapping[str, Path], config: FinetuneConfig) -> dict[str, list]:
+    unknown = sorted(set(tsv) - {"train", "validation", "test"})
+    if unknown or not {"train", "test"} <= set(tsv):
+        raise TokstudyError(
+            f"finetune_sentence: tsv needs keys train and test (optional validation), got "
+            f"{', '.join(sorted(tsv))}"
+        )
+    splits = {name: finetune.read_tsv_dataset(path) for name, path in tsv.items()}
+    if "validation" not in splits:
+        splits["train"], splits["validation"] = ud.seeded_split(
+            splits["train"], config.validation_fraction, config.seed
+        )
+    return splits
+
+
+def _train_and_test(
+    model: Any,
+    split_examples: Mapping[str, list[finetune.Example]],
+    tests: Mapping[int, list[finetune.Example]],
+    labels: Sequence[str],
+    tokenizer: Any,
+    config: FinetuneConfig,
+    out_dir: Path,
+    task: str,
+    source: Any,
+) -> pd.DataFrame:
+    """Fine-tune, then write metrics, predictions and a summary into ``out_dir``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(config.seed)
+    result = finetune.finetune(
+        model,
+        split_examples["train"],
+        split_examples["validation"],
+        config,
+        pad_id=tokenizer.pad_token_id,
+    )
+    device = resolve_device(config.device, config.on_missing_gpu)
+    metric_rows, prediction_frames = [], []
+    for level, examples in sorted(tests.items()):
+        gold, pred = finetune.predict(
+            result.model,
+            examples,
+            pad_id=tokenizer.pad_token_id,
+            batch_size=config.batch_size,
+            device=device,
+            bf16=config.bf16,
+        )
+        gold_labels = [labels[i] for i in gold]
+        pred_labels = [labels[i] for i in pred]
+        for name, function in stats.METRICS.items():
+            metric_rows.append((task, level, name, function(gold_labels, pred_labels)))
+        prediction_frames.append(
+            pd.DataFrame({"level": level, "gold": gold_labels, "pred": pred_labels})
+        )
+    metrics = pd.DataFrame(metric_rows, columns=["task", "level", "metric", "value"])
+    _write_tsv(metrics, out_dir / METRICS_FILE)
+    _write_tsv(pd.concat(prediction_frames, ignore_index=True), out_dir / PREDICTIONS_FILE)
+    summary = {
+        "task": task,
+        "source": str(source) if not isinstance(source, dict) else source,
+        "labels": list(labels),
+        "best_epoch": result.best_epoch,
+        "validation_macro_f1": result.validation_macro_f1,
+        "sizes": {name: len(ex) for name, ex in split_examples.items()},
+        "config": to_dict(config),
+    }
+    (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return metrics
+
+
+def read_tables(files: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
+    """Concatenate TSV tables, adding each file's key columns (language, tokenizer, seed …)."""
+    frames = []
+    for path, keys in files.items():
+        frame = pd.read_csv(path, sep="\t", keep_default_na=False)
+        frames.append(frame.assign(**dict(keys)))
+    if not frames:
+        raise TokstudyError("read_tables: no result files given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize(
+    metrics: pd.DataFrame,
+    out_dir: Path,
+    *,
+    system: str = "tokenizer",
+    seed: str = "seed",
+    pair_on: Sequence[str] = ("seed",),
+    predictions: pd.DataFrame | None = None,
+    bootstrap_resamples: int = 1000,
+    bootstrap_seed: int = 0,
+) -> dict[str, pd.DataFrame]:
+    """Seed summaries, Wilcoxon tests between systems and bootstrap CIs, as TSV files.
+
+    ``metrics`` has a ``value`` column plus key columns (see :func:`read_tables`).
+    ``seed_summary``: mean/std over ``seed`` per group of the other keys. ``wilcoxon``:
+    every pair of ``system`` values, paired over the ``pair_on`` columns, per group of
+    the remaining keys. ``bootstrap`` (when ``predictions`` with ``gold``/``pred`` and
+    key columns are given): CIs per group of its keys.
+    """
+    out_dir = Path(out_dir)
+    keys = [c for c in metrics.columns if c not in ("value", "relative_change")]
+    tables = {"seed_summary": stats.seed_summary(metrics, [c for c in keys if c != seed])}
+    groups = [c for c in keys if c != system and c not in pair_on]
+    wilcoxon = [
+        stats.wilcoxon_table(group, system=system, pair_on=pair_on).assign(
+            **dict(zip(groups, key, strict=True))
+        )
+        for key, group in metrics.groupby(groups, sort=True)
+    ]
+    tables["wilcoxon"] = pd.concat(wilcoxon, ignore_index=True)
+    if predictions is not None:
+        by = [c for c in predictions.columns if c not in ("gold", "pred")]
+        tables["bootstrap"] = stats.bootstrap_table(
+            predictions, by, n_resamples=bootstrap_resamples, seed=bootstrap_seed
+        )
+    for name, table in tables.items():
+        _write_tsv(table, out_dir / f"{name}.tsv")
+    return tables
+
+
+def _write_tsv(frame: pd.DataFrame, path: Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, sep="\t", index=False)

@@ -1,0 +1,234 @@
+"""HFT vocabulary learning on pre-token types with counts.
+
+Start from every character of the training pre-tokens (and the five marks) with its count.
+Each iteration:
+
+1. segment every pre-token type with the current vocabulary (:mod:`.segment`) and count,
+   weighted by the type's count, every subword and every *candidate*: the concatenation of
+   two adjacent subwords (counts of equal strings from different pairs are summed);
+2. add the ``step`` most frequent candidates (frequency descending, then string ascending),
+   or only as many as are missing to the target size;
+3. remove every multi-character subword counted in step 1 less often than the last
+   candidate added (characters are never removed);
+4. every entry now has its frequency from this iteration (its step-1 count, or its candidate
+   count if just added); stop when the vocabulary has the target size.
+
+The loop is deterministic, so a vocabulary state that repeats means it cycles: from then
+on (and after ``max_iterations`` iterations) step 3 is skipped, which guarantees progress.
+Learning also stops when no candidate is left (every type is one subword): the target is
+then out of reach. A target below the number of characters returns the characters only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.hft.pretokenize import Marks
+from tokstudy.tokenizers.hft.segment import CharCodes, Segmenter, _grown
+from tokstudy.tokenizers.hft.vocab import HFTVocab
+
+log = logging.getLogger(__name__)
+
+#: default share of the target size added per iteration
+DEFAULT_STEP_FRACTION = 0.05
+DEFAULT_MAX_ITERATIONS = 1000
+
+
+@dataclass(frozen=True)
+class LearnResult:
+    """A learned vocabulary and how learning ended."""
+
+    vocab: HFTVocab
+    #: "target" (size reached), "too_small" (target below the characters), "saturated"
+    outcome: str
+    n_characters: int
+    iterations: int
+
+
+def step_size(target: int, fraction: float = DEFAULT_STEP_FRACTION) -> int:
+    """Candidates added per iteration: ``ceil(fraction × target)``, at least one."""
+    if not 0 < fraction <= 1:
+        raise TokstudyError(f"hft param 'step_fraction' must be in (0, 1], got {fraction}")
+    return max(1, math.ceil(fraction * target))
+
+
+@njit(cache=True)
+def count_candidates(chars, offsets, counts, pieces, piece_off, token_lengths, token_node,
+                     child, node_token, node_parent, node_char, n_nodes, n_chars):  # fmt: skip
+    """Subword counts and candidate counts per trie node (candidate nodes are added)."""
+    n_tokens = token_lengths.shape[0]
+    sub = np.zeros(n_tokens, dtype=np.int64)
+    capacity = node_token.shape[0]
+    cand = np.zeros(capacity, dtype=np.int64)
+    for w in range(offsets.shape[0] - 1):
+        weight = counts[w]
+        pos = offsets[w]
+        last = piece_off[w + 1] - 1
+        for k in range(piece_off[w], last + 1):
+            token = pieces[k]
+            sub[token] += weight
+            pos += token_lengths[token]
+            if k == last:
+                continue
+            node = token_node[token]
+            for q in range(pos, pos + token_lengths[pieces[k + 1]]):
+                key = node * n_chars + chars[q]
+                nxt = child.get(key, -1)
+                if nxt < 0:
+                    if n_nodes == capacity:
+                        capacity *= 2
+                        node_token = _grown(node_token, capacity, -1)
+                        node_parent = _grown(node_parent, capacity, -1)
+                        node_char = _grown(node_char, capacity, -1)
+                        cand = _grown(cand, capacity, 0)
+                    nxt = n_nodes
+                    n_nodes += 1
+                    child[key] = nxt
+                    node_parent[nxt] = node
+                    node_char[nxt] = chars[q]
+                node = nxt
+            if node_token[node] < 0:
+                cand[node] += weight
+    return sub, cand[:n_nodes], node_parent[:n_nodes], node_char[:n_nodes]
+
+
+@njit(cache=True)
+def _node_codepoints(nodes, node_parent, node_char, codepoints):
+    """Code points of the strings of trie ``nodes`` (flat) and their offsets."""
+    lengths = np.zeros(nodes.shape[0], dtype=np.int64)
+    for k in range(nodes.shape[0]):
+        node = nodes[k]
+        while node > 0:
+            lengths[k] += 1
+            node = node_parent[node]
+    offsets = np.zeros(nodes.shape[0] + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(lengths)
+    out = np.empty(offsets[-1], dtype=np.uint32)
+    for k in range(nodes.shape[0]):
+        node = nodes[k]
+        pos = offsets[k + 1] - 1
+        while node > 0:
+            out[pos] = codepoints[node_char[node]]
+            pos -= 1
+            node = node_parent[node]
+    return out, offsets
+
+
+def _node_strings(nodes: np.ndarray, node_parent, node_char, codes: CharCodes) -> list[str]:
+    points, offsets = _node_codepoints(nodes, node_parent, node_char, codes.codepoints)
+    joined = points.tobytes().decode("utf-32-le")
+    bounds = offsets.tolist()
+    return [joined[bounds[k] : bounds[k + 1]] for k in range(len(nodes))]
+
+
+def _top_candidates(
+    cand: np.ndarray, wanted: int, node_parent, node_char, codes: CharCodes
+) -> list[tuple[str, int]]:
+    """The ``wanted`` best candidates: frequency descending, then string ascending."""
+    nodes = np.flatnonzero(cand)
+    if not len(nodes):
+        return []
+    counts = cand[nodes]
+    wanted = min(wanted, len(nodes))
+    cutoff = np.partition(counts, len(counts) - wanted)[len(counts) - wanted]
+    chosen = nodes[counts >= cutoff]
+    strings = _node_strings(chosen, node_parent, node_char, codes)
+    ranked = sorted(zip(strings, cand[chosen].tolist(), strict=True), key=lambda x: (-x[1], x[0]))
+    return ranked[:wanted]
+
+
+def _state_digest(vocab: Mapping[str, int]) -> bytes:
+    digest = hashlib.blake2b(digest_size=16)
+    for token in sorted(vocab):
+        digest.update(f"{token}\t{vocab[token]}\n".encode("utf-8", "surrogatepass"))
+    return digest.digest()
+
+
+def _ordered(vocab: Mapping[str, int], marks: Marks) -> HFTVocab:
+    """Marks first (fixed order), then characters, then longer entries, each by
+    frequency descending, then string."""
+    mark_list = list(marks.as_dict().values())
+    rest = sorted((t for t in vocab if t not in mark_list), key=lambda t: (-vocab[t], t))
+    chars = [t for t in rest if len(t) == 1]
+    longer = [t for t in rest if len(t) > 1]
+    tokens = tuple(mark_list + chars + longer)
+    return HFTVocab(tokens, tuple(vocab[t] for t in tokens))
+
+
+def character_counts(word_counts: Mapping[str, int], marks: Marks) -> dict[str, int]:
+    """Count of every character in the pre-token types, the five marks always included."""
+    counts = dict.fromkeys(marks.as_dict().values(), 0)
+    for word, count in word_counts.items():
+        for char in word:
+            counts[char] = counts.get(char, 0) + count
+    return counts
+
+
+def learn_vocabulary(
+    word_counts: Mapping[str, int],
+    target: int,
+    marks: Marks,
+    step: int,
+    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+) -> LearnResult:
+    """Learn an HFT vocabulary of ``target`` entries from pre-token counts."""
+    if not word_counts:
+        raise TokstudyError("hft: no training text (the corpus has no pre-tokens)")
+    vocab = character_counts(word_counts, marks)
+    n_chars = len(vocab)
+    if target < n_chars:
+        log.warning(
+            "hft: target size %d is below the %d characters; keeping the characters only",
+            target,
+            n_chars,
+        )
+        return LearnResult(_ordered(vocab, marks), "too_small", n_chars, 0)
+
+    words = sorted(word_counts)
+    codes = CharCodes(list(vocab))
+    chars, offsets = codes.encode(words)
+    counts = np.array([word_counts[w] for w in words], dtype=np.int64)
+    seen = {_state_digest(vocab)}
+    pruning = True
+    iteration = 0
+    outcome = "target"
+    while len(vocab) < target:
+        iteration += 1
+        tokens = list(vocab)
+        segmenter = Segmenter(tokens, [vocab[t] for t in tokens], codes)
+        pieces, piece_off = segmenter.segment_codes(chars, offsets)
+        sub, cand, parent, char = count_candidates(
+            chars, offsets, counts, pieces, piece_off, segmenter.token_lengths,
+            segmenter.token_node, segmenter.child, segmenter.node_token,
+            segmenter.node_parent, segmenter.node_char, segmenter.n_nodes, len(codes),
+        )  # fmt: skip
+        added = _top_candidates(cand, min(step, target - len(vocab)), parent, char, codes)
+        if not added:
+            outcome = "saturated"
+            log.warning("hft: no candidates left at %d entries (target %d)", len(vocab), target)
+            break
+        threshold = added[-1][1]
+        sub_counts = dict(zip(tokens, sub.tolist(), strict=True))
+        vocab = {
+            t: c for t, c in sub_counts.items() if len(t) == 1 or not pruning or c >= threshold
+        }
+        vocab.update(added)
+        removed = len(tokens) + len(added) - len(vocab)
+        log.info(
+            "hft: iteration %d: +%d -%d → %d/%d entries (threshold %d)",
+            iteration, len(added), removed, len(vocab), target, threshold,
+        )  # fmt: skip
+        digest = _state_digest(vocab)
+        if pruning and (digest in seen or iteration >= max_iterations):
+            log.info("hft: vocabulary cycles or iteration limit; no more removals")
+            pruning = False
+        seen.add(digest)
+    return LearnResult(_ordered(vocab, marks), outcome, n_chars, iteration)

@@ -1,0 +1,183 @@
+"""Best segmentation of pre-tokens into HFT subwords (numba kernels over a character trie).
+
+The best segmentation of a string has (1) the fewest subwords; among those (2) the highest
+minimum subword frequency; among those (3) the longest first subword, then the longest
+second, … (the lexicographically largest sequence of subword lengths). A character that
+is not in the vocabulary becomes one unknown piece (id ``-1``) and cuts the string there:
+each run of known characters between unknown ones is segmented on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+_INF = np.iinfo(np.int64).max
+
+
+class CharCodes:
+    """Dense ids for a set of characters; unknown characters get ``-1``."""
+
+    def __init__(self, chars: Sequence[str]) -> None:
+        self.chars = sorted(set(chars))
+        self.codepoints = np.array([ord(c) for c in self.chars], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.chars)
+
+    def encode(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Flat character ids of ``texts`` and the offsets where each text starts."""
+        joined = "".join(texts).encode("utf-32-le", "surrogatepass")
+        points = np.frombuffer(joined, dtype="<u4").astype(np.int64)
+        index = np.searchsorted(self.codepoints, points)
+        index[index == len(self.codepoints)] = 0
+        known = self.codepoints[index] == points if len(self.codepoints) else points < 0
+        ids = np.where(known, index, -1)
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=offsets[1:])
+        return ids, offsets
+
+
+@njit(cache=True)
+def _grown(array: np.ndarray, capacity: int, fill: int) -> np.ndarray:
+    out = np.full(capacity, fill, dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out
+
+
+@njit(cache=True)
+def build_trie(tok_chars, tok_off, n_chars, capacity):
+    """A trie of the tokens: child map ``node * n_chars + char → node`` and node arrays."""
+    child = Dict.empty(key_type=types.int64, value_type=types.int64)
+    capacity = max(capacity, tok_chars.shape[0] + 1)
+    node_token = np.full(capacity, -1, dtype=np.int64)
+    node_parent = np.full(capacity, -1, dtype=np.int64)
+    node_char = np.full(capacity, -1, dtype=np.int64)
+    n_tokens = tok_off.shape[0] - 1
+    token_node = np.empty(n_tokens, dtype=np.int64)
+    n_nodes = 1
+    for token in range(n_tokens):
+        node = 0
+        for k in range(tok_off[token], tok_off[token + 1]):
+            key = node * n_chars + tok_chars[k]
+            nxt = child.get(key, -1)
+            if nxt < 0:
+                nxt = n_nodes
+                n_nodes += 1
+                child[key] = nxt
+                node_parent[nxt] = node
+                node_char[nxt] = tok_chars[k]
+            node = nxt
+        node_token[node] = token
+        token_node[token] = node
+    return child, node_token, node_parent, node_char, token_node, n_nodes
+
+
+@njit(cache=True)
+def _segment_run(chars, a, b, child, node_token, freqs, n_chars, cnt, best, out, n_out):
+    """Append the best segmentation of known characters ``chars[a:b]`` to ``out``."""
+    cnt[b - a] = 0
+    best[b - a] = _INF
+    for i in range(b - 1, a - 1, -1):
+        node = 0
+        best_cnt = _INF
+        best_min = -1
+        for j in range(i, b):
+            node = child.get(node * n_chars + chars[j], -1)
+            if node < 0:
+                break
+            token = node_token[node]
+            if token >= 0:
+                c = 1 + cnt[j + 1 - a]
+                m = min(freqs[token], best[j + 1 - a])
+                if c < best_cnt or (c == best_cnt and m > best_min):
+                    best_cnt = c
+                    best_min = m
+        cnt[i - a] = best_cnt
+        best[i - a] = best_min
+    target = best[0]
+    i = a
+    while i < b:
+        node = 0
+        pick_end = -1
+        pick_token = -1
+        for j in range(i, b):
+            node = child.get(node * n_chars + chars[j], -1)
+            if node < 0:
+                break
+            token = node_token[node]
+            if (
+                token >= 0
+                and cnt[j + 1 - a] == cnt[i - a] - 1
+                and freqs[token] >= target
+                and best[j + 1 - a] >= target
+            ):
+                pick_end = j + 1
+                pick_token = token
+        out[n_out] = pick_token
+        n_out += 1
+        i = pick_end
+    return n_out
+
+
+@njit(cache=True)
+def segment_all(chars, offsets, child, node_token, freqs, n_chars):
+    """Token ids (``-1``: unknown character) of every string and their offsets."""
+    n_words = offsets.shape[0] - 1
+    longest = 0
+    for w in range(n_words):
+        longest = max(longest, offsets[w + 1] - offsets[w])
+    cnt = np.empty(longest + 1, dtype=np.int64)
+    best = np.empty(longest + 1, dtype=np.int64)
+    out = np.empty(chars.shape[0], dtype=np.int64)
+    out_off = np.zeros(n_words + 1, dtype=np.int64)
+    n_out = 0
+    for w in range(n_words):
+        a = offsets[w]
+        end = offsets[w + 1]
+        while a < end:
+            if chars[a] < 0:
+                out[n_out] = -1
+                n_out += 1
+                a += 1
+                continue
+            b = a
+            while b < end and chars[b] >= 0:
+                b += 1
+            n_out = _segment_run(chars, a, b, child, node_token, freqs, n_chars, cnt, best, out, n_out)
+            a = b
+        out_off[w + 1] = n_out
+    return out[:n_out], out_off
+
+
+class Segmenter:
+    """Segments strings with a fixed vocabulary (``tokens`` with their ``freqs``)."""
+
+    def __init__(
+        self, tokens: Sequence[str], freqs: Sequence[int], codes: CharCodes | None = None
+    ) -> None:
+        self.codes = codes or CharCodes([t for t in tokens if len(t) == 1])
+        tok_chars, tok_off = self.codes.encode(tokens)
+        if tok_chars.size and tok_chars.min() < 0:
+            raise ValueError("every character of a token must have a character id")
+        self.freqs = np.asarray(freqs, dtype=np.int64)
+        trie = build_trie(tok_chars, tok_off, max(len(self.codes), 1), 0)
+        self.child, self.node_token, self.node_parent, self.node_char = trie[:4]
+        self.token_node, self.n_nodes = trie[4], trie[5]
+        self.token_lengths = np.diff(tok_off)
+
+    def segment_codes(self, chars: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`segment_all` on already encoded strings."""
+        return segment_all(
+            chars, offsets, self.child, self.node_token, self.freqs, max(len(self.codes), 1)
+        )
+
+    def segment(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of each text (``-1`` for an unknown character)."""
+        ids, offsets = self.segment_codes(*self.codes.encode(texts))
+        flat = ids.tolist()
+        bounds = offsets.tolist()
+        return [flat[bounds[k] : bounds[k + 1]] for k in range(len(texts))]

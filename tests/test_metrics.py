@@ -1,0 +1,93 @@
+"""Metric definitions on small hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import models, pre_tokenizers
+
+from tokstudy.errors import TokstudyError
+from tokstudy.metrics import check_metric_names, compute_metrics, f95, nu, renyi_efficiency
+from tokstudy.tokenizers.base import SPECIAL_TOKENS
+from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
+from tokstudy.tokenizers.external import SavedHFTokenizer
+
+
+def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
+    # 20 occurring items with frequencies 20..1: index floor(0.95 * 20) = 19 -> frequency 1
+    assert f95(np.arange(1, 21)) == 1
+    # 10 items 10..1 plus unused ones: index floor(9.5) = 9 -> frequency 1
+    assert f95(np.array([0, 0, *range(1, 11)])) == 1
+    # 40 items: 20 of frequency 5 and 20 of frequency 3 -> index 38 -> 3
+    assert f95(np.array([5] * 20 + [3] * 20)) == 3
+    assert f95(np.array([7, 0, 0])) == 7
+
+
+def test_nu_is_rank_weighted_average() -> None:
+    # ranked frequencies 6, 3, 1: (1*6 + 2*3 + 3*1) / (1 + 2 + 3) = 15 / 6
+    assert nu(np.array([1, 0, 6, 3])) == pytest.approx(2.5)
+    assert math.isnan(nu(np.zeros(3)))
+
+
+def test_renyi_efficiency_matches_formula() -> None:
+    # uniform over 4 occurring of 4 items: H_a = log 4 for every a -> efficiency 1
+    assert renyi_efficiency(np.array([5, 5, 5, 5]), 4) == pytest.approx(1.0)
+    # p = (0.5, 0.25, 0.25), |V| = 8, a = 2.5
+    p = np.array([0.5, 0.25, 0.25])
+    expected = math.log((p**2.5).sum()) / (1 - 2.5) / math.log(8)
+    assert renyi_efficiency(np.array([2, 1, 1, 0]), 8) == pytest.approx(expected)
+
+
+def _word_level(vocab: list[str]) -> HFTokenizersAdapter:
+    tokenizer = HFTokenizer(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    return SavedHFTokenizer(tokenizer)
+
+
+def test_compute_metrics_on_a_hand_checked_corpus(tmp_path: Path) -> None:
+    # whitespace word-level tokenizer: every known word is one token, others are [UNK]
+    tokenizer = _word_level([*SPECIAL_TOKENS, "a", "b", "c"])
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b a\nc d\nä\n", encoding="utf-8")
+    metrics, counts = compute_metrics(tokenizer, corpus, batch_lines=2)
+    assert metrics["lines"] == 3 and metrics["words"] == 6 and metrics["tokens"] == 6
+    assert metrics["mu"] == pytest.approx(2.0)
+    assert metrics["fertility"] == pytest.approx(1.0)
+    assert metrics["continued_words"] == 0
+    assert metrics["unk_rate"] == pytest.approx(2 / 6)
+    # characters: "a b a" 5 + "c d" 3 + "ä" 1 = 9; bytes: 5 + 3 + 2 = 10
+    assert metrics["chars_per_token"] == pytest.approx(9 / 6)
+    assert metrics["bytes_per_token"] == pytest.approx(10 / 6)
+    # text vocabulary = [UNK], a, b, c (4); used: [UNK], a, b, c
+    assert metrics["vocab_used"] == pytest.approx(1.0)
+    assert counts.tolist() == [2, 0, 0, 0, 0, 2, 1, 1]
+    # ranked frequencies 2, 2, 1, 1 -> f95 index 3 -> 1; nu = (2 + 4 + 3 + 4) / 10
+    assert metrics["f95"] == 1
+    assert metrics["nu"] == pytest.approx(13 / 10)
+
+
+def test_continued_words_counts_running_words(tmp_path: Path) -> None:
+    tokenizer = _word_level([*SPECIAL_TOKENS, "a", "b"])
+    tokenizer._tokenizer.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("ab a ab\n", encoding="utf-8")
+    metrics, _ = compute_metrics(tokenizer, corpus)
+    # words: ab (2 tokens) twice, a (1 token) once
+    assert metrics["fertility"] == pytest.approx(5 / 3)
+    assert metrics["continued_words"] == pytest.approx(2 / 3)
+
+
+def test_unknown_metric_name_is_one_line_error() -> None:
+    with pytest.raises(TokstudyError, match="unknown metric.*fertilty.*valid: f95"):
+        check_metric_names(["f95", "fertilty"])
+
+
+def test_empty_corpus_is_an_error(tmp_path: Path) -> None:
+    corpus = tmp_path / "empty.txt"
+    corpus.write_text("", encoding="utf-8")
+    with pytest.raises(TokstudyError, match="no lines"):
+        compute_metrics(_word_level(list(SPECIAL_TOKENS)), corpus)

@@ -1,0 +1,215 @@
+"""The Snakemake workflow end to end on a tiny study, its rerun semantics and bad input."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO, SHARED, write_lines
+
+from tokstudy.metrics import METRICS
+
+LANGUAGES = ["bn", "en", "mr"]
+TOKENIZERS = {"sp_bpe": 2, "hf_unigram": 2, "char": 1}  # name -> number of sizes (all deterministic)
+
+
+def snakemake(workdir: Path, *args: str, config: Path | None = None) -> subprocess.CompletedProcess:
+    """Run Snakemake on the repository's workflow in ``workdir``."""
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir)]
+    if config is not None:
+        command += ["--configfile", str(config)]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    return subprocess.run([*command, *args], capture_output=True, text=True, env=env, check=False)
+
+
+def tiny_config(workdir: Path, english_lines: list[str], **changes: object) -> Path:
+    """A study of three languages: a local file, a package corpus and a data_root file."""
+    write_lines(workdir / "data" / "en.txt", english_lines[:800]) if (workdir / "data").mkdir(
+        parents=True, exist_ok=True
+    ) is None else None
+    config = {
+        "seed": 5,
+        "data_root": str(SHARED / "corpora" / "hft2022"),
+        "corpus_defaults": {"heldout": 0.1, "max_lines": 600},
+        "languages": {
+            "en": {"path": str(workdir / "data" / "en.txt")},
+            "bn": {"chatterbot": "bengali"},
+            "mr": {},
+        },
+        "vocab_sizes": [250, 380],
+        "tokenizers": {"sp_bpe": {}, "hf_unigram": {}, "char": {}},
+        "metrics": ["f95", "mu", "nu", "fertility", "unk_rate"],
+        "plots": {"frequency_vocab_size": 380, "skip_top_ranks": 100},
+    }
+    config.update(changes)
+    path = workdir / "study.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def planned_jobs(result: subprocess.CompletedProcess) -> set[tuple[str, str]]:
+    """(rule, wildcards) of every job a dry run lists."""
+    jobs = set()
+    for block in re.split(r"\n(?=rule \w+:)", result.stdout):
+        rule = re.match(r"rule (\w+):", block)
+        wildcards = re.search(r"\n\s+wildcards: (.*)", block)
+        if rule:
+            jobs.add((rule.group(1), wildcards.group(1) if wildcards else ""))
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory, english_lines: list[str]) -> Path:
+    workdir = tmp_path_factory.mktemp("study")
+    config = tiny_config(workdir, english_lines)
+    result = snakemake(workdir, "--cores", "2", config=config)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return workdir
+
+
+def test_run_writes_tidy_table_wide_tables_and_plots(finished_run: Path) -> None:
+    table = pd.read_csv(finished_run / "results/tables/metrics.csv")
+    assert list(table.columns) == ["language", "tokenizer", "vocab_size", "split", "metric", "value"]
+    jobs = len(LANGUAGES) * sum(TOKENIZERS.values())
+    assert len(table) == jobs * 2 * len(METRICS)
+    assert sorted(table["language"].unique()) == LANGUAGES
+    assert set(table["split"]) == {"train", "heldout"}
+    sp = table[(table.tokenizer == "sp_bpe") & (table.metric == "vocab_size")]
+    assert set(sp["value"]) == {250.0, 380.0}
+    mu = table[(table.metric == "mu") & (table.split == "train")].set_index(["language", "tokenizer", "vocab_size"])
+    # more vocabulary, shorter sequences; characters give the longest
+    for language in LANGUAGES:
+        assert mu.loc[(language, "sp_bpe", 380), "value"] < mu.loc[(language, "sp_bpe", 250), "value"]
+    for split in ("train", "heldout"):
+        markdown = (finished_run / f"results/tables/metrics_{split}.md").read_text()
+        assert "## fertility" in markdown and "hf_unigram" in markdown
+        assert "\\begin{tabular}" in (finished_run / f"results/tables/metrics_{split}.tex").read_text()
+        for metric in ("f95", "mu", "nu", "fertility", "unk_rate"):
+            for ext in ("png", "pdf"):
+                assert (finished_run / f"results/plots/metrics/{metric}_{split}.{ext}").stat().st_size > 1000
+    for language in LANGUAGES:
+        assert (finished_run / f"results/plots/frequencies/{language}.png").stat().st_size > 1000
+    assert (finished_run / "results/tokenizers/en/sp_bpe/250/vocab.tsv").read_text().count("\n") == 250
+    for log in (finished_run / "results/logs").rglob("*.log"):
+        assert log.stat().st_size > 0, f"empty log {log}"
+
+
+def test_report_is_generated(finished_run: Path) -> None:
+    result = snakemake(finished_run, "--report", "results/report.html", config=finished_run / "study.yaml")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (finished_run / "results/report.html").stat().st_size > 10_000
+
+
+def test_second_run_gives_identical_metrics(finished_run: Path, tmp_path: Path, english_lines: list[str]) -> None:
+    config = tiny_config(tmp_path, english_lines)
+    result = snakemake(tmp_path, "--cores", "2", config=config)
+    assert result.returncode == 0, result.stderr[-3000:]
+    first = (finished_run / "results/tables/metrics.csv").read_bytes()
+    assert (tmp_path / "results/tables/metrics.csv").read_bytes() == first
+    for model in ("en/sp_bpe/380/spm.model", "bn/hf_unigram/250/tokenizer.json"):
+        assert (tmp_path / "results/tokenizers" / model).read_bytes() == (
+            finished_run / "results/tokenizers" / model
+        ).read_bytes()
+
+
+def test_nothing_reruns_when_nothing_changed(finished_run: Path) -> None:
+    result = snakemake(finished_run, "-n", config=finished_run / "study.yaml")
+    assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_changing_one_tokenizer_reruns_only_its_jobs(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "study.yaml").read_text())
+    config["tokenizers"]["sp_bpe"] = {"params": {"split_digits": True}}
+    changed = finished_run / "changed.yaml"
+    changed.write_text(yaml.safe_dump(config))
+    jobs = planned_jobs(snakemake(finished_run, "-n", config=changed))
+    per_job = {(rule, w) for rule, w in jobs if rule in {"prepare_corpus", "train_tokenizer", "compute_metrics"}}
+    expected = {
+        (rule, f"language={language}, tokenizer=sp_bpe, size={size}")
+        for rule in ("train_tokenizer", "compute_metrics")
+        for language in LANGUAGES
+        for size in (250, 380)
+    }
+    assert per_job == expected
+
+
+def test_changing_one_corpus_reruns_only_its_language(finished_run: Path) -> None:
+    # a touch alone reruns nothing: Snakemake compares the checksums of small inputs
+    source = finished_run / "data" / "en.txt"
+    with open(source, "a", encoding="utf-8") as handle:
+        handle.write("One more line of English text.\n")
+    jobs = planned_jobs(snakemake(finished_run, "-n", config=finished_run / "study.yaml"))
+    per_job = {(rule, w) for rule, w in jobs if rule in {"prepare_corpus", "train_tokenizer", "compute_metrics"}}
+    assert ("prepare_corpus", "language=en") in per_job
+    assert {w.split(",")[0] for _, w in per_job} == {"language=en"}
+    assert len(per_job) == 1 + 2 * sum(TOKENIZERS.values())
+
+
+def test_slurm_profile_dry_run_and_lint(finished_run: Path) -> None:
+    dry = snakemake(finished_run, "-n", "--profile", str(REPO / "profiles/slurm"), config=finished_run / "study.yaml")
+    assert dry.returncode == 0, dry.stderr[-2000:]
+    lint = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--lint"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert "Congratulations, your workflow is in a good condition" in lint.stdout + lint.stderr
+
+
+def _single(tmp_path: Path, language: dict, tokenizers: dict | None = None, **changes: object) -> Path:
+    config = {
+        "languages": {"zz": language},
+        "tokenizers": tokenizers or {"sp_bpe": {"vocab_sizes": [60]}},
+        "metrics": ["mu"],
+        "corpus_defaults": {"heldout": 2},
+        **changes,
+    }
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("config_changes", "message"),
+    [
+        ({"tokenizers": {"bpe": {}}}, r"'bpe' is not one of \['char', .*'sp_bpe'"),
+        ({"metrics": ["fertilty"]}, r"'fertilty' is not one of \['f95'"),
+        ({"vocab_sizes": ["many"]}, r"'many' is not of type 'integer'"),
+        ({"corpus_defaults": {"heldout": -3}}, r"-3 is less than or equal to the minimum of 0"),
+        ({"languages": {"zz": {"path": "missing/zz.txt"}}}, r"corpus of language 'zz': file not found: missing/zz\.txt"),
+        ({"colour": "blue"}, r"Additional properties are not allowed \('colour' was unexpected\)"),
+    ],
+)
+def test_bad_config_fails_at_start_with_a_clear_line(
+    tmp_path: Path, config_changes: dict, message: str
+) -> None:
+    corpus = write_lines(tmp_path / "zz.txt", ["a b c"] * 10)
+    config = _single(tmp_path, {"path": str(corpus)}, **config_changes)
+    result = snakemake(tmp_path, "-n", config=config)
+    assert result.returncode != 0
+    assert re.search(message, result.stdout + result.stderr), (result.stdout + result.stderr)[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("content", "message", "partial"),
+    [
+        (b"good line\nbad \xfe line\n", "invalid UTF-8 at line 2", "results/corpora/zz/train.txt"),
+        (b"\n  \n\r\n", "empty after cleaning", "results/corpora/zz/train.txt"),
+        ("".join(f"w{i} x{i}\n" for i in range(40)).encode(), "vocabulary size 12 cannot be reached",
+         "results/tokenizers/zz/sp_bpe/12"),
+    ],
+)
+def test_bad_data_fails_its_job_and_leaves_no_partial_output(
+    tmp_path: Path, content: bytes, message: str, partial: str
+) -> None:
+    corpus = tmp_path / "zz.txt"
+    corpus.write_bytes(content)
+    config = _single(tmp_path, {"path": str(corpus)}, tokenizers={"sp_bpe": {"vocab_sizes": [12]}})
+    result = snakemake(tmp_path, "--cores", "1", config=config)
+    assert result.returncode != 0
+    assert f"error: " in result.stderr and message in result.stderr
+    assert not (tmp_path / partial).exists()
