@@ -9,8 +9,10 @@ from tokstudy.workflow_step import run_step
 run_step(
     snakemake.log[0],
     plot_frequencies,
-    {name: read_training_frequencies(Path(path)) for name, path in zip(
-        snakemake.params.tokenizers, snakemake.input, strict=True)},
+    {
+        name: read_training_frequencies(Path(path))
+        for name, path in zip(snakemake.params.tokenizers, snakemake.input, strict=True)
+    },
     snakemake.wildcards.language,
     snakemake.params.vocab_size,
     snakemake.params.skip_top,

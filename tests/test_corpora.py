@@ -15,7 +15,11 @@ from tokstudy.errors import TokstudyError
 def _prepare(tmp_path: Path, source: Path, **settings: object) -> dict[str, int]:
     options = {"label": "xx", "heldout": 2, "seed": 1, **settings}
     return prepare_corpus(
-        [source], tmp_path / "train.txt", tmp_path / "heldout.txt", tmp_path / "stats.json", **options
+        [source],
+        tmp_path / "train.txt",
+        tmp_path / "heldout.txt",
+        tmp_path / "stats.json",
+        **options,
     )
 
 

@@ -13,8 +13,8 @@ from tokenizers import models, pre_tokenizers
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import check_metric_names, compute_metrics, f95, nu, renyi_efficiency
 from tokstudy.tokenizers.base import SPECIAL_TOKENS
-from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
 from tokstudy.tokenizers.external import SavedHFTokenizer
+from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
 
 
 def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
@@ -43,7 +43,9 @@ def test_renyi_efficiency_matches_formula() -> None:
 
 
 def _word_level(vocab: list[str]) -> HFTokenizersAdapter:
-    tokenizer = HFTokenizer(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
+    tokenizer = HFTokenizer(
+        models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]")
+    )
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
     return SavedHFTokenizer(tokenizer)
 
@@ -82,7 +84,7 @@ def test_continued_words_counts_running_words(tmp_path: Path) -> None:
 
 
 def test_unknown_metric_name_is_one_line_error() -> None:
-    with pytest.raises(TokstudyError, match="unknown metric.*fertilty.*valid: f95"):
+    with pytest.raises(TokstudyError, match=r"unknown metric.*fertilty.*valid: f95"):
         check_metric_names(["f95", "fertilty"])
 
 

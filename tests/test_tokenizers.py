@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from conftest import write_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,8 +18,6 @@ from tokstudy.study import chatterbot_files
 from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, Tokenizer, TrainSpec
 from tokstudy.tokenizers.io import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
-
-from conftest import write_lines
 
 #: a size each adapter reaches on the English test corpus (byte-level ones need ≥ 256 + x)
 SIZES = {"bbpe": 700}
@@ -47,7 +46,9 @@ def trained(name: str) -> Tokenizer:
 @cache
 def alphabet() -> str:
     text = corpus().read_text(encoding="utf-8")
-    return "".join(sorted({c for c in text if c.isalnum() and unicodedata.normalize("NFKC", c) == c}))
+    return "".join(
+        sorted({c for c in text if c.isalnum() and unicodedata.normalize("NFKC", c) == c})
+    )
 
 
 @pytest.mark.parametrize("name", adapter_names())
@@ -70,7 +71,9 @@ def test_save_load_and_transformers_wrapper_encode_alike(name: str, tmp_path: Pa
     assert loaded.encode_batch([SAMPLE, "x"]) == original.encode_batch([SAMPLE, "x"])
     wrapped = original.to_transformers()
     ids = wrapped(SAMPLE)["input_ids"]
-    assert ids[0] == wrapped.convert_tokens_to_ids(CLS) and ids[-1] == wrapped.convert_tokens_to_ids(SEP)
+    assert ids[0] == wrapped.convert_tokens_to_ids(CLS) and ids[
+        -1
+    ] == wrapped.convert_tokens_to_ids(SEP)
     assert ids[1:-1] == original.encode(SAMPLE)
     assert wrapped.mask_token == "[MASK]" and wrapped.pad_token == "[PAD]"
 
@@ -106,12 +109,14 @@ def test_size_below_alphabet_is_a_clear_error(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["sp_bpe", "hf_bpe"])
 def test_adjust_policy_keeps_a_reachable_size(name: str) -> None:
-    tokenizer = adapter_class(name).train(corpus(), spec_for(name, vocab_size=20, size_policy="adjust"))
+    tokenizer = adapter_class(name).train(
+        corpus(), spec_for(name, vocab_size=20, size_policy="adjust")
+    )
     assert len(tokenizer.vocab) > 20
 
 
 def test_unknown_tokenizer_name_lists_valid_choices() -> None:
-    with pytest.raises(TokstudyError, match="unknown tokenizer 'bpe'; valid choices: .*sp_bpe"):
+    with pytest.raises(TokstudyError, match=r"unknown tokenizer 'bpe'; valid choices: .*sp_bpe"):
         adapter_class("bpe")
 
 

@@ -16,12 +16,24 @@ from conftest import REPO, SHARED, write_lines
 from tokstudy.metrics import METRICS
 
 LANGUAGES = ["bn", "en", "mr"]
-TOKENIZERS = {"sp_bpe": 2, "hf_unigram": 2, "char": 1}  # name -> number of sizes (all deterministic)
+TOKENIZERS = {
+    "sp_bpe": 2,
+    "hf_unigram": 2,
+    "char": 1,
+}  # name -> number of sizes (all deterministic)
 
 
 def snakemake(workdir: Path, *args: str, config: Path | None = None) -> subprocess.CompletedProcess:
     """Run Snakemake on the repository's workflow in ``workdir``."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir)]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+    ]
     if config is not None:
         command += ["--configfile", str(config)]
     env = {**os.environ, "PYTHONHASHSEED": "0"}
@@ -75,38 +87,59 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory, english_lines: list[s
 
 def test_run_writes_tidy_table_wide_tables_and_plots(finished_run: Path) -> None:
     table = pd.read_csv(finished_run / "results/tables/metrics.csv")
-    assert list(table.columns) == ["language", "tokenizer", "vocab_size", "split", "metric", "value"]
+    assert list(table.columns) == [
+        "language",
+        "tokenizer",
+        "vocab_size",
+        "split",
+        "metric",
+        "value",
+    ]
     jobs = len(LANGUAGES) * sum(TOKENIZERS.values())
     assert len(table) == jobs * 2 * len(METRICS)
     assert sorted(table["language"].unique()) == LANGUAGES
     assert set(table["split"]) == {"train", "heldout"}
     sp = table[(table.tokenizer == "sp_bpe") & (table.metric == "vocab_size")]
     assert set(sp["value"]) == {250.0, 380.0}
-    mu = table[(table.metric == "mu") & (table.split == "train")].set_index(["language", "tokenizer", "vocab_size"])
+    mu = table[(table.metric == "mu") & (table.split == "train")].set_index(
+        ["language", "tokenizer", "vocab_size"]
+    )
     # more vocabulary, shorter sequences; characters give the longest
     for language in LANGUAGES:
-        assert mu.loc[(language, "sp_bpe", 380), "value"] < mu.loc[(language, "sp_bpe", 250), "value"]
+        assert (
+            mu.loc[(language, "sp_bpe", 380), "value"] < mu.loc[(language, "sp_bpe", 250), "value"]
+        )
     for split in ("train", "heldout"):
         markdown = (finished_run / f"results/tables/metrics_{split}.md").read_text()
         assert "## fertility" in markdown and "hf_unigram" in markdown
-        assert "\\begin{tabular}" in (finished_run / f"results/tables/metrics_{split}.tex").read_text()
+        assert (
+            "\\begin{tabular}" in (finished_run / f"results/tables/metrics_{split}.tex").read_text()
+        )
         for metric in ("f95", "mu", "nu", "fertility", "unk_rate"):
             for ext in ("png", "pdf"):
-                assert (finished_run / f"results/plots/metrics/{metric}_{split}.{ext}").stat().st_size > 1000
+                assert (
+                    finished_run / f"results/plots/metrics/{metric}_{split}.{ext}"
+                ).stat().st_size > 1000
     for language in LANGUAGES:
         assert (finished_run / f"results/plots/frequencies/{language}.png").stat().st_size > 1000
-    assert (finished_run / "results/tokenizers/en/sp_bpe/250/vocab.tsv").read_text().count("\n") == 250
+    assert (finished_run / "results/tokenizers/en/sp_bpe/250/vocab.tsv").read_text().count(
+        "\n"
+    ) == 250
     for log in (finished_run / "results/logs").rglob("*.log"):
         assert log.stat().st_size > 0, f"empty log {log}"
 
 
 def test_report_is_generated(finished_run: Path) -> None:
-    result = snakemake(finished_run, "--report", "results/report.html", config=finished_run / "study.yaml")
+    result = snakemake(
+        finished_run, "--report", "results/report.html", config=finished_run / "study.yaml"
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert (finished_run / "results/report.html").stat().st_size > 10_000
 
 
-def test_second_run_gives_identical_metrics(finished_run: Path, tmp_path: Path, english_lines: list[str]) -> None:
+def test_second_run_gives_identical_metrics(
+    finished_run: Path, tmp_path: Path, english_lines: list[str]
+) -> None:
     config = tiny_config(tmp_path, english_lines)
     result = snakemake(tmp_path, "--cores", "2", config=config)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -129,7 +162,11 @@ def test_changing_one_tokenizer_reruns_only_its_jobs(finished_run: Path) -> None
     changed = finished_run / "changed.yaml"
     changed.write_text(yaml.safe_dump(config))
     jobs = planned_jobs(snakemake(finished_run, "-n", config=changed))
-    per_job = {(rule, w) for rule, w in jobs if rule in {"prepare_corpus", "train_tokenizer", "compute_metrics"}}
+    per_job = {
+        (rule, w)
+        for rule, w in jobs
+        if rule in {"prepare_corpus", "train_tokenizer", "compute_metrics"}
+    }
     expected = {
         (rule, f"language={language}, tokenizer=sp_bpe, size={size}")
         for rule in ("train_tokenizer", "compute_metrics")
@@ -145,22 +182,38 @@ def test_changing_one_corpus_reruns_only_its_language(finished_run: Path) -> Non
     with open(source, "a", encoding="utf-8") as handle:
         handle.write("One more line of English text.\n")
     jobs = planned_jobs(snakemake(finished_run, "-n", config=finished_run / "study.yaml"))
-    per_job = {(rule, w) for rule, w in jobs if rule in {"prepare_corpus", "train_tokenizer", "compute_metrics"}}
+    per_job = {
+        (rule, w)
+        for rule, w in jobs
+        if rule in {"prepare_corpus", "train_tokenizer", "compute_metrics"}
+    }
     assert ("prepare_corpus", "language=en") in per_job
     assert {w.split(",")[0] for _, w in per_job} == {"language=en"}
     assert len(per_job) == 1 + 2 * sum(TOKENIZERS.values())
 
 
 def test_slurm_profile_dry_run_and_lint(finished_run: Path) -> None:
-    dry = snakemake(finished_run, "-n", "--profile", str(REPO / "profiles/slurm"), config=finished_run / "study.yaml")
+    dry = snakemake(
+        finished_run,
+        "-n",
+        "--profile",
+        str(REPO / "profiles/slurm"),
+        config=finished_run / "study.yaml",
+    )
     assert dry.returncode == 0, dry.stderr[-2000:]
     lint = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--lint"], cwd=REPO, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "snakemake", "--lint"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert "Congratulations, your workflow is in a good condition" in lint.stdout + lint.stderr
 
 
-def _single(tmp_path: Path, language: dict, tokenizers: dict | None = None, **changes: object) -> Path:
+def _single(
+    tmp_path: Path, language: dict, tokenizers: dict | None = None, **changes: object
+) -> Path:
     config = {
         "languages": {"zz": language},
         "tokenizers": tokenizers or {"sp_bpe": {"vocab_sizes": [60]}},
@@ -180,7 +233,10 @@ def _single(tmp_path: Path, language: dict, tokenizers: dict | None = None, **ch
         ({"metrics": ["fertilty"]}, r"'fertilty' is not one of \['f95'"),
         ({"vocab_sizes": ["many"]}, r"'many' is not of type 'integer'"),
         ({"corpus_defaults": {"heldout": -3}}, r"-3 is less than or equal to the minimum of 0"),
-        ({"languages": {"zz": {"path": "missing/zz.txt"}}}, r"corpus of language 'zz': file not found: missing/zz\.txt"),
+        (
+            {"languages": {"zz": {"path": "missing/zz.txt"}}},
+            r"corpus of language 'zz': file not found: missing/zz\.txt",
+        ),
         ({"colour": "blue"}, r"Additional properties are not allowed \('colour' was unexpected\)"),
     ],
 )
@@ -191,7 +247,9 @@ def test_bad_config_fails_at_start_with_a_clear_line(
     config = _single(tmp_path, {"path": str(corpus)}, **config_changes)
     result = snakemake(tmp_path, "-n", config=config)
     assert result.returncode != 0
-    assert re.search(message, result.stdout + result.stderr), (result.stdout + result.stderr)[-2000:]
+    assert re.search(message, result.stdout + result.stderr), (result.stdout + result.stderr)[
+        -2000:
+    ]
 
 
 @pytest.mark.parametrize(
@@ -199,8 +257,11 @@ def test_bad_config_fails_at_start_with_a_clear_line(
     [
         (b"good line\nbad \xfe line\n", "invalid UTF-8 at line 2", "results/corpora/zz/train.txt"),
         (b"\n  \n\r\n", "empty after cleaning", "results/corpora/zz/train.txt"),
-        ("".join(f"w{i} x{i}\n" for i in range(40)).encode(), "vocabulary size 12 cannot be reached",
-         "results/tokenizers/zz/sp_bpe/12"),
+        (
+            "".join(f"w{i} x{i}\n" for i in range(40)).encode(),
+            "vocabulary size 12 cannot be reached",
+            "results/tokenizers/zz/sp_bpe/12",
+        ),
     ],
 )
 def test_bad_data_fails_its_job_and_leaves_no_partial_output(
@@ -211,5 +272,5 @@ def test_bad_data_fails_its_job_and_leaves_no_partial_output(
     config = _single(tmp_path, {"path": str(corpus)}, tokenizers={"sp_bpe": {"vocab_sizes": [12]}})
     result = snakemake(tmp_path, "--cores", "1", config=config)
     assert result.returncode != 0
-    assert f"error: " in result.stderr and message in result.stderr
+    assert "error: " in result.stderr and message in result.stderr
     assert not (tmp_path / partial).exists()

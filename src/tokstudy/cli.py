@@ -21,14 +21,21 @@ def _parser() -> argparse.ArgumentParser:
         "metrics", help="intrinsic metrics of a saved tokenizer on one or more corpora"
     )
     metrics.add_argument(
-        "--tokenizer", required=True, type=Path,
+        "--tokenizer",
+        required=True,
+        type=Path,
         help="tokstudy tokenizer directory, HF tokenizer.json or SentencePiece .model",
     )
     metrics.add_argument(
-        "--corpus", required=True, type=Path, action="append",
+        "--corpus",
+        required=True,
+        type=Path,
+        action="append",
         help="UTF-8 text, one sentence per line (repeat for several corpora)",
     )
-    metrics.add_argument("--metric", action="append", help=f"metric to report (default: all of {', '.join(METRICS)})")
+    metrics.add_argument(
+        "--metric", action="append", help=f"metric to report (default: all of {', '.join(METRICS)})"
+    )
     metrics.add_argument("--output", type=Path, help="write the tidy table to this CSV file")
     metrics.add_argument("--batch-lines", type=int, default=2048, help="lines encoded per batch")
     return parser
@@ -45,7 +52,9 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
             raise TokstudyError(f"--corpus {corpus}: no such file")
         metrics, _ = compute_metrics(tokenizer, corpus, args.batch_lines)
         chosen = {name: metrics[name] for name in selected}
-        frames.append(tidy_rows("-", str(args.tokenizer), len(tokenizer.vocab), str(corpus), chosen))
+        frames.append(
+            tidy_rows("-", str(args.tokenizer), len(tokenizer.vocab), str(corpus), chosen)
+        )
     return pd.concat(frames, ignore_index=True).rename(columns={"split": "corpus"})
 
 

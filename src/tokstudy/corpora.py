@@ -67,7 +67,9 @@ def clean_lines(
         path = Path(path)
         if not path.is_file():
             raise TokstudyError(f"corpus of language {label!r}: file not found: {path}")
-        raw_lines = _chatterbot_lines(path) if path.suffix in {".yml", ".yaml"} else _raw_lines(path)
+        raw_lines = (
+            _chatterbot_lines(path) if path.suffix in {".yml", ".yaml"} else _raw_lines(path)
+        )
         for number, raw in enumerate(raw_lines, start=1):
             stats.lines_read += 1
             try:
@@ -124,11 +126,18 @@ def prepare_corpus(
     picked = set(random.Random(seed).sample(range(total), heldout_count(total, heldout, label)))
     stats = CleaningStats()
     lines = clean_lines(sources, label, on_invalid_utf8, stats)
-    with open(train_path, "w", encoding="utf-8") as train, open(heldout_path, "w", encoding="utf-8") as held:
+    with (
+        open(train_path, "w", encoding="utf-8") as train,
+        open(heldout_path, "w", encoding="utf-8") as held,
+    ):
         for index, line in zip(range(total), lines, strict=False):
             (held if index in picked else train).write(line + "\n")
-    summary = {**asdict(counting), "lines_used": total, "heldout_lines": len(picked),
-               "train_lines": total - len(picked)}
+    summary = {
+        **asdict(counting),
+        "lines_used": total,
+        "heldout_lines": len(picked),
+        "train_lines": total - len(picked),
+    }
     Path(stats_path).write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", "utf-8")
     log.info("%s: %s", label, summary)
     return summary
@@ -154,6 +163,6 @@ def download(url: str, sha256: str, destination: Path, label: str) -> None:
     if actual != sha256.lower():
         Path(destination).unlink()
         raise TokstudyError(
-            f"corpus of language {label!r}: checksum mismatch for {url}: expected {sha256}, got {actual}"
+            f"corpus of language {label!r}: checksum mismatch for {url}: "
+            f"expected {sha256}, got {actual}"
         )
-    partial.rename(destination)

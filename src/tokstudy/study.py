@@ -32,7 +32,11 @@ class Job:
 def chatterbot_files(language_dir: str) -> list[Path]:
     """The YAML dialog files of one language of the installed ``chatterbot-corpus`` package."""
     folder = resources.files("chatterbot_corpus") / "data" / language_dir
-    files = sorted(Path(str(f)) for f in folder.iterdir() if f.name.endswith(".yml")) if folder.is_dir() else []
+    files = (
+        sorted(Path(str(f)) for f in folder.iterdir() if f.name.endswith(".yml"))
+        if folder.is_dir()
+        else []
+    )
     if not files:
         raise TokstudyError(f"chatterbot-corpus has no language folder {language_dir!r}")
     return files
@@ -101,7 +105,9 @@ class Study:
         if "path" in entry:
             path = Path(entry["path"])
         elif data_root:
-            pattern = self.config.get("corpus_defaults", {}).get("file_pattern", "{language}.txt.gz")
+            pattern = self.config.get("corpus_defaults", {}).get(
+                "file_pattern", "{language}.txt.gz"
+            )
             path = Path(pattern.format(language=language))
         else:
             raise TokstudyError(

@@ -16,7 +16,10 @@ def run_step(log_path: str, step: Callable[..., Any], *args: Any, **kwargs: Any)
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=[logging.FileHandler(log_path, mode="w", encoding="utf-8"), logging.StreamHandler()],
+        handlers=[
+            logging.FileHandler(log_path, mode="w", encoding="utf-8"),
+            logging.StreamHandler(),
+        ],
         force=True,
     )
     log = logging.getLogger(step.__module__)

@@ -13,12 +13,12 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from tokstudy.study import UNSIZED  # noqa: E402
-from tokstudy.tokenizers.registry import adapter_class  # noqa: E402
+from tokstudy.study import UNSIZED
+from tokstudy.tokenizers.registry import adapter_class
 
 PANEL_COLUMNS = 3
 
@@ -35,7 +35,11 @@ def _grid(panels: int) -> tuple[plt.Figure, np.ndarray]:
 def _save(figure: plt.Figure, outputs: Sequence[Path]) -> None:
     figure.tight_layout()
     for output in outputs:
-        figure.savefig(output, dpi=120, metadata={"CreationDate": None} if str(output).endswith(".pdf") else None)
+        figure.savefig(
+            output,
+            dpi=120,
+            metadata={"CreationDate": None} if str(output).endswith(".pdf") else None,
+        )
     plt.close(figure)
 
 
@@ -67,7 +71,10 @@ def plot_metric(table: pd.DataFrame, metric: str, split: str, outputs: Sequence[
 
 
 def plot_frequencies(
-    frequencies: Mapping[str, np.ndarray], language: str, vocab_size: str, skip_top: int,
+    frequencies: Mapping[str, np.ndarray],
+    language: str,
+    vocab_size: str,
+    skip_top: int,
     outputs: Sequence[Path],
 ) -> None:
     """Rank against frequency (log–log), skipping the ``skip_top`` most frequent ranks."""

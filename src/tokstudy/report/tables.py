@@ -18,7 +18,10 @@ def tidy_rows(
 ) -> pd.DataFrame:
     """The metric values of one job and split as tidy rows."""
     return pd.DataFrame(
-        [(language, tokenizer, vocab_size, split, name, float(value)) for name, value in metrics.items()],
+        [
+            (language, tokenizer, vocab_size, split, name, float(value))
+            for name, value in metrics.items()
+        ],
         columns=TIDY_COLUMNS,
     )
 
@@ -55,11 +58,19 @@ def write_wide_tables(
         frame = wide(table, metric, split)
         if frame.empty:
             continue
-        md_parts.append(f"## {metric}\n\n{frame.to_markdown(index=False, floatfmt='.4g', missingval='--')}\n")
+        md_parts.append(
+            f"## {metric}\n\n{frame.to_markdown(index=False, floatfmt='.4g', missingval='--')}\n"
+        )
         caption = f"{metric.replace('_', ' ')} ({split})"
         tex_parts.append(
-            frame.to_latex(index=False, float_format="%.4g", caption=caption, label=f"tab:{metric}-{split}", na_rep="--",
-                           escape=True)
+            frame.to_latex(
+                index=False,
+                float_format="%.4g",
+                caption=caption,
+                label=f"tab:{metric}-{split}",
+                na_rep="--",
+                escape=True,
+            )
         )
     Path(markdown).write_text("\n".join(md_parts), encoding="utf-8")
     Path(latex).write_text("\n".join(tex_parts), encoding="utf-8")

@@ -44,9 +44,13 @@ class CharTokenizer(HFTokenizersAdapter):
         min_count = int(spec.params.get("min_count", 1))
         unknown = sorted(set(spec.params) - {"min_count"})
         if unknown:
-            raise TokstudyError(f"char: unknown parameter(s) {', '.join(unknown)}; valid: min_count")
+            raise TokstudyError(
+                f"char: unknown parameter(s) {', '.join(unknown)}; valid: min_count"
+            )
         counts = character_counts(corpus)
-        kept = sorted((c for c, n in counts.items() if n >= min_count), key=lambda c: (-counts[c], c))
+        kept = sorted(
+            (c for c, n in counts.items() if n >= min_count), key=lambda c: (-counts[c], c)
+        )
         if not kept:
             raise TokstudyError(f"char ({spec.label}): no character occurs {min_count} times")
         vocab = {token: i for i, token in enumerate([*SPECIAL_TOKENS, *kept])}
@@ -54,7 +58,9 @@ class CharTokenizer(HFTokenizersAdapter):
         tokenizer.normalizer = normalizers.NFKC()
         tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
             [
-                pre_tokenizers.Metaspace(replacement=METASPACE, prepend_scheme="never", split=False),
+                pre_tokenizers.Metaspace(
+                    replacement=METASPACE, prepend_scheme="never", split=False
+                ),
                 pre_tokenizers.Split(Regex("."), behavior="isolated"),
             ]
         )

@@ -124,8 +124,10 @@ class HFTokenizersAdapter(Tokenizer):
         try:
             tokenizer.train_from_iterator(lines, trainer=trainer, length=count_lines(corpus))
         except Exception as exc:  # the Rust trainers raise a bare Exception
-            raise VocabSizeError(
-                f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} cannot be reached: {exc}"
+            error = VocabSizeError if "vocabulary" in str(exc).lower() else TokstudyError
+            raise error(
+                f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} "
+                f"cannot be reached: {exc}"
             ) from exc
         cls.make_canonical(tokenizer)
         adapter = cls(tokenizer)
@@ -144,9 +146,8 @@ def _pipeline(
     params = dict(params)
     choice = params.pop("pre_tokenizer", default_pre_tokenizer)
     if choice not in PRE_TOKENIZERS:
-        raise TokstudyError(
-            f"pre_tokenizer {choice!r} is not known; valid choices: {', '.join(sorted(PRE_TOKENIZERS))}"
-        )
+        valid = ", ".join(sorted(PRE_TOKENIZERS))
+        raise TokstudyError(f"pre_tokenizer {choice!r} is not known; valid choices: {valid}")
     tokenizer = HFTokenizer(model)
     tokenizer.normalizer = normalizers.NFKC()
     tokenizer.pre_tokenizer = PRE_TOKENIZERS[choice]()
@@ -164,9 +165,14 @@ class HFBPE(HFTokenizersAdapter):
 
     @classmethod
     def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(models.BPE(unk_token=UNK), spec.params, cls.default_pre_tokenizer)
+        tokenizer, params = _pipeline(
+            models.BPE(unk_token=UNK), spec.params, cls.default_pre_tokenizer
+        )
         trainer = trainers.BpeTrainer(
-            vocab_size=spec.vocab_size, special_tokens=list(SPECIAL_TOKENS), show_progress=False, **params
+            vocab_size=spec.vocab_size,
+            special_tokens=list(SPECIAL_TOKENS),
+            show_progress=False,
+            **params,
         )
         return cls.train_pipeline(tokenizer, trainer, corpus, spec)
 
@@ -206,7 +212,10 @@ class HFWordPiece(HFTokenizersAdapter):
         )
         tokenizer.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX)
         trainer = trainers.WordPieceTrainer(
-            vocab_size=spec.vocab_size, special_tokens=list(SPECIAL_TOKENS), show_progress=False, **params
+            vocab_size=spec.vocab_size,
+            special_tokens=list(SPECIAL_TOKENS),
+            show_progress=False,
+            **params,
         )
         return cls.train_pipeline(tokenizer, trainer, corpus, spec)
 

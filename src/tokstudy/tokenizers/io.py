@@ -47,7 +47,9 @@ def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     tokenizer.save(directory)
-    log.info("trained %s: %d vocabulary items; counting training frequencies", name, len(tokenizer.vocab))
+    log.info(
+        "trained %s: %d vocabulary items; counting training frequencies", name, len(tokenizer.vocab)
+    )
     write_vocab_tsv(directory / VOCAB_FILE, tokenizer.vocab, token_counts(tokenizer, Path(corpus)))
     meta = {
         "tokenizer": name,

@@ -20,6 +20,9 @@ ADAPTERS: dict[str, str] = {
     "hf_wordpiece": "tokstudy.tokenizers.hf_adapter:HFWordPiece",
     "hf_unigram": "tokstudy.tokenizers.hf_adapter:HFUnigram",
     "char": "tokstudy.tokenizers.char_adapter:CharTokenizer",
+    "wordmap_wordpiece": "tokstudy.tokenizers.wordmap.adapter:WordmapWordPiece",
+    "bbpe": "tokstudy.tokenizers.bbpe:BBPE",
+    "hf_bytelevel_bpe": "tokstudy.tokenizers.bytelevel_adapter:HFByteLevelBPE",
 }
 
 META_FILE = "meta.json"

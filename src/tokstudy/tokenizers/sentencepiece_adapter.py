@@ -47,7 +47,9 @@ _TOO_SMALL = re.compile(r"smaller than required_chars\. (\d+) vs (\d+)")
 _TOO_LARGE = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
 
 
-def _trainer_options(model_type: str, spec: TrainSpec, corpus: Path, writer: io.BytesIO) -> dict[str, Any]:
+def _trainer_options(
+    model_type: str, spec: TrainSpec, corpus: Path, writer: io.BytesIO
+) -> dict[str, Any]:
     options: dict[str, Any] = {
         "character_coverage": 1.0,
         "normalization_rule_name": "nmt_nfkc",
@@ -111,7 +113,9 @@ class _SentencePiece(Tokenizer):
             if spec.size_policy != "adjust":
                 raise VocabSizeError(message) from exc
             log.warning("%s; training with %d instead (size_policy: adjust)", message, reachable)
-            adjusted = TrainSpec(reachable, spec.params, spec.seed, spec.threads, "error", spec.label)
+            adjusted = TrainSpec(
+                reachable, spec.params, spec.seed, spec.threads, "error", spec.label
+            )
             return cls.train(corpus, adjusted)
         return cls(writer.getvalue())
 

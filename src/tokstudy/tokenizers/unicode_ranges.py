@@ -55,8 +55,3 @@ def cjk_regex_class_body() -> str:
     r"""The CJK ranges as the inside of a regex character class (``\Uxxxxxxxx-\Uxxxxxxxx``)."""
     return "".join(f"\\U{start:08X}-\\U{end:08X}" for start, end in CJK_RANGES)
 
-
-def is_cjk(char: str) -> bool:
-    """Whether a single character lies in one of :data:`CJK_RANGES`."""
-    code = ord(char)
-    return any(start <= code <= end for start, end in CJK_RANGES)

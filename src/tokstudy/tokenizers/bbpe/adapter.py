@@ -13,7 +13,7 @@ Pipeline (details in :mod:`~tokstudy.tokenizers.bbpe.units` and
 
 The 512 byte tokens count toward the requested size: the smallest reachable size is
 517 (261 with ``word_boundary: none``), a smaller request raises
-:class:`~tokstudy.errors.VocabSizeError` (or is raised to 517 with ``size_policy: adjust``).
+:class:`~tokstudy.errors.VocabSizeError` (``size_policy: adjust`` keeps 517).
 A character never seen in training falls back to byte tokens, so encoding never produces
 ``[UNK]`` and decoding is lossless for every string of Unicode scalar values.
 
@@ -25,15 +25,17 @@ then an explicit token, since unit starts are no longer visible).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models
 
+from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import SPECIAL_TOKENS, Tokenizer, TrainSpec
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.bbpe.learner import learn_bpe
 from tokstudy.tokenizers.bbpe.units import (
     TRAILING_PREFIX,
@@ -43,13 +45,8 @@ from tokstudy.tokenizers.bbpe.units import (
     symbols_to_hex,
     to_symbols,
 )
-from tokstudy.tokenizers.bytelevel_adapter import (
-    checked_params,
-    check_reached_size,
-    corpus_lines,
-    requested_size,
-    use_threads,
-)
+from tokstudy.tokenizers.bytelevel_adapter import checked_params
+from tokstudy.tokenizers.hf_adapter import check_size
 
 if TYPE_CHECKING:
     from tokstudy.tokenizers.bbpe.transformers_tokenizer import BBPETransformersTokenizer
@@ -74,7 +71,7 @@ class BBPE(Tokenizer):
 
     name = "bbpe"
     lossless = True
-    DEFAULTS: dict[str, Any] = {"word_boundary": "leading_trailing"}
+    defaults: ClassVar[dict[str, Any]] = {"word_boundary": "leading_trailing"}
 
     def __init__(self, word_boundary: str, vocab: list[str], merges: list[tuple[str, str]]):
         """A BBPE tokenizer from hex-form vocabulary (id order) and merges (rank order)."""
@@ -83,35 +80,40 @@ class BBPE(Tokenizer):
         self._vocab = vocab
         self._merges = merges
         symbol_ids = {hex_to_symbols(token): i for i, token in enumerate(vocab)}
+        prefix = {"continuing_subword_prefix": TRAILING_PREFIX} if self._marked else {}
         model = models.BPE(
             vocab=symbol_ids,
             merges=[(hex_to_symbols(left), hex_to_symbols(right)) for left, right in merges],
-            continuing_subword_prefix=TRAILING_PREFIX if self._marked else None,
+            **prefix,
         )
         self._bpe = HFTokenizer(model)
 
     @classmethod
     def train(cls, corpus: Path, spec: TrainSpec) -> BBPE:
         """Learn merges from a corpus file; ``spec.seed`` is unused (training is deterministic)."""
-        word_boundary = checked_params(cls.name, spec.params, cls.DEFAULTS)["word_boundary"]
+        word_boundary = checked_params(cls.name, spec.params, cls.defaults)["word_boundary"]
         marked = marks_word_boundaries(word_boundary)
-        byte_count = 512 if marked else 256
-        smallest = len(SPECIAL_TOKENS) + byte_count
-        size = requested_size(cls.name, spec, smallest, f"5 special + {byte_count} byte tokens")
-        use_threads(spec.threads)
-        vocab, merges = learn_bpe(corpus_lines(corpus), size, marked)
+        if spec.vocab_size is None:
+            raise TokstudyError(f"{cls.name} ({spec.label}): vocab_size is required")
+        os.environ["RAYON_NUM_THREADS"] = str(max(1, spec.threads))
+        try:
+            vocab, merges = learn_bpe(iter_lines(corpus), spec.vocab_size, marked)
+        except UnicodeDecodeError as error:
+            raise TokstudyError(f"{corpus}: not valid UTF-8 ({error})") from error
         trained = cls(
             word_boundary,
             [symbols_to_hex(token) for token in vocab],
             [(symbols_to_hex(left), symbols_to_hex(right)) for left, right in merges],
         )
-        check_reached_size(cls.name, spec, len(trained.vocab), smallest)
+        check_size(cls.name, spec, len(trained.vocab))
         return trained
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         """Token ids of each line; never ``[UNK]``."""
         words = [[to_symbols(unit) for unit in split_units(line, self._marked)] for line in lines]
-        encodings = self._bpe.encode_batch_fast(words, is_pretokenized=True, add_special_tokens=False)
+        encodings = self._bpe.encode_batch_fast(
+            words, is_pretokenized=True, add_special_tokens=False
+        )
         return [encoding.ids for encoding in encodings]
 
     def decode(self, ids: Sequence[int]) -> str:

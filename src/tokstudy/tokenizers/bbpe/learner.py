@@ -58,17 +58,16 @@ def learn_bpe(
     seeds = seed_tokens(word_boundary)
     tokenizer = HFTokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    prefix = {"continuing_subword_prefix": TRAILING_PREFIX} if word_boundary else {}
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        min_frequency=0,
-        show_progress=False,
-        special_tokens=seeds,
-        continuing_subword_prefix=TRAILING_PREFIX if word_boundary else None,
+        vocab_size=vocab_size, min_frequency=0, show_progress=False, special_tokens=seeds, **prefix
     )
     tokenizer.train_from_iterator(symbol_lines(lines, word_boundary), trainer)
     model = json.loads(tokenizer.to_str())["model"]
     vocab = sorted(model["vocab"], key=model["vocab"].__getitem__)
-    if vocab[: len(seeds)] != seeds or [model["vocab"][t] for t in vocab] != list(range(len(vocab))):
+    if vocab[: len(seeds)] != seeds or [model["vocab"][t] for t in vocab] != list(
+        range(len(vocab))
+    ):
         raise RuntimeError("HF BpeTrainer did not keep the seeded byte-token ids")
     merges = [(left, right) for left, right in model["merges"]]
     log.info("learned %d merges, vocabulary of %d", len(merges), len(vocab))

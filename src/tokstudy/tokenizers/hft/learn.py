@@ -5,13 +5,15 @@ Each iteration:
 
 1. segment every pre-token type with the current vocabulary (:mod:`.segment`) and count,
    weighted by the type's count, every subword and every *candidate*: the concatenation of
-   two adjacent subwords (counts of equal strings from different pairs are summed);
-2. add the ``step`` most frequent candidates (frequency descending, then string ascending),
-   or only as many as are missing to the target size;
+   two adjacent subwords that is not yet in the vocabulary (counts of equal strings from
+   different pairs are summed);
+2. add the ``step`` most frequent candidates (frequency descending, then string ascending);
 3. remove every multi-character subword counted in step 1 less often than the last
-   candidate added (characters are never removed);
-4. every entry now has its frequency from this iteration (its step-1 count, or its candidate
-   count if just added); stop when the vocabulary has the target size.
+   candidate added (characters are never removed); every entry now has its frequency from
+   this iteration: its step-1 count, or its candidate count if it was just added;
+4. stop when the vocabulary has reached the target size: if it went past it, the
+   multi-character entries ranked last (frequency ascending, then string descending) are
+   dropped so that it has exactly the target size.
 
 The loop is deterministic, so a vocabulary state that repeats means it cycles: from then
 on (and after ``max_iterations`` iterations) step 3 is skipped, which guarantees progress.
@@ -21,7 +23,6 @@ then out of reach. A target below the number of characters returns the character
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 from collections.abc import Mapping
@@ -32,7 +33,13 @@ from numba import njit
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.hft.pretokenize import Marks
-from tokstudy.tokenizers.hft.segment import CharCodes, Segmenter, _grown
+from tokstudy.tokenizers.hft.segment import (
+    CharCodes,
+    Segmenter,
+    grown,
+    add_child,
+    child_node,
+)
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 
 log = logging.getLogger(__name__)
@@ -62,7 +69,7 @@ def step_size(target: int, fraction: float = DEFAULT_STEP_FRACTION) -> int:
 
 @njit(cache=True)
 def count_candidates(chars, offsets, counts, pieces, piece_off, token_lengths, token_node,
-                     child, node_token, node_parent, node_char, n_nodes, n_chars):  # fmt: skip
+                     keys, values, node_token, node_parent, node_char, n_nodes, n_chars):  # fmt: skip
     """Subword counts and candidate counts per trie node (candidate nodes are added)."""
     n_tokens = token_lengths.shape[0]
     sub = np.zeros(n_tokens, dtype=np.int64)
@@ -81,17 +88,17 @@ def count_candidates(chars, offsets, counts, pieces, piece_off, token_lengths, t
             node = token_node[token]
             for q in range(pos, pos + token_lengths[pieces[k + 1]]):
                 key = node * n_chars + chars[q]
-                nxt = child.get(key, -1)
+                nxt = child_node(keys, values, key)
                 if nxt < 0:
                     if n_nodes == capacity:
                         capacity *= 2
-                        node_token = _grown(node_token, capacity, -1)
-                        node_parent = _grown(node_parent, capacity, -1)
-                        node_char = _grown(node_char, capacity, -1)
-                        cand = _grown(cand, capacity, 0)
+                        node_token = grown(node_token, capacity, -1)
+                        node_parent = grown(node_parent, capacity, -1)
+                        node_char = grown(node_char, capacity, -1)
+                        cand = grown(cand, capacity, 0)
                     nxt = n_nodes
                     n_nodes += 1
-                    child[key] = nxt
+                    keys, values = add_child(keys, values, n_nodes - 2, key, nxt)
                     node_parent[nxt] = node
                     node_char[nxt] = chars[q]
                 node = nxt
@@ -145,13 +152,6 @@ def _top_candidates(
     return ranked[:wanted]
 
 
-def _state_digest(vocab: Mapping[str, int]) -> bytes:
-    digest = hashlib.blake2b(digest_size=16)
-    for token in sorted(vocab):
-        digest.update(f"{token}\t{vocab[token]}\n".encode("utf-8", "surrogatepass"))
-    return digest.digest()
-
-
 def _ordered(vocab: Mapping[str, int], marks: Marks) -> HFTVocab:
     """Marks first (fixed order), then characters, then longer entries, each by
     frequency descending, then string."""
@@ -196,21 +196,23 @@ def learn_vocabulary(
     codes = CharCodes(list(vocab))
     chars, offsets = codes.encode(words)
     counts = np.array([word_counts[w] for w in words], dtype=np.int64)
-    seen = {_state_digest(vocab)}
+    seen = {frozenset(vocab.items())}
+    capacity = 0
     pruning = True
     iteration = 0
     outcome = "target"
     while len(vocab) < target:
         iteration += 1
         tokens = list(vocab)
-        segmenter = Segmenter(tokens, [vocab[t] for t in tokens], codes)
+        segmenter = Segmenter(tokens, [vocab[t] for t in tokens], codes, capacity)
         pieces, piece_off = segmenter.segment_codes(chars, offsets)
         sub, cand, parent, char = count_candidates(
             chars, offsets, counts, pieces, piece_off, segmenter.token_lengths,
-            segmenter.token_node, segmenter.child, segmenter.node_token,
+            segmenter.token_node, segmenter.keys, segmenter.values, segmenter.node_token,
             segmenter.node_parent, segmenter.node_char, segmenter.n_nodes, len(codes),
         )  # fmt: skip
-        added = _top_candidates(cand, min(step, target - len(vocab)), parent, char, codes)
+        capacity = len(cand) + len(cand) // 4
+        added = _top_candidates(cand, step, parent, char, codes)
         if not added:
             outcome = "saturated"
             log.warning("hft: no candidates left at %d entries (target %d)", len(vocab), target)
@@ -226,9 +228,13 @@ def learn_vocabulary(
             "hft: iteration %d: +%d -%d → %d/%d entries (threshold %d)",
             iteration, len(added), removed, len(vocab), target, threshold,
         )  # fmt: skip
-        digest = _state_digest(vocab)
-        if pruning and (digest in seen or iteration >= max_iterations):
+        state = frozenset(vocab.items())
+        if pruning and (state in seen or iteration >= max_iterations):
             log.info("hft: vocabulary cycles or iteration limit; no more removals")
             pruning = False
-        seen.add(digest)
+        seen.add(state)
+    if len(vocab) > target:
+        ranked = sorted((t for t in vocab if len(t) > 1), key=lambda t: (-vocab[t], t))
+        for token in ranked[target - len(vocab) :]:
+            del vocab[token]
     return LearnResult(_ordered(vocab, marks), outcome, n_chars, iteration)

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 _INF = np.iinfo(np.int64).max
 
@@ -41,18 +40,76 @@ class CharCodes:
         return ids, offsets
 
 
+_GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
+
+
 @njit(cache=True)
-def _grown(array: np.ndarray, capacity: int, fill: int) -> np.ndarray:
+def grown(array: np.ndarray, capacity: int, fill: int) -> np.ndarray:
+    """A copy of ``array`` enlarged to ``capacity``, new cells set to ``fill``."""
     out = np.full(capacity, fill, dtype=array.dtype)
     out[: array.shape[0]] = array
     return out
 
 
+# The trie's child map is an open-addressing hash table (keys -1 when empty, linear probing,
+# at most half full) of ``node * n_chars + char → child node``: numba's typed Dict needs two
+# lookups per probe (its ``get`` is Optional-typed), which doubles the segmentation time.
+
+
+@njit(cache=True)
+def child_node(keys, values, key):
+    """The node under ``key`` in the child map, ``-1`` if there is none."""
+    mask = keys.shape[0] - 1
+    slot = ((key * _GOLDEN) >> 29) & mask
+    while True:
+        found = keys[slot]
+        if found == key:
+            return values[slot]
+        if found < 0:
+            return -1
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def _put(keys, values, key, value):
+    mask = keys.shape[0] - 1
+    slot = ((key * _GOLDEN) >> 29) & mask
+    while keys[slot] >= 0:
+        slot = (slot + 1) & mask
+    keys[slot] = key
+    values[slot] = value
+
+
+@njit(cache=True)
+def _table_capacity(entries):
+    capacity = 16
+    while capacity < 2 * entries + 2:
+        capacity *= 2
+    return capacity
+
+
+@njit(cache=True)
+def add_child(keys, values, n_entries, key, value):
+    """Insert an absent ``key``; returns the (possibly enlarged) table."""
+    if 2 * (n_entries + 1) > keys.shape[0]:
+        old_keys, old_values = keys, values
+        capacity = _table_capacity(n_entries + 1)
+        keys = np.full(capacity, -1, dtype=np.int64)
+        values = np.empty(capacity, dtype=np.int64)
+        for slot in range(old_keys.shape[0]):
+            if old_keys[slot] >= 0:
+                _put(keys, values, old_keys[slot], old_values[slot])
+    _put(keys, values, key, value)
+    return keys, values
+
+
 @njit(cache=True)
 def build_trie(tok_chars, tok_off, n_chars, capacity):
-    """A trie of the tokens: child map ``node * n_chars + char → node`` and node arrays."""
-    child = Dict.empty(key_type=types.int64, value_type=types.int64)
+    """A trie of the tokens: its child map and node arrays (token, parent, character),
+    with room for at least ``capacity`` nodes."""
     capacity = max(capacity, tok_chars.shape[0] + 1)
+    keys = np.full(_table_capacity(capacity), -1, dtype=np.int64)
+    values = np.empty(keys.shape[0], dtype=np.int64)
     node_token = np.full(capacity, -1, dtype=np.int64)
     node_parent = np.full(capacity, -1, dtype=np.int64)
     node_char = np.full(capacity, -1, dtype=np.int64)
@@ -63,21 +120,21 @@ def build_trie(tok_chars, tok_off, n_chars, capacity):
         node = 0
         for k in range(tok_off[token], tok_off[token + 1]):
             key = node * n_chars + tok_chars[k]
-            nxt = child.get(key, -1)
+            nxt = child_node(keys, values, key)
             if nxt < 0:
                 nxt = n_nodes
                 n_nodes += 1
-                child[key] = nxt
+                _put(keys, values, key, nxt)
                 node_parent[nxt] = node
                 node_char[nxt] = tok_chars[k]
             node = nxt
         node_token[node] = token
         token_node[token] = node
-    return child, node_token, node_parent, node_char, token_node, n_nodes
+    return keys, values, node_token, node_parent, node_char, token_node, n_nodes
 
 
 @njit(cache=True)
-def _segment_run(chars, a, b, child, node_token, freqs, n_chars, cnt, best, out, n_out):
+def _segment_run(chars, a, b, keys, values, node_token, freqs, n_chars, cnt, best, out, n_out):
     """Append the best segmentation of known characters ``chars[a:b]`` to ``out``."""
     cnt[b - a] = 0
     best[b - a] = _INF
@@ -86,7 +143,7 @@ def _segment_run(chars, a, b, child, node_token, freqs, n_chars, cnt, best, out,
         best_cnt = _INF
         best_min = -1
         for j in range(i, b):
-            node = child.get(node * n_chars + chars[j], -1)
+            node = child_node(keys, values, node * n_chars + chars[j])
             if node < 0:
                 break
             token = node_token[node]
@@ -105,7 +162,7 @@ def _segment_run(chars, a, b, child, node_token, freqs, n_chars, cnt, best, out,
         pick_end = -1
         pick_token = -1
         for j in range(i, b):
-            node = child.get(node * n_chars + chars[j], -1)
+            node = child_node(keys, values, node * n_chars + chars[j])
             if node < 0:
                 break
             token = node_token[node]
@@ -124,7 +181,7 @@ def _segment_run(chars, a, b, child, node_token, freqs, n_chars, cnt, best, out,
 
 
 @njit(cache=True)
-def segment_all(chars, offsets, child, node_token, freqs, n_chars):
+def segment_all(chars, offsets, keys, values, node_token, freqs, n_chars):
     """Token ids (``-1``: unknown character) of every string and their offsets."""
     n_words = offsets.shape[0] - 1
     longest = 0
@@ -147,7 +204,9 @@ def segment_all(chars, offsets, child, node_token, freqs, n_chars):
             b = a
             while b < end and chars[b] >= 0:
                 b += 1
-            n_out = _segment_run(chars, a, b, child, node_token, freqs, n_chars, cnt, best, out, n_out)
+            n_out = _segment_run(
+                chars, a, b, keys, values, node_token, freqs, n_chars, cnt, best, out, n_out
+            )
             a = b
         out_off[w + 1] = n_out
     return out[:n_out], out_off
@@ -157,22 +216,34 @@ class Segmenter:
     """Segments strings with a fixed vocabulary (``tokens`` with their ``freqs``)."""
 
     def __init__(
-        self, tokens: Sequence[str], freqs: Sequence[int], codes: CharCodes | None = None
+        self,
+        tokens: Sequence[str],
+        freqs: Sequence[int],
+        codes: CharCodes | None = None,
+        capacity: int = 0,
     ) -> None:
+        """``codes`` defaults to the single-character tokens; ``capacity``: trie nodes to
+        make room for (more than the tokens need, when nodes will be added)."""
         self.codes = codes or CharCodes([t for t in tokens if len(t) == 1])
         tok_chars, tok_off = self.codes.encode(tokens)
         if tok_chars.size and tok_chars.min() < 0:
             raise ValueError("every character of a token must have a character id")
         self.freqs = np.asarray(freqs, dtype=np.int64)
-        trie = build_trie(tok_chars, tok_off, max(len(self.codes), 1), 0)
-        self.child, self.node_token, self.node_parent, self.node_char = trie[:4]
-        self.token_node, self.n_nodes = trie[4], trie[5]
+        trie = build_trie(tok_chars, tok_off, max(len(self.codes), 1), capacity)
+        self.keys, self.values, self.node_token, self.node_parent, self.node_char = trie[:5]
+        self.token_node, self.n_nodes = trie[5], trie[6]
         self.token_lengths = np.diff(tok_off)
 
     def segment_codes(self, chars: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:func:`segment_all` on already encoded strings."""
         return segment_all(
-            chars, offsets, self.child, self.node_token, self.freqs, max(len(self.codes), 1)
+            chars,
+            offsets,
+            self.keys,
+            self.values,
+            self.node_token,
+            self.freqs,
+            max(len(self.codes), 1),
         )
 
     def segment(self, texts: Sequence[str]) -> list[list[int]]:

@@ -18,11 +18,13 @@ Choices the thesis leaves open, made here:
   the pair then gives one map, not the same map twice.
 - A target is never compared with itself (an identical word adds 1 to every position,
   which would not change the z-scores anyway).
-- The cleaned maps are summed per target position **separately for each alignment**:
-  the left sums carry prefix evidence, the right sums suffix evidence. A single sum is
-  dominated by the inflectional endings that nearly every verb shares, so a common
-  prefix never rises above its mean (on UD German GSD, ``verstehen`` gives
-  ``versteh|en`` with one sum and ``ver|steh|en`` with two).
+- A cleaned map is at most a leading run and a trailing run of ``1``. The two are summed
+  per target position **separately**: the leading runs (``prefix`` sums) are evidence for a
+  prefix, the trailing runs (``suffix`` sums) for a suffix; together they are the summed
+  cleaned maps. (A map of all ``1`` adds one to every position of both sums, which leaves
+  their z-scores unchanged.) A single sum is dominated by the inflectional endings that
+  nearly every verb shares, so a common prefix never rises above its mean: on UD German
+  GSD, ``verstehen`` splits as ``versteh|en`` with one sum and ``ver|steh|en`` with two.
 """
 
 from __future__ import annotations
@@ -70,10 +72,10 @@ def clean_map(bits: str) -> str:
 
 @dataclass(frozen=True)
 class PositionalCounts:
-    """Summed cleaned maps of one target: left alignment and right alignment."""
+    """Summed cleaned maps of one target: their leading runs and their trailing runs."""
 
-    left: np.ndarray
-    right: np.ndarray
+    prefix: np.ndarray
+    suffix: np.ndarray
 
 
 class LexemeMatrix:
@@ -98,7 +100,7 @@ class LexemeMatrix:
             self.right_codes[row, width - len(tail) :] = tail
 
     def counts(self, target: str) -> PositionalCounts:
-        """Sum of the cleaned left and right maps of ``target`` against every other lexeme."""
+        """Summed runs of the cleaned maps of ``target`` against every other lexeme."""
         target = target.lower()
         size = len(target)
         if size == 0 or size > self.width:
@@ -112,18 +114,15 @@ class LexemeMatrix:
         left_made = keep & (left[:, 0] == codes[0])
         same_length = self.lengths == size
         right_made = keep & (right[:, -1] == codes[-1]) & ~(same_length & left_made)
+        maps = np.concatenate([left[left_made] == codes, right[right_made] == codes])
+        leading = np.logical_and.accumulate(maps, axis=1)
+        trailing = np.logical_and.accumulate(maps[:, ::-1], axis=1)[:, ::-1]
         return PositionalCounts(
-            left=_cleaned_sum(left[left_made] == codes),
-            right=_cleaned_sum(right[right_made] == codes),
+            prefix=leading.sum(axis=0).astype(np.int64),
+            suffix=trailing.sum(axis=0).astype(np.int64),
         )
 
 
 def _codes(word: str) -> np.ndarray:
     return np.fromiter((ord(ch) for ch in word), dtype=np.int32, count=len(word))
 
-
-def _cleaned_sum(matches: np.ndarray) -> np.ndarray:
-    """Column sums of cleaned boolean maps (one map per row)."""
-    lead = np.logical_and.accumulate(matches, axis=1)
-    trail = np.logical_and.accumulate(matches[:, ::-1], axis=1)[:, ::-1]
-    return (lead | trail).sum(axis=0).astype(np.int64)

@@ -93,7 +93,9 @@ class HanTaFlagger:
         self._cache = {}
 
 
-def lexeme_list(word_counts: Mapping[str, int], flagger: HanTaFlagger, max_lexemes: int) -> list[str]:
+def lexeme_list(
+    word_counts: Mapping[str, int], flagger: HanTaFlagger, max_lexemes: int
+) -> list[str]:
     """Flagged word types and their lemmas, lower-cased, most frequent ``max_lexemes``."""
     frequency: Counter[str] = Counter()
     for word, count in word_counts.items():

@@ -5,8 +5,9 @@ For each target word the summed cleaned maps (:mod:`.maps`) are turned into z-sc
 positions of one word are the whole population, not a sample of it). A position whose
 z-score is **above** ``z_threshold`` (default ``0.0``: more shared than the word's average
 position) counts as affix material; the sign is positive because affixes are the parts
-many words share. The prefix is the leading run of such positions in the left-alignment
-scores, the suffix the trailing run in the right-alignment scores; the rest is the stem.
+many words share. The prefix is the leading run of such positions in the prefix-side
+scores, the suffix the trailing run in the suffix-side scores (:mod:`.maps` says why the
+two sides are scored apart); the rest is the stem.
 A side whose counts are all equal (``std == 0``) has no affix.
 
 Outliers removed before the vocabulary is built (choices of this implementation):
@@ -75,9 +76,9 @@ def _run_length(flags: np.ndarray) -> int:
 
 
 def split_by_zscore(target: str, counts: PositionalCounts, z_threshold: float) -> AffixSplit:
-    """Cut ``target`` where its left/right z-scores stop exceeding ``z_threshold``."""
-    prefix_len = _run_length(zscores(counts.left) > z_threshold)
-    suffix_len = _run_length((zscores(counts.right) > z_threshold)[::-1])
+    """Cut ``target`` where its prefix/suffix z-scores stop exceeding ``z_threshold``."""
+    prefix_len = _run_length(zscores(counts.prefix) > z_threshold)
+    suffix_len = _run_length((zscores(counts.suffix) > z_threshold)[::-1])
     suffix_len = min(suffix_len, len(target) - prefix_len)
     stem_end = len(target) - suffix_len
     return AffixSplit(target[:prefix_len], target[prefix_len:stem_end], target[stem_end:])
@@ -102,12 +103,20 @@ def build_segment_vocabulary(
         splits.append(split_by_zscore(target, matrix.counts(target), z_threshold))
         if done % PROGRESS_EVERY == 0:
             log.info("word maps: %d of %d targets", done, len(targets))
-    prefixes = Counter(s.prefix for s in splits if len(s.prefix) > 1)
-    suffixes = Counter(s.suffix for s in splits if s.suffix)
-    kept_prefixes = {a for a, n in prefixes.items() if n >= min_affix_count}
-    kept_suffixes = {a for a, n in suffixes.items() if n >= min_affix_count}
-    stems = set()
-    used_prefixes, used_suffixes = set(), set()
+    return collect_vocabulary(splits, min_affix_count, min_stem_length)
+
+
+def collect_vocabulary(
+    splits: Sequence[AffixSplit], min_affix_count: int = 2, min_stem_length: int = 2
+) -> SegmentVocabulary:
+    """Remove the outliers (see the module docstring) and gather affixes and stems."""
+    prefixes = Counter(split.prefix for split in splits if len(split.prefix) > 1)
+    suffixes = Counter(split.suffix for split in splits if split.suffix)
+    kept_prefixes = {affix for affix, n in prefixes.items() if n >= min_affix_count}
+    kept_suffixes = {affix for affix, n in suffixes.items() if n >= min_affix_count}
+    stems: set[str] = set()
+    used_prefixes: set[str] = set()
+    used_suffixes: set[str] = set()
     for split in splits:
         prefix = split.prefix if split.prefix in kept_prefixes else ""
         suffix = split.suffix if split.suffix in kept_suffixes else ""
@@ -118,12 +127,13 @@ def build_segment_vocabulary(
         stems.add(stem)
         used_prefixes.update([prefix] if prefix else [])
         used_suffixes.update([suffix] if suffix else [])
-    functional = sorted(used_prefixes | used_suffixes)
     log.info(
         "Wordmap vocabulary: %d targets, %d prefixes, %d suffixes, %d stems",
-        len(targets),
+        len(splits),
         len(used_prefixes),
         len(used_suffixes),
         len(stems),
     )
-    return SegmentVocabulary(functional=tuple(functional), lexemic=tuple(sorted(stems)))
+    return SegmentVocabulary(
+        functional=tuple(sorted(used_prefixes | used_suffixes)), lexemic=tuple(sorted(stems))
+    )

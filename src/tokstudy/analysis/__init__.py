@@ -1,0 +1,12 @@
+"""Analyses over trained tokenizers: pure functions returning ``pandas`` DataFrames.
+
+- :mod:`.segmentation`: side-by-side segmentations of a word list;
+- :mod:`.morphology`: token boundaries at UD stem/inflection boundaries
+  (:mod:`.spans` maps tokens onto a word's characters, :mod:`.ud` finds treebanks);
+- :mod:`.multilingual`: temperature-sampled mixed corpora, per-language vocabulary share
+  and fertility;
+- :mod:`.parity`: tokenization parity on line-aligned parallel text.
+
+The workflow's scripts load tokenizers and text and write the tables; :mod:`.texts` has
+the small file helpers they share.
+"""

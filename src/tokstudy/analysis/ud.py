@@ -1,0 +1,101 @@
+"""Universal Dependencies treebanks: finding a language's folder and reading its words."""
+
+from __future__ import annotations
+
+import gzip
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import conllu
+
+from tokstudy.errors import TokstudyError
+
+log = logging.getLogger(__name__)
+
+#: language code → (UD language name, preferred treebank)
+UD_TREEBANKS: dict[str, tuple[str, str]] = {
+    "am": ("Amharic", "ATT"),
+    "ar": ("Arabic", "PADT"),
+    "bn": ("Bengali", "BRU"),
+    "cs": ("Czech", "PDT"),
+    "de": ("German", "GSD"),
+    "en": ("English", "EWT"),
+    "fi": ("Finnish", "TDT"),
+    "ga": ("Irish", "IDT"),
+    "hi": ("Hindi", "HDTB"),
+    "it": ("Italian", "ISDT"),
+    "ja": ("Japanese", "GSD"),
+    "lt": ("Lithuanian", "ALKSNIS"),
+    "mr": ("Marathi", "UFAL"),
+    "sv": ("Swedish", "Talbanken"),
+}
+CONLLU_PATTERNS = ("*.conllu", "*.conllu.gz")
+
+
+@dataclass(frozen=True)
+class UDWord:
+    """A syntactic word that is also a surface token."""
+
+    form: str
+    lemma: str
+    upos: str
+
+
+def treebank_files(folder: Path) -> list[Path]:
+    """The CoNLL-U files of a treebank folder, sorted."""
+    return sorted(path for pattern in CONLLU_PATTERNS for path in Path(folder).glob(pattern))
+
+
+def find_ud_treebank(ud_root: Path, language: str) -> Path | None:
+    """The treebank folder for a language code, or ``None`` (logged) when there is none.
+
+    The preferred treebank (``de`` → ``UD_German-GSD``) is taken when present, otherwise
+    the first other ``UD_<Language>-*`` folder with CoNLL-U files, in name order.
+    """
+    ud_root = Path(ud_root)
+    if language not in UD_TREEBANKS:
+        log.info("no UD treebank known for language %r; analysis skipped", language)
+        return None
+    name, preferred = UD_TREEBANKS[language]
+    candidates = [ud_root / f"UD_{name}-{preferred}"]
+    if ud_root.is_dir():
+        candidates += sorted(ud_root.glob(f"UD_{name}-*"))
+    for folder in candidates:
+        if folder.is_dir() and treebank_files(folder):
+            if folder != candidates[0]:
+                log.info(
+                    "%s: using %s (preferred %s absent)", language, folder.name, candidates[0].name
+                )
+            return folder
+    log.info("no UD %s treebank under %s; analysis for %r skipped", name, ud_root, language)
+    return None
+
+
+def iter_ud_words(paths: Iterable[Path]) -> Iterator[UDWord]:
+    """Words of CoNLL-U files, skipping multiword tokens and their parts and empty nodes.
+
+    The parts of a multiword token (German ``zum`` = ``zu`` + ``dem``) are not strings of
+    the text, so neither the token nor its parts are yielded.
+    """
+    for path in paths:
+        opener = gzip.open if Path(path).suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            try:
+                for sentence in conllu.parse_incr(handle):
+                    yield from _sentence_words(sentence)
+            except conllu.exceptions.ParseException as exc:
+                raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
+
+
+def _sentence_words(sentence: conllu.TokenList) -> Iterator[UDWord]:
+    covered: set[int] = set()
+    for token in sentence:
+        ident = token["id"]
+        if isinstance(ident, tuple) and ident[1] == "-":
+            covered.update(range(ident[0], ident[2] + 1))
+    for token in sentence:
+        ident = token["id"]
+        if isinstance(ident, int) and ident not in covered:
+            yield UDWord(token["form"], token["lemma"] or "_", token["upos"] or "_")

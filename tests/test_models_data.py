@@ -1,0 +1,235 @@
+"""Model stage: config parsing, memmap corpora, block sampling and MLM masking."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.config import ModelsConfig, PretrainConfig, from_mapping
+from tokstudy.models.data import (
+    BlockSampler,
+    TokenCorpus,
+    gather_blocks,
+    pretokenize,
+    read_lines,
+    with_cls_sep,
+    write_corpus,
+)
+from tokstudy.models.hf_wrap import train_wordpiece
+from tokstudy.models.masking import Masker
+
+SHARED = Path(__file__).parents[1].parent / "shared"
+EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny models run fastest on one thread (and do not stall on a busy machine)."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+@pytest.fixture(scope="module")
+def english() -> list[str]:
+    return read_lines(EN, 300)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(english):
+    return train_wordpiece(english, 400)
+
+
+# --- config -------------------------------------------------------------------------
+
+
+def test_config_from_mapping_coerces_and_nests():
+    config = from_mapping(
+        ModelsConfig,
+        {
+            "seeds": [1, 2],
+            "tasks": ["mlm", "pos"],
+            "pretrain": {"preset": "small", "lr": 1, "charbert": {"filters": [[1, 8], [2, 8]]}},
+            "evaluation": {"noise_levels": [10, 20]},
+        },
+    )
+    assert config.seeds == (1, 2)
+    assert config.pretrain.lr == 1.0 and isinstance(config.pretrain.lr, float)
+    assert config.pretrain.charbert.filters == ((1, 8), (2, 8))
+    assert config.evaluation.noise_levels == (10, 20)
+    assert config.finetune.epochs == 3
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"pretrain": {"stpes": 3}}, "models.pretrain: unknown key(s) stpes"),
+        ({"pretrain": {"steps": "many"}}, "models.pretrain.steps: expected an integer"),
+        ({"pretrain": {"preset": "huge"}}, "preset must be one of tiny, small, base"),
+        ({"pretrain": {"device": "tpu"}}, "device must be one of"),
+        ({"tasks": ["mlm", "ner"]}, "tasks must be one of"),
+        ({"seeds": 3}, "models.seeds: expected a list"),
+        ({"evaluation": {"noise_levels": [150]}}, "150 is not a percentage"),
+        ({"pretrain": {"whole_word_mask": "yes"}}, "expected true/false"),
+    ],
+)
+def test_config_errors_name_the_key(data, message):
+    with pytest.raises(TokstudyError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        from_mapping(ModelsConfig, data)
+
+
+# --- memmap corpora -----------------------------------------------------------------
+
+
+def test_pretokenize_round_trip(tmp_path, english, tokenizer):
+    text = tmp_path / "train.txt.gz"
+    with gzip.open(text, "wt", encoding="utf-8") as handle:
+        handle.write("\n".join(english[:50]) + "\n\n")  # blank line skipped
+    corpus = pretokenize(tokenizer, text, tmp_path / "corpus", with_char_spans=True, chunk_lines=7)
+    reopened = TokenCorpus.open(tmp_path / "corpus")
+    assert reopened.n_lines == 50
+    assert isinstance(reopened.ids, np.memmap) and reopened.ids.dtype == np.uint16
+    for index in (0, 6, 7, 49):
+        expected = tokenizer(english[index], add_special_tokens=False)["input_ids"]
+        assert reopened.line(index).tolist() == expected
+    spans = reopened.arrays["char_spans"]
+    first = corpus.line_offsets[3]
+    start, end = spans[first]
+    token = tokenizer.convert_ids_to_tokens(int(reopened.ids[first]))
+    assert english[3][start:end] == token.removeprefix("##")
+    assert not (tmp_path / "corpus.tmp").exists()
+
+
+def test_corpus_checks_fingerprint_and_size(tmp_path, english, tokenizer):
+    text = tmp_path / "train.txt"
+    text.write_text("\n".join(english[:20]), encoding="utf-8")
+    pretokenize(tokenizer, text, tmp_path / "corpus")
+    with pytest.raises(TokstudyError, match="different vocabulary"):
+        TokenCorpus.open(tmp_path / "corpus", fingerprint="0" * 16)
+    ids = tmp_path / "corpus" / "ids.bin"
+    ids.write_bytes(ids.read_bytes()[:-2])
+    with pytest.raises(TokstudyError, match=r"ids\.bin: missing or truncated"):
+        TokenCorpus.open(tmp_path / "corpus")
+    with pytest.raises(TokstudyError, match="not a pre-tokenized corpus"):
+        TokenCorpus.open(tmp_path)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(min_value=0, max_value=70000), max_size=12), min_size=1, max_size=15
+    )
+)
+def test_write_corpus_round_trip(tmp_path_factory, lines):
+    out = tmp_path_factory.mktemp("corpus") / "c"
+    rows = [[{"ids": np.asarray(line, dtype=np.int64)} for line in lines]]
+    corpus = write_corpus(out, rows, {"ids": np.dtype(np.uint32)}, {"fingerprint": "x"})
+    assert corpus.n_tokens == sum(map(len, lines))
+    assert [corpus.line(i).tolist() for i in range(corpus.n_lines)] == lines
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n_units=st.integers(10, 400),
+    block_len=st.integers(1, 10),
+    batch=st.integers(1, 9),
+    seed=st.integers(0, 3),
+)
+def test_block_sampler_visits_every_block_once_per_epoch(n_units, block_len, batch, seed):
+    sampler = BlockSampler(n_units, block_len, batch, seed)
+    n_blocks = n_units // block_len
+    steps = -(-2 * n_blocks // batch)
+    starts = np.concatenate([sampler.starts(s) for s in range(steps)])
+    for epoch in (starts[:n_blocks], starts[n_blocks : 2 * n_blocks]):
+        assert sorted(epoch // block_len) == list(range(n_blocks))
+    again = BlockSampler(n_units, block_len, batch, seed)
+    assert np.array_equal(again.starts(steps - 1), sampler.starts(steps - 1))
+
+
+def test_block_sampler_needs_one_block():
+    with pytest.raises(TokstudyError, match="corpus too small"):
+        BlockSampler(5, 10, 2, 0)
+
+
+def test_blocks_are_framed_with_cls_and_sep():
+    ids = np.arange(20, 40, dtype=np.uint16)
+    framed = with_cls_sep(gather_blocks(ids, np.array([0, 10]), 5), 2, 3)
+    assert framed.tolist() == [[2, 20, 21, 22, 23, 24, 3], [2, 30, 31, 32, 33, 34, 3]]
+
+
+# --- masking ------------------------------------------------------------------------
+
+
+def _batch(vocab_size: int, specials: list[int]) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(len(specials), vocab_size, (64, 128), generator=generator)
+    ids[:, 0], ids[:, -1] = specials[0], specials[1]
+    ids[:, 60] = specials[2]
+    return ids
+
+
+def test_masking_statistics(tokenizer):
+    masker = Masker(tokenizer, seed=3)
+    specials = [tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id]
+    original = _batch(len(tokenizer), specials)
+    inputs, labels = masker(original, step=5)
+    chosen = labels != -100
+    special = torch.isin(original, torch.tensor(specials))
+    assert not chosen[special].any()
+    assert torch.equal(inputs[special], original[special])
+    assert torch.equal(labels[chosen], original[chosen])
+    assert torch.equal(inputs[~chosen], original[~chosen])
+    rate = chosen.sum().item() / (~special).sum().item()
+    assert abs(rate - 0.15) < 0.01
+    as_mask = (inputs[chosen] == tokenizer.mask_token_id).float().mean().item()
+    kept = (inputs[chosen] == original[chosen]).float().mean().item()
+    assert abs(as_mask - 0.8) < 0.025
+    assert abs(kept - 0.1) < 0.02
+    assert abs(1 - as_mask - kept - 0.1) < 0.02  # random replacements
+    again, _ = masker(original, step=5)
+    other, _ = masker(original, step=6)
+    assert torch.equal(again, inputs) and not torch.equal(other, inputs)
+
+
+def test_masking_probabilities_are_configurable(tokenizer):
+    masker = Masker(tokenizer, mlm_probability=0.3, mask_replace_prob=1.0, random_replace_prob=0)
+    original = _batch(len(tokenizer), [tokenizer.cls_token_id, tokenizer.sep_token_id, 1])
+    inputs, labels = masker(original, step=0)
+    chosen = labels != -100
+    assert abs(chosen.float().mean().item() - 0.3) < 0.02
+    assert (inputs[chosen] == tokenizer.mask_token_id).all()
+
+
+def test_whole_word_masking_masks_all_pieces(tmp_path, english, tokenizer):
+    text = tmp_path / "t.txt"
+    text.write_text("\n".join(english[:100]), encoding="utf-8")
+    corpus = pretokenize(tokenizer, text, tmp_path / "c", with_char_spans=True)
+    starts = np.arange(0, corpus.n_tokens - 60, 60)[:16]
+    ids = torch.from_numpy(
+        with_cls_sep(gather_blocks(corpus.ids, starts, 58), 2, 3).astype(np.int64)
+    )
+    spans = with_cls_sep(gather_blocks(corpus.arrays["char_spans"], starts, 58), (0, 0), (0, 0))
+    masker = Masker(tokenizer, whole_word_mask=True, seed=1)
+    inputs, labels = masker(ids, step=0, char_spans=spans)
+    chosen = (labels != -100).numpy()
+    assert chosen.any()
+    # a piece touching its predecessor (no gap) belongs to the same word: same decision
+    same_word = (spans[:, 1:, 0] == spans[:, :-1, 1]) & (spans[:, 1:, 1] > 0)
+    same_word[:, 0] = False  # after [CLS]
+    assert np.array_equal(chosen[:, 1:][same_word], chosen[:, :-1][same_word])
+    assert (inputs[labels != -100] == tokenizer.mask_token_id).all()
+    with pytest.raises(ValueError, match="character spans"):
+        masker(ids, step=0)
+
+
+def test_pretrain_config_validates_probabilities():
+    with pytest.raises(TokstudyError, match="must not exceed 1"):
+        PretrainConfig(mask_replace_prob=0.8, random_replace_prob=0.3)

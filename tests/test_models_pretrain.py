@@ -1,0 +1,211 @@
+"""Model stage: pretraining loop, checkpoints, resume, devices and CharacterBERT."""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from transformers import BertForMaskedLM
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models import device as device_module
+from tokstudy.models.charbert import (
+    BOW,
+    EOW,
+    FIRST_CHAR,
+    CharacterBertForMaskedLM,
+    Speller,
+    load_charbert,
+    prepare_charbert,
+    pretrain_charbert,
+)
+from tokstudy.models.config import CharBertConfig, PretrainConfig
+from tokstudy.models.data import pretokenize, read_lines
+from tokstudy.models.hf_wrap import train_wordpiece
+from tokstudy.models.pretrain import (
+    CHECKPOINT_FILE,
+    LOG_FILE,
+    SUMMARY_FILE,
+    BertBatches,
+    bert_config,
+    pretrain_bert,
+    train_loop,
+)
+
+SHARED = Path(__file__).parents[1].parent / "shared"
+EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
+MR = SHARED / "corpora" / "hft2022" / "mr.txt.gz"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny models run fastest on one thread (and do not stall on a busy machine)."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+CONFIG = PretrainConfig(
+    steps=12,
+    batch_size=4,
+    max_length=24,
+    warmup_steps=2,
+    lr=2e-3,
+    log_every=3,
+    checkpoint_every=4,
+    device="cpu",
+)
+
+
+@pytest.fixture(scope="module")
+def english() -> list[str]:
+    return read_lines(EN, 200)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(english):
+    return train_wordpiece(english, 300)
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory, english, tokenizer) -> Path:
+    root = tmp_path_factory.mktemp("pretrain")
+    text = root / "train.txt"
+    text.write_text("\n".join(english), encoding="utf-8")
+    pretokenize(tokenizer, text, root / "corpus")
+    return root / "corpus"
+
+
+class Interrupted(Exception):
+    """Stands for a kill in the middle of training."""
+
+
+def _log_rows(run: Path) -> list[dict[str, str]]:
+    with (run / LOG_FILE).open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_loss_falls_on_a_repeated_batch(tmp_path, corpus_dir, tokenizer):
+    from tokstudy.models.data import TokenCorpus
+
+    config = PretrainConfig(**{**CONFIG.__dict__, "steps": 20, "log_every": 1, "dropout": 0.0})
+    fixed = BertBatches(TokenCorpus.open(corpus_dir), tokenizer, config)(0)
+    torch.manual_seed(0)
+    model = BertForMaskedLM(bert_config(tokenizer, config))
+    train_loop(
+        model,
+        lambda step: fixed,
+        config,
+        tmp_path,
+        device=torch.device("cpu"),
+        run_fingerprint="x",
+    )
+    losses = [float(row["loss"]) for row in _log_rows(tmp_path)]
+    assert len(losses) == 20
+    assert losses[-1] < 0.7 * losses[0]
+    assert all(float(row["tokens_per_s"]) > 0 for row in _log_rows(tmp_path))
+
+
+def test_resume_after_kill_matches_uninterrupted_run(tmp_path, corpus_dir, tokenizer):
+    straight = pretrain_bert(tokenizer, corpus_dir, tmp_path / "straight", CONFIG)
+
+    def kill_at_step_10(step: int) -> None:
+        if step == 10:
+            raise Interrupted
+
+    run = tmp_path / "killed"
+    with pytest.raises(Interrupted):
+        pretrain_bert(tokenizer, corpus_dir, run, CONFIG, on_step=kill_at_step_10)
+    assert torch.load(run / CHECKPOINT_FILE, weights_only=True)["step"] == 8
+    assert [r["step"] for r in _log_rows(run)] == ["3", "6", "9"]
+    resumed = pretrain_bert(tokenizer, corpus_dir, run, CONFIG)
+
+    a = BertForMaskedLM.from_pretrained(straight).state_dict()
+    b = BertForMaskedLM.from_pretrained(resumed).state_dict()
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert [r["step"] for r in _log_rows(run)] == ["3", "6", "9", "12"]
+    assert not (run / CHECKPOINT_FILE).exists()
+    summary = json.loads((run / SUMMARY_FILE).read_text())
+    assert summary["steps"] == 12 and np.isfinite(summary["final_loss"])
+
+
+def test_corrupt_checkpoint_is_an_error_or_ignored(tmp_path, corpus_dir, tokenizer, caplog):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / CHECKPOINT_FILE).write_bytes(b"not a checkpoint")
+    with pytest.raises(TokstudyError, match=r"checkpoint\.pt: corrupt checkpoint"):
+        pretrain_bert(tokenizer, corpus_dir, run, CONFIG)
+    lenient = PretrainConfig(**{**CONFIG.__dict__, "on_bad_checkpoint": "restart", "steps": 2})
+    with caplog.at_level(logging.WARNING):
+        pretrain_bert(tokenizer, corpus_dir, run, lenient)
+    assert "corrupt checkpoint" in caplog.text
+    assert (run / "model" / "config.json").is_file()
+
+
+def test_checkpoint_from_other_settings_is_refused(tmp_path, corpus_dir, tokenizer):
+    run = tmp_path / "run"
+    with pytest.raises(Interrupted):
+        pretrain_bert(tokenizer, corpus_dir, run, CONFIG, on_step=lambda s: s == 5 and _raise())
+    other = PretrainConfig(**{**CONFIG.__dict__, "lr": 1e-4})
+    with pytest.raises(TokstudyError, match="different training settings"):
+        pretrain_bert(tokenizer, corpus_dir, run, other)
+
+
+def _raise() -> None:
+    raise Interrupted
+
+
+def test_missing_gpu_policy(monkeypatch, caplog):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(TokstudyError, match="no CUDA GPU is available"):
+        device_module.resolve_device("cuda", "error")
+    with caplog.at_level(logging.WARNING):
+        assert device_module.resolve_device("cuda", "fallback").type == "cpu"
+    assert "using the CPU" in caplog.text
+    assert device_module.resolve_device("auto", "error").type == "cpu"
+    assert device_module.describe(torch.device("cpu")).startswith("CPU ")
+
+
+def test_whole_word_mask_needs_char_spans(tmp_path, corpus_dir, tokenizer):
+    config = PretrainConfig(**{**CONFIG.__dict__, "whole_word_mask": True})
+    with pytest.raises(TokstudyError, match="needs a corpus pre-tokenized with character spans"):
+        pretrain_bert(tokenizer, corpus_dir, tmp_path / "run", config)
+
+
+def test_speller_spells_words_and_specials():
+    speller = Speller(("a", "b"), 6)
+    assert speller.spell("ab").tolist() == [BOW, FIRST_CHAR, FIRST_CHAR + 1, EOW, 0, 0]
+    a, b = FIRST_CHAR, FIRST_CHAR + 1
+    assert speller.spell("abzabab").tolist() == [BOW, a, b, 1, a, EOW]  # unknown z, cut
+    assert speller.spell("[MASK]").tolist() == [BOW, 8, EOW, 0, 0, 0]
+
+
+def test_characterbert_trains_saves_and_reloads(tmp_path):
+    text = tmp_path / "mr.txt"
+    text.write_text("\n".join(read_lines(MR, 150)), encoding="utf-8")
+    charbert = CharBertConfig(
+        word_vocab_size=300, max_word_chars=10, filters=((1, 8), (2, 8), (3, 16))
+    )
+    prepare_charbert(text, tmp_path / "prepared", charbert)
+    config = PretrainConfig(
+        **{**CONFIG.__dict__, "architecture": "characterbert", "charbert": charbert, "steps": 6}
+    )
+    model_dir = pretrain_charbert(tmp_path / "prepared", tmp_path / "run", config)
+    model, word_tokenizer, speller = load_charbert(model_dir)
+    assert len(word_tokenizer) == 300 and speller.max_word_chars == 10
+    losses = [float(r["loss"]) for r in _log_rows(tmp_path / "run")]
+    assert all(np.isfinite(losses))
+    chars = torch.from_numpy(speller.spell_all(read_lines(MR, 1)[0].split()[:8]).astype(np.int64))
+    model.eval()
+    reloaded = CharacterBertForMaskedLM.from_pretrained(model_dir).eval()
+    with torch.no_grad():
+        logits = model(char_ids=chars[None]).logits
+        assert logits.shape == (1, chars.shape[0], 300)
+        assert torch.equal(logits, reloaded(char_ids=chars[None]).logits)
