@@ -37,7 +37,6 @@ class HFTEncoder:
         self._segmenter = Segmenter(vocab.tokens, vocab.freqs)
         self._cache: dict[str, list[int]] = {}
         self._cache_size = cache_size
-        self._decode_map = {i: tok for i, tok in enumerate(specials)} | {self._unk_id: UNK_TEXT}
 
     def encode_lines(self, lines: Sequence[str], where: str = "text") -> list[list[int]]:
         """Ids of each line (no special tokens added)."""
@@ -74,9 +73,13 @@ class HFTEncoder:
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``; exact for ids of text whose characters were all in training."""
         size = len(self.tokens)
-        pieces = []
-        for i in ids:
-            if not 0 <= i < size:
-                raise TokstudyError(f"hft: id {i} is outside the vocabulary (size {size})")
-            pieces.append(self._decode_map.get(i) or self.tokens[i])
-        return self.pretokenizer.detokenize("".join(pieces))
+        bad = [i for i in ids if not 0 <= i < size]
+        if bad:
+            raise TokstudyError(f"hft: id {bad[0]} is outside the vocabulary (size {size})")
+        return self.decode_tokens([self.tokens[i] for i in ids])
+
+    def decode_tokens(self, tokens: Sequence[str]) -> str:
+        """Text of token strings (as :meth:`decode` of their ids)."""
+        return self.pretokenizer.detokenize(
+            "".join(UNK_TEXT if token == UNK else token for token in tokens)
+        )

@@ -25,14 +25,15 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.hft.pretokenize import Marks
+from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import (
     CharCodes,
     Segmenter,
@@ -161,6 +162,19 @@ def _ordered(vocab: Mapping[str, int], marks: Marks) -> HFTVocab:
     longer = [t for t in rest if len(t) > 1]
     tokens = tuple(mark_list + chars + longer)
     return HFTVocab(tokens, tuple(vocab[t] for t in tokens))
+
+
+def count_pretokens(
+    lines: Iterable[str], pretokenizer: Pretokenizer, source: str
+) -> dict[str, int]:
+    """Count of every pre-token type in ``lines`` (lines of the file ``source``)."""
+    raw_counts: Counter[tuple[bool, str]] = Counter()
+    for number, line in enumerate(lines, start=1):
+        pretokenizer.check(line, f"{source}:{number}")
+        raw_counts.update(pretokenizer.parts(line))
+        if number % 100_000 == 0:
+            log.info("hft: pre-tokenized %d lines of %s", number, source)
+    return {pretokenizer.encode_part(*part): count for part, count in raw_counts.items()}
 
 
 def character_counts(word_counts: Mapping[str, int], marks: Marks) -> dict[str, int]:

@@ -1,0 +1,82 @@
+"""A ``transformers`` (Python backend) tokenizer for a trained HFT vocabulary.
+
+It encodes exactly like the ``hft`` adapter (same ids; ``[CLS] … [SEP]`` added around a
+sequence when ``add_special_tokens`` is set) and works offline with ``save_pretrained`` /
+``from_pretrained`` on a local directory (files ``hft_vocab.tsv`` and
+``tokenizer_config.json``, which records the marks). Special-token strings inside the text
+are tokenized as text (``split_special_tokens=True``), as the adapter does.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from transformers import PreTrainedTokenizer
+
+from tokstudy.tokenizers.base import CLS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
+from tokstudy.tokenizers.hft.encoder import HFTEncoder
+from tokstudy.tokenizers.hft.pretokenize import Marks
+from tokstudy.tokenizers.hft.vocab import HFTVocab
+
+VOCAB_FILE = "hft_vocab.tsv"
+
+
+class HFTTransformersTokenizer(PreTrainedTokenizer):
+    """HFT as a ``transformers.PreTrainedTokenizer``."""
+
+    vocab_files_names = {"vocab_file": VOCAB_FILE}
+    model_input_names = ["input_ids", "token_type_ids", "attention_mask"]
+
+    def __init__(
+        self, vocab_file: str, marks: dict[str, str] | None = None, **kwargs: Any
+    ) -> None:
+        """``vocab_file``: an ``hft_vocab.tsv``; ``marks``: the adapter's ``marks`` param."""
+        self.hft_vocab = HFTVocab.read_tsv(vocab_file)
+        self.marks = Marks.from_param(marks)
+        self._encoder = HFTEncoder(self.hft_vocab, self.marks, SPECIAL_TOKENS)
+        self._ids = {token: i for i, token in enumerate(self._encoder.tokens)}
+        for key, token in (
+            ("unk_token", UNK),
+            ("pad_token", PAD),
+            ("cls_token", CLS),
+            ("sep_token", SEP),
+            ("mask_token", MASK),
+        ):
+            kwargs.setdefault(key, token)
+        kwargs.setdefault("split_special_tokens", True)
+        kwargs.setdefault("special_tokens_pattern", "cls_sep")
+        kwargs.setdefault("clean_up_tokenization_spaces", False)
+        super().__init__(marks=self.marks.as_dict(), **kwargs)
+
+    @property
+    def vocab_size(self) -> int:
+        """Entries of the base vocabulary (special tokens included)."""
+        return len(self._encoder.tokens)
+
+    def get_vocab(self) -> dict[str, int]:
+        """Token → id, added tokens included."""
+        return {**self._ids, **self.added_tokens_encoder}
+
+    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        tokens = self._encoder.tokens
+        return [tokens[i] for i in self._encoder.encode_lines([text], where="hft tokenize")[0]]
+
+    def _convert_token_to_id(self, token: str) -> int:
+        return self._ids.get(token, self._ids[UNK])
+
+    def _convert_id_to_token(self, index: int) -> str:
+        return self._encoder.tokens[index]
+
+    def convert_tokens_to_string(self, tokens: list[str]) -> str:
+        """Text of tokens: the HFT marks are resolved, ``[UNK]`` becomes U+FFFD."""
+        return self._encoder.decode_tokens(tokens)
+
+    def save_vocabulary(
+        self, save_directory: str, filename_prefix: str | None = None
+    ) -> tuple[str, ...]:
+        """Write ``hft_vocab.tsv`` (with an optional ``prefix-``) into ``save_directory``."""
+        prefix = f"{filename_prefix}-" if filename_prefix else ""
+        path = os.path.join(save_directory, prefix + VOCAB_FILE)
+        self.hft_vocab.write_tsv(path)
+        return (path,)

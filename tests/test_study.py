@@ -1,0 +1,113 @@
+"""Config resolution, and the schema, registry and docs staying in step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, write_lines
+
+from tokstudy.errors import TokstudyError
+from tokstudy.metrics import METRICS
+from tokstudy.study import Job, Study
+from tokstudy.tokenizers.registry import adapter_names
+
+SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+
+
+def _study(tmp_path: Path, **changes: object) -> Study:
+    corpus = write_lines(tmp_path / "xx.txt", ["a b"])
+    config = {
+        "languages": {"xx": {"path": str(corpus)}, "en": {"chatterbot": "english"}},
+        "vocab_sizes": [300, 100],
+        "tokenizers": {"sp_bpe": {"vocab_sizes": [50]}, "hf_bpe": None, "char": {}},
+        "metrics": ["mu"],
+        **changes,
+    }
+    return Study(config)
+
+
+def test_schema_lists_exactly_the_registered_tokenizers_and_metrics() -> None:
+    assert SCHEMA["$defs"]["tokenizer_name"]["enum"] == adapter_names()
+    assert tuple(SCHEMA["properties"]["metrics"]["items"]["enum"]) == METRICS
+
+
+def test_every_config_key_is_documented() -> None:
+    readme = (REPO / "config/README.md").read_text()
+    keys = set(SCHEMA["properties"]) | set(SCHEMA["properties"]["corpus_defaults"]["properties"])
+    keys |= set(SCHEMA["properties"]["plots"]["properties"])
+    keys |= set(SCHEMA["properties"]["languages"]["additionalProperties"]["properties"])
+    missing = sorted(key for key in keys if f"`{key}" not in readme and f".{key}`" not in readme)
+    assert not missing
+    for name in adapter_names():
+        assert f"`{name}`" in readme
+
+
+def test_shipped_configs_are_valid_and_resolve() -> None:
+    import jsonschema
+
+    for path in sorted((REPO / "config").glob("*.yaml")):
+        config = yaml.safe_load(path.read_text())
+        jsonschema.validate(config, SCHEMA)
+    default = Study(yaml.safe_load((REPO / "config/config.yaml").read_text()), REPO)
+    assert (
+        len({Path(p).parent.name for lang in default.languages for p in default.source_files(lang)})
+        >= 3
+    )
+
+
+def test_jobs_sizes_and_specs(tmp_path: Path) -> None:
+    study = _study(
+        tmp_path,
+        languages={
+            "xx": {
+                "path": str(write_lines(tmp_path / "x", ["a"])),
+                "tokenizer_params": {"sp_bpe": {"character_coverage": 0.98}},
+            }
+        },
+    )
+    assert study.sizes("hf_bpe") == ["100", "300"]
+    assert study.sizes("sp_bpe") == ["50"]
+    assert study.sizes("char") == ["full"]
+    assert [j.tokenizer for j in study.jobs()] == ["char", "hf_bpe", "hf_bpe", "sp_bpe"]
+    spec = study.train_spec(Job("xx", "sp_bpe", "50"))
+    assert spec["vocab_size"] == 50 and spec["params"] == {"character_coverage": 0.98}
+    assert study.train_spec(Job("xx", "char", "full"))["vocab_size"] is None
+
+
+def test_data_root_and_file_pattern(tmp_path: Path) -> None:
+    write_lines(tmp_path / "yy.txt.gz", ["x"])
+    study = Study(
+        {
+            "data_root": str(tmp_path),
+            "languages": {"yy": None},
+            "tokenizers": {"char": {}},
+            "metrics": ["mu"],
+        }
+    )
+    assert study.source_files("yy") == [tmp_path / "yy.txt.gz"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"languages": {"zz": {"path": "nowhere/zz.txt"}}},
+            r"language 'zz': file not found: nowhere/zz\.txt",
+        ),
+        ({"languages": {"zz": {}}}, r"languages\.zz: give path, url \+ sha256 or chatterbot"),
+        ({"languages": {"zz": {"chatterbot": "klingon"}}}, r"no language folder 'klingon'"),
+        ({"tokenizers": {"sp_bpee": {}}}, r"unknown tokenizer 'sp_bpee'; valid choices: .*char, "),
+        ({"metrics": ["mu", "nuu"]}, r"unknown metric\(s\) nuu"),
+    ],
+)
+def test_bad_config_values_give_one_line(tmp_path: Path, changes: dict, message: str) -> None:
+    with pytest.raises(TokstudyError, match=message):
+        _study(tmp_path, **changes)
+
+
+def test_missing_sizes_is_an_error(tmp_path: Path) -> None:
+    study = _study(tmp_path, vocab_sizes=None, tokenizers={"hf_bpe": {}})
+    with pytest.raises(TokstudyError, match=r"tokenizers\.hf_bpe\.vocab_sizes"):
+        study.sizes("hf_bpe")
