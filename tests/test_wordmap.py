@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import numpy as np
 import pytest
@@ -177,7 +177,7 @@ def brute_force(word: str, entries: set[str]) -> float | None:
     for cuts in range(len(word)):
         for points in combinations(range(1, len(word)), cuts):
             bounds = [0, *points, len(word)]
-            pieces = [word[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+            pieces = [word[a:b] for a, b in pairwise(bounds)]
             if len(pieces[0]) < 2:
                 continue
             inner_ok = all(piece in entries for piece in pieces[:-1])

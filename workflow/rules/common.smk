@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Study
+from tokstudy.study import Job, Study
 
 try:
     study = Study(config)
@@ -32,6 +32,5 @@ def resource(rule_name, key, fallback):
 
 
 def job_of(wildcards):
-    return study.jobs()[[(j.language, j.tokenizer, j.size) for j in study.jobs()].index(
-        (wildcards.language, wildcards.tokenizer, wildcards.size)
-    )]
+    """The study cell a job's wildcards name."""
+    return Job(wildcards.language, wildcards.tokenizer, wildcards.size)

@@ -33,8 +33,8 @@ class HFTTransformersTokenizer(PreTrainedTokenizer):
     ) -> None:
         """``vocab_file``: an ``hft_vocab.tsv``; ``marks``: the adapter's ``marks`` param."""
         self.hft_vocab = HFTVocab.read_tsv(vocab_file)
-        self.marks = Marks.from_param(marks)
-        self._encoder = HFTEncoder(self.hft_vocab, self.marks, SPECIAL_TOKENS)
+        self.hft_marks = Marks.from_param(marks)
+        self._encoder = HFTEncoder(self.hft_vocab, self.hft_marks, SPECIAL_TOKENS)
         self._ids = {token: i for i, token in enumerate(self._encoder.tokens)}
         for key, token in (
             ("unk_token", UNK),
@@ -47,7 +47,7 @@ class HFTTransformersTokenizer(PreTrainedTokenizer):
         kwargs.setdefault("split_special_tokens", True)
         kwargs.setdefault("special_tokens_pattern", "cls_sep")
         kwargs.setdefault("clean_up_tokenization_spaces", False)
-        super().__init__(marks=self.marks.as_dict(), **kwargs)
+        super().__init__(marks=self.hft_marks.as_dict(), **kwargs)
 
     @property
     def vocab_size(self) -> int:

@@ -1,0 +1,240 @@
+"""Model stage: UD reading and splits, label alignment, TSV datasets, fine-tuning."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+from transformers import BertConfig, BertForMaskedLM
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.config import FinetuneConfig
+from tokstudy.models.data import read_lines
+from tokstudy.models.entrypoints import (
+    METRICS_FILE,
+    PREDICTIONS_FILE,
+    SUMMARY_FILE,
+    finetune_pos,
+    finetune_sentence,
+)
+from tokstudy.models.finetune import (
+    IGNORE,
+    check_labels,
+    read_tsv_dataset,
+    sentence_examples,
+    tagging_examples,
+)
+from tokstudy.models.hf_wrap import train_wordpiece
+from tokstudy.models.ud import feature_labels, has_feature, read_conllu, ud_splits
+
+SHARED = Path(__file__).parents[1].parent / "shared"
+UD = SHARED / "ud"
+EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
+MR = SHARED / "corpora" / "hft2022" / "mr.txt.gz"
+
+CONLLU = """# sent_id = s1
+# text = Don't stop.
+1-2\tDon't\t_\t_\t_\t_\t_\t_\t_\t_
+1\tDo\tdo\tAUX\t_\tMood=Imp|Tense=Past\t3\taux\t_\t_
+2\tn't\tnot\tPART\t_\tPolarity=Neg\t3\tadvmod\t_\t_
+3\tstop\tstop\tVERB\t_\tVerbForm=Fin\t0\troot\t_\tSpaceAfter=No
+3.1\tgo\tgo\tVERB\t_\t_\t_\t_\t3:conj\t_
+4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_
+
+# sent_id = s2
+1\tStop\tstop\tVERB\t_\tTense=Pres\t0\troot\t_\t_
+
+"""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny models run fastest on one thread (and do not stall on a busy machine)."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return train_wordpiece(read_lines(EN, 200) + read_lines(MR, 200), 500)
+
+
+@pytest.fixture(scope="module")
+def model_and_tokenizer(tmp_path_factory, tokenizer) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("finetune")
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    torch.manual_seed(0)
+    BertForMaskedLM(config).save_pretrained(root / "model")
+    tokenizer.save_pretrained(root / "tok")
+    return root / "model", root / "tok"
+
+
+def _write_gz(path: Path, text: str) -> None:
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+# --- UD -----------------------------------------------------------------------------
+
+
+def test_read_conllu_skips_ranges_and_empty_nodes(tmp_path):
+    path = tmp_path / "x-ud-test.conllu.gz"
+    _write_gz(path, CONLLU)
+    first, second = read_conllu(path)
+    assert first.words == ("Do", "n't", "stop", ".")
+    assert first.upos == ("AUX", "PART", "VERB", "PUNCT")
+    assert first.text == "Don't stop." and second.text == "Stop"
+    assert has_feature(first, "Tense=Past") and not has_feature(second, "Tense=Past")
+    assert not has_feature(first, "Tense=Past", upos=("VERB",))
+    assert feature_labels([first, second], "Tense=Past") == [("Don't stop.", "yes"), ("Stop", "no")]
+
+
+def test_ud_split_of_dev_is_seeded_and_disjoint():
+    treebank = UD / "UD_Irish-IDT"
+    a = ud_splits(treebank, seed=3)
+    b = ud_splits(treebank, seed=3)
+    c = ud_splits(treebank, seed=4)
+    ids = {name: [s.sent_id for s in sents] for name, sents in a.items()}
+    assert ids == {name: [s.sent_id for s in sents] for name, sents in b.items()}
+    assert [s.sent_id for s in c["validation"]] != ids["validation"]
+    dev = [s.sent_id for s in read_conllu(next(treebank.glob("*-ud-dev.conllu.gz")))]
+    assert sorted(ids["train"] + ids["validation"]) == sorted(dev)
+    assert not set(ids["train"]) & set(ids["validation"])
+    assert len(ids["validation"]) == round(0.1 * len(dev))
+    assert [s.sent_id for s in c["test"]] == ids["test"]  # test stays test
+
+
+def test_ud_split_uses_train_when_present():
+    splits = ud_splits(UD / "UD_Marathi-UFAL")
+    assert {k: len(v) for k, v in splits.items()} == {"train": 373, "validation": 46, "test": 47}
+
+
+def test_ud_split_errors(tmp_path):
+    with pytest.raises(TokstudyError, match="no \\*-ud-test"):
+        ud_splits(tmp_path)
+    _write_gz(tmp_path / "xx-ud-test.conllu.gz", CONLLU)
+    with pytest.raises(TokstudyError, match="neither a train nor a dev file"):
+        ud_splits(tmp_path)
+    with pytest.raises(TokstudyError, match="treebank folder not found"):
+        ud_splits(tmp_path / "missing")
+
+
+# --- label alignment ----------------------------------------------------------------
+
+
+def test_first_subword_carries_the_word_label(tokenizer):
+    words = ["Bajirao", "Sathe", "said", "undergoing", "treatment", "."]
+    labels = [1, 2, 3, 4, 5, 6]
+    (example,) = tagging_examples(tokenizer, [words], [labels], max_length=64)
+    pieces = [tokenizer(w, add_special_tokens=False)["input_ids"] for w in words]
+    expected_ids = [tokenizer.cls_token_id, *sum(pieces, []), tokenizer.sep_token_id]
+    expected_labels = [IGNORE]
+    for piece, label in zip(pieces, labels, strict=True):
+        expected_labels += [label] + [IGNORE] * (len(piece) - 1)
+    expected_labels.append(IGNORE)
+    assert example.input_ids == expected_ids
+    assert example.labels == expected_labels
+    assert any(len(p) > 1 for p in pieces)  # the test covers continuation pieces
+
+
+def test_long_sentences_are_chunked_without_losing_words(tokenizer):
+    words = read_lines(MR, 1)[0].split() * 3
+    labels = list(range(len(words)))
+    examples = tagging_examples(tokenizer, [words], [labels], max_length=12)
+    assert len(examples) > 1
+    assert all(len(e.input_ids) <= 12 for e in examples)
+    kept = [label for e in examples for label in e.labels if label != IGNORE]
+    assert kept == labels
+    assert {e.source for e in examples} == {0}
+
+
+def test_sentence_examples_truncate(tokenizer):
+    (example,) = sentence_examples(tokenizer, [read_lines(EN, 1)[0]], [1], max_length=8)
+    assert len(example.input_ids) == 8 and example.labels == 1
+    assert example.input_ids[0] == tokenizer.cls_token_id
+    assert example.input_ids[-1] == tokenizer.sep_token_id
+
+
+# --- TSV datasets -------------------------------------------------------------------
+
+
+def test_tsv_dataset_reading_and_errors(tmp_path):
+    good = tmp_path / "good.tsv"
+    good.write_text('id\ttext\tlabel\n1\tA "quoted" text\tpos\n2\tanother\tneg\n', "utf-8")
+    assert read_tsv_dataset(good) == [('A "quoted" text', "pos"), ("another", "neg")]
+    missing = tmp_path / "missing.tsv"
+    missing.write_text("sentence\tlabel\nx\ty\n", encoding="utf-8")
+    with pytest.raises(TokstudyError, match="missing.tsv: missing column\\(s\\) text"):
+        read_tsv_dataset(missing)
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("text\tlabel\nx\t\n", encoding="utf-8")
+    with pytest.raises(TokstudyError, match="empty text or label on data line 1"):
+        read_tsv_dataset(empty)
+    with pytest.raises(TokstudyError, match="dataset file not found"):
+        read_tsv_dataset(tmp_path / "none.tsv")
+    with pytest.raises(
+        TokstudyError, match=r"test\.tsv: label\(s\) not in the training data: maybe"
+    ):
+        check_labels(["neg", "pos"], [("x", "pos"), ("y", "maybe")], "test.tsv")
+
+
+# --- fine-tuning --------------------------------------------------------------------
+
+FAST = FinetuneConfig(epochs=2, batch_size=16, lr=1e-3, max_length=32, device="cpu")
+
+
+def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
+    treebank = tmp_path / "UD_Small"
+    treebank.mkdir()
+    for split, count in (("train", 60), ("dev", 15), ("test", 20)):
+        source = next((UD / "UD_Marathi-UFAL").glob(f"*-ud-{split}.conllu.gz"))
+        with gzip.open(source, "rt", encoding="utf-8") as handle:
+            blocks = handle.read().strip().split("\n\n")[:count]
+        _write_gz(treebank / f"mr_small-ud-{split}.conllu.gz", "\n\n".join(blocks) + "\n\n")
+    model_dir, tok_dir = model_and_tokenizer
+    metrics = finetune_pos(model_dir, tok_dir, treebank, tmp_path / "out", FAST, noise_levels=(30,))
+    assert set(metrics["level"]) == {0, 30}
+    assert set(metrics["metric"]) == {"accuracy", "macro_f1"}
+    assert metrics["value"].between(0, 1).all()
+    predictions = pd.read_csv(tmp_path / "out" / PREDICTIONS_FILE, sep="\t")
+    n_words = sum(len(s.words) for s in read_conllu(treebank / "mr_small-ud-test.conllu.gz"))
+    assert (predictions.groupby("level").size() == n_words).all()
+    written = pd.read_csv(tmp_path / "out" / METRICS_FILE, sep="\t")
+    assert len(written) == 4
+    summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
+    assert summary["best_epoch"] in (1, 2) and "NOUN" in summary["labels"]
+
+
+def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):
+    lines = read_lines(EN, 80)
+    rows = ["text\tlabel"] + [f"{line}\t{'long' if len(line) > 90 else 'short'}" for line in lines]
+    (tmp_path / "train.tsv").write_text("\n".join(rows[:61]), encoding="utf-8")
+    (tmp_path / "test.tsv").write_text("\n".join(rows[:1] + rows[61:]), encoding="utf-8")
+    model_dir, tok_dir = model_and_tokenizer
+    tsv = {"train": tmp_path / "train.tsv", "test": tmp_path / "test.tsv"}
+    metrics = finetune_sentence(model_dir, tok_dir, tmp_path / "out", FAST, tsv=tsv)
+    assert set(metrics["metric"]) == {"accuracy", "macro_f1"}
+    summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
+    assert summary["labels"] == ["long", "short"]
+    assert summary["sizes"] == {"train": 54, "validation": 6, "test": 19}
+
+    (tmp_path / "bad.tsv").write_text("text\tlabel\nsome text\tmedium\n", encoding="utf-8")
+    with pytest.raises(TokstudyError, match="label\\(s\\) not in the training data: medium"):
+        finetune_sentence(
+            model_dir, tok_dir, tmp_path / "bad", FAST, tsv={**tsv, "test": tmp_path / "bad.tsv"}
+        )
+    with pytest.raises(TokstudyError, match="exactly one of treebank or tsv"):
+        finetune_sentence(model_dir, tok_dir, tmp_path / "x", FAST)
