@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 
@@ -99,7 +100,7 @@ def learn(
             pieces = segment_known(word, freq)
             for piece in pieces:
                 subwords[piece] += count
-            for left, right in zip(pieces, pieces[1:], strict=False):
+            for left, right in pairwise(pieces):
                 candidates[left + right] += count
         ranked = sorted(
             ((c, n) for c, n in candidates.items() if c not in freq), key=lambda x: (-x[1], x[0])
@@ -109,9 +110,7 @@ def learn(
             return order(freq, marks), freq, "saturated"
         threshold = added[-1][1]
         freq = {
-            t: subwords[t]
-            for t in freq
-            if len(t) == 1 or not pruning or subwords[t] >= threshold
+            t: subwords[t] for t in freq if len(t) == 1 or not pruning or subwords[t] >= threshold
         }
         freq.update(added)
         state = frozenset(freq.items())

@@ -22,8 +22,11 @@ from tokstudy.models.data import (
     with_cls_sep,
     write_corpus,
 )
+from tokstudy.models.entrypoints import load_transformers_tokenizer, pretokenize_corpus
 from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.masking import Masker
+from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.io import train_to_directory
 
 SHARED = Path(__file__).parents[1].parent / "shared"
 EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
@@ -170,9 +173,10 @@ def test_blocks_are_framed_with_cls_and_sep():
 
 def _batch(vocab_size: int, specials: list[int]) -> torch.Tensor:
     generator = torch.Generator().manual_seed(0)
-    ids = torch.randint(len(specials), vocab_size, (64, 128), generator=generator)
+    ids = torch.randint(5, vocab_size, (64, 128), generator=generator)  # no special ids
     ids[:, 0], ids[:, -1] = specials[0], specials[1]
     ids[:, 60] = specials[2]
+    ids[:, 61] = 0  # [UNK]: text, maskable
     return ids
 
 
@@ -189,6 +193,7 @@ def test_masking_statistics(tokenizer):
     assert torch.equal(inputs[~chosen], original[~chosen])
     rate = chosen.sum().item() / (~special).sum().item()
     assert abs(rate - 0.15) < 0.01
+    assert chosen[:, 61].any()
     as_mask = (inputs[chosen] == tokenizer.mask_token_id).float().mean().item()
     kept = (inputs[chosen] == original[chosen]).float().mean().item()
     assert abs(as_mask - 0.8) < 0.025
@@ -233,3 +238,17 @@ def test_whole_word_masking_masks_all_pieces(tmp_path, english, tokenizer):
 def test_pretrain_config_validates_probabilities():
     with pytest.raises(TokstudyError, match="must not exceed 1"):
         PretrainConfig(mask_replace_prob=0.8, random_replace_prob=0.3)
+
+
+def test_tokstudy_tokenizer_folder_with_a_slow_tokenizer(tmp_path, english):
+    text = tmp_path / "train.txt"
+    text.write_text("\n".join(english) + "\n", encoding="utf-8")
+    train_to_directory("sp_unigram", text, TrainSpec(vocab_size=200, label="en"), tmp_path / "sp")
+    tokenizer = load_transformers_tokenizer(tmp_path / "sp")
+    assert not tokenizer.is_fast
+    corpus = TokenCorpus.open(pretokenize_corpus(tmp_path / "sp", text, tmp_path / "corpus"))
+    assert corpus.line(1).tolist() == tokenizer(english[1], add_special_tokens=False)["input_ids"]
+    with pytest.raises(TokstudyError, match="only fast"):
+        pretokenize_corpus(tmp_path / "sp", text, tmp_path / "wwm", whole_word_mask=True)
+    with pytest.raises(TokstudyError, match="tokenizer folder not found"):
+        load_transformers_tokenizer(tmp_path / "none")

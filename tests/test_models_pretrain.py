@@ -25,7 +25,7 @@ from tokstudy.models.charbert import (
     pretrain_charbert,
 )
 from tokstudy.models.config import CharBertConfig, PretrainConfig
-from tokstudy.models.data import pretokenize, read_lines
+from tokstudy.models.data import TokenCorpus, pretokenize, read_lines
 from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.pretrain import (
     CHECKPOINT_FILE,
@@ -33,6 +33,7 @@ from tokstudy.models.pretrain import (
     SUMMARY_FILE,
     BertBatches,
     bert_config,
+    bert_mlm_loss,
     pretrain_bert,
     train_loop,
 )
@@ -92,8 +93,6 @@ def _log_rows(run: Path) -> list[dict[str, str]]:
 
 
 def test_loss_falls_on_a_repeated_batch(tmp_path, corpus_dir, tokenizer):
-    from tokstudy.models.data import TokenCorpus
-
     config = PretrainConfig(**{**CONFIG.__dict__, "steps": 20, "log_every": 1, "dropout": 0.0})
     fixed = BertBatches(TokenCorpus.open(corpus_dir), tokenizer, config)(0)
     torch.manual_seed(0)
@@ -105,6 +104,7 @@ def test_loss_falls_on_a_repeated_batch(tmp_path, corpus_dir, tokenizer):
         tmp_path,
         device=torch.device("cpu"),
         run_fingerprint="x",
+        loss_fn=bert_mlm_loss,
     )
     losses = [float(row["loss"]) for row in _log_rows(tmp_path)]
     assert len(losses) == 20
@@ -209,3 +209,11 @@ def test_characterbert_trains_saves_and_reloads(tmp_path):
         logits = model(char_ids=chars[None]).logits
         assert logits.shape == (1, chars.shape[0], 300)
         assert torch.equal(logits, reloaded(char_ids=chars[None]).logits)
+
+
+def test_masked_only_loss_equals_full_loss(corpus_dir, tokenizer):
+    batch = BertBatches(TokenCorpus.open(corpus_dir), tokenizer, CONFIG)(3)
+    torch.manual_seed(0)
+    model = BertForMaskedLM(bert_config(tokenizer, CONFIG)).eval()
+    with torch.no_grad():
+        assert bert_mlm_loss(model, batch).item() == pytest.approx(model(**batch).loss.item())

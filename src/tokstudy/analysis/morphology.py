@@ -1,10 +1,10 @@
 """Do token boundaries fall at the stem/inflection boundary? (UD lemmas as reference)
 
 A word is *inflected* when its form differs from its lemma. Comparison is per character
-with ``str.lower`` on both sides (so ``Häuser``/``Haus`` and sentence-initial capitals
-compare as expected, and offsets stay those of the form: ``casefold`` would turn ``ß`` into
-two characters). The stem/inflection boundary is the end of the longest common prefix of
-form and lemma: ``gingen``/``gehen`` → 1 (``g|ingen``), ``Häuser``/``Haus`` → 2.
+with ``str.lower`` on both sides, so sentence-initial capitals compare as expected and
+offsets stay those of the form (``casefold`` would turn ``ß`` into two characters). The
+stem/inflection boundary is the end of the longest common prefix of form and lemma:
+``gingen``/``gehen`` → 1 (``g|ingen``), ``Kinder``/``Kind`` → 4.
 
 Only words where that boundary lies strictly inside the form are analysed. Left out, and
 logged: forms equal to their lemma, forms sharing no first character with the lemma

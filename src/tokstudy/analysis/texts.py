@@ -21,7 +21,7 @@ def iter_text_lines(path: Path) -> Iterator[str]:
             for line in handle:
                 yield line.rstrip("\r\n")
     except UnicodeDecodeError as exc:
-        raise TokstudyError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        raise TokstudyError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
 
 
 def read_text_lines(path: Path, max_lines: int | None = None) -> list[str]:

@@ -178,22 +178,26 @@ class CharacterBertForMaskedLM(nn.Module):
         self.head_transform = BertPredictionHeadTransform(encoder)
         self.decoder = nn.Linear(encoder.hidden_size, settings["word_vocab_size"])
 
-    def forward(
-        self,
-        char_ids: torch.Tensor,
-        attention_mask: torch.Tensor | None = None,
-        labels: torch.Tensor | None = None,
-    ) -> MaskedLMOutput:
-        """Logits over the word vocabulary, and the MLM loss when ``labels`` are given."""
+    def encode(
+        self, char_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Contextual word vectors (batch, words, hidden) of spelled words."""
         embeds = self.char_cnn(char_ids.long())
-        hidden = self.bert(inputs_embeds=embeds, attention_mask=attention_mask).last_hidden_state
+        return self.bert(inputs_embeds=embeds, attention_mask=attention_mask).last_hidden_state
+
+    def forward(
+        self, char_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
+    ) -> MaskedLMOutput:
+        """Logits over the word vocabulary at every position."""
+        hidden = self.encode(char_ids, attention_mask)
+        return MaskedLMOutput(logits=self.decoder(self.head_transform(hidden)))
+
+    def mlm_loss(self, char_ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """Mean cross-entropy over the positions whose label is not ``-100``."""
+        chosen = labels != -100
+        hidden = self.encode(char_ids)[chosen]
         logits = self.decoder(self.head_transform(hidden))
-        loss = None
-        if labels is not None:
-            loss = nn.functional.cross_entropy(
-                logits.reshape(-1, logits.shape[-1]).float(), labels.reshape(-1), ignore_index=-100
-            )
-        return MaskedLMOutput(loss=loss, logits=logits)
+        return nn.functional.cross_entropy(logits.float(), labels[chosen])
 
     def save_pretrained(self, directory: Path) -> None:
         """Write ``charbert.json`` and the weights into ``directory``."""
@@ -340,6 +344,7 @@ def pretrain_charbert(
         out_dir,
         device=device,
         run_fingerprint=fingerprint(config, corpus.meta["fingerprint"]),
+        loss_fn=lambda model, batch: model.mlm_loss(**batch),
         on_step=on_step,
     )
 

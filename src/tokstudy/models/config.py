@@ -40,6 +40,7 @@ DEVICES = ("auto", "cpu", "cuda")
 MISSING_GPU_POLICIES = ("fallback", "error")
 BAD_CHECKPOINT_POLICIES = ("error", "restart")
 ARCHITECTURES = ("bert", "characterbert")
+TASKS = ("mlm", "noise", "pos", "sentence")
 
 
 @dataclass(frozen=True)
@@ -194,8 +195,6 @@ class ModelsConfig:
                 f"models.sentence_feature must look like Name=Value, got {self.sentence_feature!r}"
             )
 
-
-TASKS = ("mlm", "noise", "pos", "sentence")
 
 T = TypeVar("T")
 

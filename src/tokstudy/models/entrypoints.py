@@ -273,7 +273,7 @@ def _train_and_test(
         pad_id=tokenizer.pad_token_id,
     )
     device = resolve_device(config.device, config.on_missing_gpu)
-    metric_rows, prediction_frames = [], []
+    results, prediction_frames = {}, []
     for level, examples in sorted(tests.items()):
         gold, pred = finetune.predict(
             result.model,
@@ -285,12 +285,14 @@ def _train_and_test(
         )
         gold_labels = [labels[i] for i in gold]
         pred_labels = [labels[i] for i in pred]
-        for name, function in stats.METRICS.items():
-            metric_rows.append((task, level, name, function(gold_labels, pred_labels)))
+        results[level] = {
+            name: function(gold_labels, pred_labels) for name, function in stats.METRICS.items()
+        }
         prediction_frames.append(
             pd.DataFrame({"level": level, "gold": gold_labels, "pred": pred_labels})
         )
-    metrics = pd.DataFrame(metric_rows, columns=["task", "level", "metric", "value"])
+    metrics = noise.relative_changes(results)
+    metrics.insert(0, "task", task)
     _write_tsv(metrics, out_dir / METRICS_FILE)
     _write_tsv(pd.concat(prediction_frames, ignore_index=True), out_dir / PREDICTIONS_FILE)
     summary = {

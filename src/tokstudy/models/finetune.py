@@ -102,10 +102,15 @@ def _framed(tokenizer: Any, ids: list[int], labels: list[int], source: int) -> E
 def sentence_examples(
     tokenizer: Any, texts: Sequence[str], labels: Sequence[int], max_length: int
 ) -> list[Example]:
-    """``[CLS] text [SEP]`` examples (truncated to ``max_length``) with one class id each."""
-    encoded = tokenizer(list(texts), truncation=True, max_length=max_length)["input_ids"]
+    """``[CLS] text [SEP]`` examples (cut to ``max_length``) with one class id each.
+
+    Special tokens are added here, not by the tokenizer (whose post-processing varies).
+    """
+    encoded = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
     return [
-        Example(list(ids), int(label), i)
+        Example(
+            [tokenizer.cls_token_id, *ids[: max_length - 2], tokenizer.sep_token_id], int(label), i
+        )
         for i, (ids, label) in enumerate(zip(encoded, labels, strict=True))
     ]
 

@@ -2,7 +2,8 @@
 
 ``DataCollatorForLanguageModeling.torch_mask_tokens`` picks ``mlm_probability`` of the
 non-special tokens and replaces them by ``[MASK]`` (``mask_replace_prob``), a random token
-(``random_replace_prob``) or leaves them (the rest). With whole-word masking the collator
+(``random_replace_prob``) or leaves them (the rest). Control tokens ([CLS], [SEP], [PAD],
+[MASK]) are never chosen; [UNK] stands for text and is. With whole-word masking the collator
 masks every token of a chosen word (words from character offsets) and always uses
 ``[MASK]`` (it disables random replacement). The generator is re-seeded from
 ``(seed, step)`` for every batch, so masking is reproducible after a resume.
@@ -49,7 +50,9 @@ class Masker:
             )
         self.whole_word_mask = whole_word_mask
         self.seed = seed
-        self.special_ids = torch.tensor(sorted(tokenizer.all_special_ids), dtype=torch.long)
+        # [UNK] stands for text (as in Tokenizer.special_ids): it is masked and predicted
+        controls = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}
+        self.special_ids = torch.tensor(sorted(controls), dtype=torch.long)
 
     def __call__(
         self, input_ids: torch.Tensor, step: int, char_spans: np.ndarray | None = None

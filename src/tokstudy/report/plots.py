@@ -33,7 +33,7 @@ def _grid(panels: int) -> tuple[plt.Figure, np.ndarray]:
 
 
 def _save(figure: plt.Figure, outputs: Sequence[Path]) -> None:
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0, 1, 0.96))
     for output in outputs:
         figure.savefig(
             output,

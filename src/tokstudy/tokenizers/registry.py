@@ -23,6 +23,7 @@ ADAPTERS: dict[str, str] = {
     "wordmap_wordpiece": "tokstudy.tokenizers.wordmap.adapter:WordmapWordPiece",
     "bbpe": "tokstudy.tokenizers.bbpe:BBPE",
     "hf_bytelevel_bpe": "tokstudy.tokenizers.bytelevel_adapter:HFByteLevelBPE",
+    "hft": "tokstudy.tokenizers.hft.adapter:HFT",
 }
 
 META_FILE = "meta.json"

@@ -14,7 +14,6 @@ id order, special tokens excluded) and ``hft_config.json`` (marks and training p
 
 from __future__ import annotations
 
-import gzip
 import json
 import logging
 from collections.abc import Iterator, Sequence
@@ -22,6 +21,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any
 
+from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Tokenizer, TrainSpec
 from tokstudy.tokenizers.hft.encoder import HFTEncoder
@@ -47,15 +47,12 @@ SIZE_POLICIES = ("error", "adjust")
 
 
 def read_lines(path: Path) -> Iterator[str]:
-    """Lines of a UTF-8 text file (gzip-compressed if it ends in ``.gz``), without ``\\n``."""
+    """Lines of a prepared corpus; a missing or non-UTF-8 file raises TokstudyError."""
     path = Path(path)
     if not path.is_file():
         raise TokstudyError(f"{path}: corpus file not found")
-    opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8") as handle:
-            for line in handle:
-                yield line.removesuffix("\n")
+        yield from iter_lines(path)
     except UnicodeDecodeError as err:
         raise TokstudyError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
 
@@ -71,10 +68,18 @@ def checked_params(params: dict[str, Any]) -> dict[str, Any]:
         "marks": Marks.from_param(params.get("marks")).as_dict(),
     }
     if isinstance(out["step_fraction"], bool) or not isinstance(out["step_fraction"], int | float):
-        raise TokstudyError(f"hft param 'step_fraction' must be a number, got {out['step_fraction']!r}")
+        raise TokstudyError(
+            f"hft param 'step_fraction' must be a number, got {out['step_fraction']!r}"
+        )
     max_iterations = out["max_iterations"]
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
-        raise TokstudyError(f"hft param 'max_iterations' must be an integer ≥ 1, got {max_iterations!r}")
+    if (
+        isinstance(max_iterations, bool)
+        or not isinstance(max_iterations, int)
+        or max_iterations < 1
+    ):
+        raise TokstudyError(
+            f"hft param 'max_iterations' must be an integer ≥ 1, got {max_iterations!r}"
+        )
     return out
 
 
@@ -100,8 +105,7 @@ class HFT(Tokenizer):
                 f"size_policy must be one of {', '.join(SIZE_POLICIES)}, got {spec.size_policy!r}"
             )
         if spec.vocab_size is None:
-            raise TokstudyError("hft: vocab_size is required")
-        label = spec.label or str(corpus)
+            raise TokstudyError(f"{cls.name} ({spec.label}): a vocabulary size is required")
         marks = Marks.from_param(params["marks"])
         counts = count_pretokens(read_lines(corpus), Pretokenizer(marks), str(corpus))
         if not counts:
@@ -118,10 +122,10 @@ class HFT(Tokenizer):
         if result.outcome != "target":
             bound = "smallest" if result.outcome == "too_small" else "largest"
             message = (
-                f"{label}: hft cannot reach vocab_size {spec.vocab_size}; the {bound} "
-                f"reachable size is {reached} ({len(SPECIAL_TOKENS)} special tokens + "
-                f"{len(result.vocab)} HFT entries, {result.n_characters} of them characters "
-                "and marks)"
+                f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} cannot be "
+                f"reached; the {bound} reachable size is {reached} ({len(SPECIAL_TOKENS)} "
+                f"special tokens + {len(result.vocab)} HFT entries, {result.n_characters} of "
+                "them characters and marks)"
             )
             if spec.size_policy == "error":
                 raise VocabSizeError(message)
@@ -135,6 +139,11 @@ class HFT(Tokenizer):
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``; ``[UNK]`` decodes to U+FFFD."""
         return self._encoder.decode(ids)
+
+    @property
+    def pretokenizer(self) -> Pretokenizer:
+        """The pre-tokenizer with this tokenizer's marks."""
+        return self._encoder.pretokenizer
 
     @property
     def vocab(self) -> list[str]:
@@ -169,4 +178,6 @@ class HFT(Tokenizer):
 
         with TemporaryDirectory() as tmp:
             self.hft_vocab.write_tsv(Path(tmp) / VOCAB_FILE)
-            return HFTTransformersTokenizer(vocab_file=str(Path(tmp) / VOCAB_FILE), marks=self.params["marks"])
+            return HFTTransformersTokenizer(
+                vocab_file=str(Path(tmp) / VOCAB_FILE), marks=self.params["marks"]
+            )

@@ -1,11 +1,15 @@
-"""Text ↔ ids with a trained HFT vocabulary: pre-tokenizer, segmenter and a per-part cache."""
+"""Text ↔ ids with a trained HFT vocabulary: pre-tokenizer, segmenter and a part cache."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
+
+import numpy as np
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import UNK
+from tokstudy.tokenizers.hft import scan
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import Segmenter
 from tokstudy.tokenizers.hft.vocab import HFTVocab
@@ -14,12 +18,21 @@ from tokstudy.tokenizers.hft.vocab import HFTVocab
 UNK_TEXT = "\ufffd"
 
 
+def _code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Code points of the concatenated ``texts`` and the offset where each starts."""
+    joined = "".join(texts).encode("utf-32-le", "surrogatepass")
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=offsets[1:])
+    return np.frombuffer(joined, dtype="<u4").astype(np.int64), offsets
+
+
 class HFTEncoder:
     """Encodes with ids ``specials`` first, then the HFT vocabulary in its order.
 
     A character that is not in the vocabulary becomes one ``[UNK]`` (and cuts its word
     there); ``[UNK]`` decodes to U+FFFD. Other special tokens decode to their own string.
-    Results are cached per word or gap, so repeated words cost a dictionary lookup.
+    The ids of every word and gap seen are cached (up to ``cache_size`` of them), so a
+    batch of known words is cut and looked up by compiled code (:mod:`.scan`).
     """
 
     def __init__(
@@ -35,40 +48,85 @@ class HFTEncoder:
         self._offset = len(specials)
         self._unk_id = self.tokens.index(UNK)
         self._segmenter = Segmenter(vocab.tokens, vocab.freqs)
-        self._cache: dict[str, list[int]] = {}
+        self._table = scan.char_classes()
         self._cache_size = cache_size
+        self._reset_cache()
+
+    def _reset_cache(self) -> None:
+        # cached parts: code points part_cps[part_off[r]:part_off[r + 1]] of row r, its
+        # hash, a hash table of the rows (slots), and its ids flat[row_start[r]:][:row_len[r]]
+        self._rows = 0
+        self._arrays = {
+            name: np.zeros(1, dtype=np.int64)
+            for name in ("part_cps", "part_off", "part_hash", "flat", "row_start", "row_len")
+        }
+        self._used = dict.fromkeys(self._arrays, 0) | {"part_off": 1}
+        self._slots = np.full(16, -1, dtype=np.int64)
+
+    def _view(self, name: str) -> np.ndarray:
+        return self._arrays[name][: self._used[name]]
+
+    def _append(self, name: str, values: np.ndarray) -> None:
+        """Append to a cache array, doubling its capacity when it is full."""
+        array, used = self._arrays[name], self._used[name]
+        if used + len(values) > len(array):
+            array = np.resize(array, max(2 * len(array), used + len(values)))
+            self._arrays[name] = array
+        array[used : used + len(values)] = values
+        self._used[name] = used + len(values)
 
     def encode_lines(self, lines: Sequence[str], where: str = "text") -> list[list[int]]:
         """Ids of each line (no special tokens added)."""
-        pretokenizer = self.pretokenizer
-        cache = self._cache
-        line_parts: list[list[tuple[bool, str]]] = []
-        missing: dict[str, bool] = {}
-        for number, line in enumerate(lines, start=1):
-            pretokenizer.check(line, f"{where} line {number}")
-            parts = list(pretokenizer.parts(line))
-            line_parts.append(parts)
-            for is_word, raw in parts:
-                if raw not in cache:
-                    missing[raw] = is_word
-        if missing:
-            self._fill(missing)
-        encoded = []
-        for parts in line_parts:
-            ids: list[int] = []
-            for _, raw in parts:
-                ids += cache[raw]
-            encoded.append(ids)
-        return encoded
+        if not lines:
+            return []
+        self.pretokenizer.check_lines(lines, where)
+        cps, line_off = _code_points(lines)
+        ids, ids_off, miss_start, miss_end, n_missing = self._scan(cps, line_off)
+        if n_missing:
+            if self._rows + n_missing > self._cache_size:
+                self._reset_cache()
+                ids, ids_off, miss_start, miss_end, n_missing = self._scan(cps, line_off)
+            text = "".join(lines)
+            spans = zip(miss_start.tolist(), miss_end.tolist(), strict=True)
+            self._add_rows({text[a:b] for a, b in spans})
+            ids, ids_off, *_ = self._scan(cps, line_off)
+        flat = ids.tolist()
+        return [flat[a:b] for a, b in pairwise(ids_off.tolist())]
 
-    def _fill(self, missing: dict[str, bool]) -> None:
-        if len(self._cache) + len(missing) > self._cache_size:
-            self._cache.clear()
-        raws = list(missing)
-        pretokens = [self.pretokenizer.encode_part(missing[raw], raw) for raw in raws]
-        offset, unk = self._offset, self._unk_id
-        for raw, pieces in zip(raws, self._segmenter.segment(pretokens), strict=True):
-            self._cache[raw] = [unk if p < 0 else p + offset for p in pieces]
+    def _scan(self, cps: np.ndarray, line_off: np.ndarray):
+        view = self._view
+        return scan.encode_lines(
+            cps,
+            line_off,
+            self._table,
+            self._slots,
+            view("part_hash"),
+            view("part_off"),
+            view("part_cps"),
+            view("flat"),
+            view("row_start"),
+            view("row_len"),
+        )
+
+    def _add_rows(self, raws: set[str]) -> None:
+        """Segment and cache new words and gaps."""
+        pretokenizer = self.pretokenizer
+        ordered = sorted(raws)
+        pretokens = [pretokenizer.encode_part(pretokenizer.is_word(r), r) for r in ordered]
+        segmenter = self._segmenter
+        ids, ids_off = segmenter.segment_codes(*segmenter.codes.encode(pretokens))
+        self._append("row_start", self._used["flat"] + ids_off[:-1])
+        self._append("row_len", np.diff(ids_off))
+        self._append("flat", np.where(ids < 0, self._unk_id, ids + self._offset))
+        cps, part_off = _code_points(ordered)
+        self._append("part_off", self._used["part_cps"] + part_off[1:])
+        self._append("part_cps", cps)
+        self._append("part_hash", scan.hash_parts(cps, part_off))
+        first_row, self._rows = self._rows, self._rows + len(ordered)
+        if 2 * self._rows + 2 > len(self._slots):
+            self._slots = np.full(4 * self._rows, -1, dtype=np.int64)
+            first_row = 0
+        scan.insert_rows(self._slots, self._view("part_hash"), first_row)
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``; exact for ids of text whose characters were all in training."""

@@ -10,7 +10,7 @@ are tokenized as text (``split_special_tokens=True``), as the adapter does.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 from transformers import PreTrainedTokenizer
 
@@ -25,12 +25,10 @@ VOCAB_FILE = "hft_vocab.tsv"
 class HFTTransformersTokenizer(PreTrainedTokenizer):
     """HFT as a ``transformers.PreTrainedTokenizer``."""
 
-    vocab_files_names = {"vocab_file": VOCAB_FILE}
-    model_input_names = ["input_ids", "token_type_ids", "attention_mask"]
+    vocab_files_names: ClassVar[dict[str, str]] = {"vocab_file": VOCAB_FILE}
+    model_input_names: ClassVar[list[str]] = ["input_ids", "token_type_ids", "attention_mask"]
 
-    def __init__(
-        self, vocab_file: str, marks: dict[str, str] | None = None, **kwargs: Any
-    ) -> None:
+    def __init__(self, vocab_file: str, marks: dict[str, str] | None = None, **kwargs: Any) -> None:
         """``vocab_file``: an ``hft_vocab.tsv``; ``marks``: the adapter's ``marks`` param."""
         self.hft_vocab = HFTVocab.read_tsv(vocab_file)
         self.hft_marks = Marks.from_param(marks)

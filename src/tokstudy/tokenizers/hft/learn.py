@@ -37,9 +37,9 @@ from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import (
     CharCodes,
     Segmenter,
-    grown,
     add_child,
     child_node,
+    grown,
 )
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 
@@ -69,8 +69,22 @@ def step_size(target: int, fraction: float = DEFAULT_STEP_FRACTION) -> int:
 
 
 @njit(cache=True)
-def count_candidates(chars, offsets, counts, pieces, piece_off, token_lengths, token_node,
-                     keys, values, node_token, node_parent, node_char, n_nodes, n_chars):  # fmt: skip
+def count_candidates(
+    chars,
+    offsets,
+    counts,
+    pieces,
+    piece_off,
+    token_lengths,
+    token_node,
+    keys,
+    values,
+    node_token,
+    node_parent,
+    node_char,
+    n_nodes,
+    n_chars,
+):
     """Subword counts and candidate counts per trie node (candidate nodes are added)."""
     n_tokens = token_lengths.shape[0]
     sub = np.zeros(n_tokens, dtype=np.int64)
@@ -106,6 +120,27 @@ def count_candidates(chars, offsets, counts, pieces, piece_off, token_lengths, t
             if node_token[node] < 0:
                 cand[node] += weight
     return sub, cand[:n_nodes], node_parent[:n_nodes], node_char[:n_nodes]
+
+
+def _count(segmenter: Segmenter, chars, offsets, counts, pieces, piece_off):
+    """:func:`count_candidates` for a segmentation made with ``segmenter`` (whose trie
+    receives the candidate nodes)."""
+    return count_candidates(
+        chars,
+        offsets,
+        counts,
+        pieces,
+        piece_off,
+        segmenter.token_lengths,
+        segmenter.token_node,
+        segmenter.keys,
+        segmenter.values,
+        segmenter.node_token,
+        segmenter.node_parent,
+        segmenter.node_char,
+        segmenter.n_nodes,
+        len(segmenter.codes),
+    )
 
 
 @njit(cache=True)
@@ -220,11 +255,7 @@ def learn_vocabulary(
         tokens = list(vocab)
         segmenter = Segmenter(tokens, [vocab[t] for t in tokens], codes, capacity)
         pieces, piece_off = segmenter.segment_codes(chars, offsets)
-        sub, cand, parent, char = count_candidates(
-            chars, offsets, counts, pieces, piece_off, segmenter.token_lengths,
-            segmenter.token_node, segmenter.keys, segmenter.values, segmenter.node_token,
-            segmenter.node_parent, segmenter.node_char, segmenter.n_nodes, len(codes),
-        )  # fmt: skip
+        sub, cand, parent, char = _count(segmenter, chars, offsets, counts, pieces, piece_off)
         capacity = len(cand) + len(cand) // 4
         added = _top_candidates(cand, step, parent, char, codes)
         if not added:
@@ -240,8 +271,13 @@ def learn_vocabulary(
         removed = len(tokens) + len(added) - len(vocab)
         log.info(
             "hft: iteration %d: +%d -%d → %d/%d entries (threshold %d)",
-            iteration, len(added), removed, len(vocab), target, threshold,
-        )  # fmt: skip
+            iteration,
+            len(added),
+            removed,
+            len(vocab),
+            target,
+            threshold,
+        )
         state = frozenset(vocab.items())
         if pruning and (state in seen or iteration >= max_iterations):
             log.info("hft: vocabulary cycles or iteration limit; no more removals")

@@ -24,18 +24,19 @@ contains a mark character is rejected with :class:`~tokstudy.errors.TokstudyErro
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
 
 import regex
 
 from tokstudy.errors import TokstudyError
 
-_WORD_CHAR = r"[\p{L}\p{N}\p{M}\u200c\u200d]"
+#: word characters: letters, numbers, combining marks, ZWNJ and ZWJ
+WORD_CHAR_CLASS = r"[\p{L}\p{N}\p{M}\u200c\u200d]"
 #: a word: word characters, joined by -, . or / between them, or , between two numbers
-WORD_PATTERN = rf"{_WORD_CHAR}+(?:(?:[-./]|(?<=\p{{N}}),(?=\p{{N}})){_WORD_CHAR}+)*"
+WORD_PATTERN = rf"{WORD_CHAR_CLASS}+(?:(?:[-./]|(?<=\p{{N}}),(?=\p{{N}})){WORD_CHAR_CLASS}+)*"
 _WORD_SPLIT = regex.compile(f"({WORD_PATTERN})")
-_WORD_CHAR_RE = regex.compile(_WORD_CHAR)
+_WORD_CHAR_RE = regex.compile(WORD_CHAR_CLASS)
 
 
 @dataclass(frozen=True)
@@ -120,8 +121,27 @@ class Pretokenizer:
                 f"hft {name!r} mark; choose other characters with the 'marks' param"
             )
 
+    def check_lines(self, lines: Sequence[str], where: str = "text") -> None:
+        """:meth:`check` every line (``where`` gets `` line N``) with one search."""
+        if self._mark_re.search("".join(lines)):
+            for number, line in enumerate(lines, start=1):
+                self.check(line, f"{where} line {number}")
+
+    @staticmethod
+    def split(text: str) -> list[str]:
+        """Gaps and words alternating, gaps first and last (possibly empty)."""
+        return _WORD_SPLIT.split(text)
+
+    @staticmethod
+    def is_word(raw: str) -> bool:
+        """Whether a non-empty part of :meth:`split` is a word (else it is a gap)."""
+        return _WORD_CHAR_RE.match(raw) is not None
+
     def parts(self, text: str) -> Iterator[tuple[bool, str]]:
-        """``(is_word, raw)`` for each part of ``text`` that becomes a pre-token (unchecked)."""
+        """``(is_word, raw)`` for each part of ``text`` that becomes a pre-token (unchecked).
+
+        Dropped: empty gaps and a gap of one U+0020 between two words (implicit).
+        """
         split = _WORD_SPLIT.split(text)
         last = len(split) - 1
         for index, raw in enumerate(split):

@@ -11,6 +11,10 @@ match, ``0`` elsewhere.
 ``1`` to ``0`` (``11101100101`` → ``11100000001``): only a shared prefix or a shared
 suffix is evidence for an affix, a letter matching by chance in the middle is not.
 
+:func:`word_maps` and :func:`clean_map` state these definitions for one pair of words;
+:class:`LexemeMatrix` computes the same for a whole lexeme list at once with ``numpy``
+(the tests check that the two agree).
+
 Choices the thesis leaves open, made here:
 
 - Words are compared after lower-casing (German capitalises sentence-initial verbs).
@@ -125,4 +129,3 @@ class LexemeMatrix:
 
 def _codes(word: str) -> np.ndarray:
     return np.fromiter((ord(ch) for ch in word), dtype=np.int32, count=len(word))
-

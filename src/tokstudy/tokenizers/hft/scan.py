@@ -1,0 +1,147 @@
+"""Numba kernels for fast encoding: cut lines into words and gaps and look them up.
+
+The cut follows :data:`~tokstudy.tokenizers.hft.pretokenize.WORD_PATTERN` exactly: a
+character belongs to a word if it is a word character, or ``-``, ``.``, ``/`` between two
+word characters, or ``,`` between two numbers. Known parts (words and gaps) are found in a
+hash table (FNV-1a of the code points, checked character by character) of cached rows.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import regex
+from numba import njit
+
+from tokstudy.tokenizers.hft.pretokenize import WORD_CHAR_CLASS
+from tokstudy.tokenizers.hft.segment import grown
+
+WORD = 1
+NUMBER = 2
+SPAN = 0x110000  # code points
+_FNV_OFFSET = -3750763034362895579  # 0xCBF29CE484222325 as a signed 64-bit integer
+_FNV_PRIME = 1099511628211
+_SPACE, _COMMA = ord(" "), ord(",")
+_JOINERS = (ord("-"), ord("."), ord("/"))
+
+
+@cache
+def char_classes() -> np.ndarray:
+    """``WORD`` / ``NUMBER`` bits of every code point, from the pre-tokenizer's classes."""
+    everything = "".join(map(chr, [*range(0xD800), *range(0xE000, SPAN)]))
+    table = np.zeros(SPAN, dtype=np.uint8)
+    for bit, pattern in ((WORD, WORD_CHAR_CLASS), (NUMBER, r"\p{N}")):
+        found = "".join(regex.findall(f"{pattern}+", everything))
+        table[np.frombuffer(found.encode("utf-32-le"), dtype="<u4")] |= bit
+    return table
+
+
+@njit(cache=True, inline="always")
+def _in_word(cps, i, start, end, table):
+    c = cps[i]
+    if table[c] & WORD:
+        return True
+    if i == start or i + 1 == end:
+        return False
+    if c == _COMMA:
+        return (table[cps[i - 1]] & NUMBER) != 0 and (table[cps[i + 1]] & NUMBER) != 0
+    if c == _JOINERS[0] or c == _JOINERS[1] or c == _JOINERS[2]:
+        return (table[cps[i - 1]] & WORD) != 0 and (table[cps[i + 1]] & WORD) != 0
+    return False
+
+
+@njit(cache=True, inline="always")
+def _part_hash(cps, start, end):
+    """FNV-1a over the code points ``cps[start:end]``."""
+    h = _FNV_OFFSET
+    for q in range(start, end):
+        h = (h ^ cps[q]) * _FNV_PRIME
+    return h
+
+
+@njit(cache=True, inline="always")
+def _slot(h, mask):
+    return (h ^ (h >> 29)) & mask
+
+
+@njit(cache=True)
+def find_part(cps, start, end, h, slots, part_hash, part_off, part_cps):
+    """Row of the cached part equal to ``cps[start:end]`` (hash ``h``), or ``-1``."""
+    mask = slots.shape[0] - 1
+    slot = _slot(h, mask)
+    while True:
+        row = slots[slot]
+        if row < 0:
+            return -1
+        a = part_off[row]
+        if part_hash[row] == h and part_off[row + 1] - a == end - start:
+            same = True
+            for q in range(end - start):
+                if part_cps[a + q] != cps[start + q]:
+                    same = False
+                    break
+            if same:
+                return row
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def hash_parts(part_cps, part_off):
+    """Hash of each part ``part_cps[part_off[r]:part_off[r + 1]]``."""
+    hashes = np.empty(part_off.shape[0] - 1, dtype=np.int64)
+    for row in range(hashes.shape[0]):
+        hashes[row] = _part_hash(part_cps, part_off[row], part_off[row + 1])
+    return hashes
+
+
+@njit(cache=True)
+def insert_rows(slots, part_hash, first_row):
+    """Enter rows ``first_row …`` into the hash table ``slots`` (kept at most half full)."""
+    for row in range(first_row, part_hash.shape[0]):
+        mask = slots.shape[0] - 1
+        slot = _slot(part_hash[row], mask)
+        while slots[slot] >= 0:
+            slot = (slot + 1) & mask
+        slots[slot] = row
+
+
+@njit(cache=True)
+def encode_lines(cps, line_off, table, slots, part_hash, part_off, part_cps, flat, row_start,
+                 row_len):  # fmt: skip
+    """Ids of every line, or the parts that are not cached yet.
+
+    Returns ``(ids, ids_offsets, miss_starts, miss_ends, n_missing)``; when parts are
+    missing the ids are incomplete. A one-space gap between two words is skipped (it is
+    implicit); every other part is looked up.
+    """
+    out = np.empty(cps.shape[0] + 16, dtype=np.int64)
+    n_out = 0
+    out_off = np.zeros(line_off.shape[0], dtype=np.int64)
+    miss_start = np.empty(cps.shape[0] + 1, dtype=np.int64)
+    miss_end = np.empty(cps.shape[0] + 1, dtype=np.int64)
+    n_miss = 0
+    for line in range(line_off.shape[0] - 1):
+        start, end = line_off[line], line_off[line + 1]
+        i = start
+        while i < end:
+            word = _in_word(cps, i, start, end, table)
+            j = i + 1
+            while j < end and _in_word(cps, j, start, end, table) == word:
+                j += 1
+            if word or not (j == i + 1 and cps[i] == _SPACE and i > start and j < end):
+                h = _part_hash(cps, i, j)
+                row = find_part(cps, i, j, h, slots, part_hash, part_off, part_cps)
+                if row < 0:
+                    miss_start[n_miss] = i
+                    miss_end[n_miss] = j
+                    n_miss += 1
+                else:
+                    length = row_len[row]
+                    if n_out + length > out.shape[0]:
+                        out = grown(out, 2 * (n_out + length), 0)
+                    out[n_out : n_out + length] = flat[row_start[row] : row_start[row] + length]
+                    n_out += length
+            i = j
+        out_off[line + 1] = n_out
+    return out[:n_out], out_off, miss_start[:n_miss], miss_end[:n_miss], n_miss
