@@ -18,6 +18,7 @@ from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
 from tokstudy.tokenizers.hft.adapter import HFT
 from tokstudy.tokenizers.hft.hf_wrapper import HFTTransformersTokenizer
+from tokstudy.tokenizers.hft.pretokenize import Marks
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 from tokstudy.tokenizers.registry import adapter_class
 
@@ -56,7 +57,7 @@ def test_encoding_matches_the_oracle_and_round_trips() -> None:
     tokenizer = trained()
     vocab = tokenizer.hft_vocab
     freq = dict(zip(vocab.tokens, vocab.freqs, strict=True))
-    lines = corpus_text().splitlines()[:300] + ["Ünseen ☃ chars", ""]
+    lines = [*corpus_text().splitlines()[:300], "Ünseen ☃ chars", ""]
     encoded = tokenizer.encode_batch(lines)
     for line, ids in zip(lines, encoded, strict=True):
         expected = oracle.encode(line, tokenizer.pretokenizer, list(vocab.tokens), freq)
@@ -66,8 +67,29 @@ def test_encoding_matches_the_oracle_and_round_trips() -> None:
     assert tokenizer.decode(tokenizer.encode("a☃b")) == "a\ufffdb"
 
 
+MARK_CHARS = "".join(Marks().as_dict().values())
+tricky = st.sampled_from(list("aZ1٣२ा,.-/_ \t\n\u00a0\u200d"))
+any_text = st.text(st.one_of(st.characters(blacklist_characters=MARK_CHARS), tricky))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(any_text, max_size=6))
+def test_batch_encoding_matches_the_oracle_on_any_text(lines: list[str]) -> None:
+    tokenizer = trained()
+    vocab = tokenizer.hft_vocab
+    freq = dict(zip(vocab.tokens, vocab.freqs, strict=True))
+    expected = [
+        [0 if i < 0 else i + len(SPECIAL_TOKENS) for i in ids]
+        for ids in (
+            oracle.encode(x, tokenizer.pretokenizer, list(vocab.tokens), freq) for x in lines
+        )
+    ]
+    assert tokenizer.encode_batch(lines) == expected
+    assert [tokenizer.encode(line) for line in lines] == expected
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.text(st.sampled_from(sorted(set(corpus_text()) - {"\n"}) + [" ", "\t", "\u00a0"])))
+@given(st.text(st.sampled_from([*sorted(set(corpus_text()) - {"\n"}), " ", "\t", "\xa0"])))
 def test_text_of_seen_characters_round_trips(text: str) -> None:
     assert trained().decode(trained().encode(text)) == text
 
@@ -105,9 +127,7 @@ def test_transformers_tokenizer_matches_and_reloads_offline(tmp_path: Path) -> N
     reloaded = HFTTransformersTokenizer.from_pretrained(tmp_path, local_files_only=True)
     batch = reloaded([text, "ok"], padding=True)
     assert batch["input_ids"][0] == [reloaded.cls_token_id, *ids, reloaded.sep_token_id]
-    assert reloaded.decode(batch["input_ids"][0], skip_special_tokens=True) == text.replace(
-        "☃", ""
-    )
+    assert reloaded.decode(batch["input_ids"][0], skip_special_tokens=True) == text.replace("☃", "")
     assert reloaded.pad_token_id == 1 and reloaded.mask_token == "[MASK]"
     assert len(reloaded) == SIZE
 

@@ -124,7 +124,7 @@ class HFTEncoder:
         self._append("part_hash", scan.hash_parts(cps, part_off))
         first_row, self._rows = self._rows, self._rows + len(ordered)
         if 2 * self._rows + 2 > len(self._slots):
-            self._slots = np.full(4 * self._rows, -1, dtype=np.int64)
+            self._slots = np.full(1 << (4 * self._rows).bit_length(), -1, dtype=np.int64)
             first_row = 0
         scan.insert_rows(self._slots, self._view("part_hash"), first_row)
 
