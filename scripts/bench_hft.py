@@ -3,7 +3,8 @@
 Both learn a vocabulary from the same corpus at each size, side by side in one run (the
 script checks the vocabularies and the encodings are identical), then encode the corpus.
 Prints training seconds, encoding throughput (whitespace-separated words per second) and
-the ratios. Numba's one-off JIT compilation is done before timing (it is cached on disk).
+the ratios. One-off setup is done before timing: numba's JIT compilation (cached on disk)
+and the fast encoder's per-process table of character classes (about 0.2 s).
 
     python scripts/bench_hft.py [--corpus ../shared/corpora/hft2022/en.txt.gz]
                                 [--sizes 3000 8000] [--oracle-lines N] [--encode-lines N]
@@ -92,7 +93,8 @@ def main() -> None:
     words = sum(len(line.split()) for line in encode_lines)
     print(f"machine: {platform.machine()}, python {platform.python_version()}")
     print(f"corpus: {args.corpus} ({len(lines)} lines)")
-    fast_train(lines[:200], 300, marks)  # JIT warm-up
+    # one-off setup, not timed: JIT compilation and the character class table
+    fast_encode(fast_train(lines[:200], 300, marks), marks, lines[:200])
     for size in args.sizes:
         target = size - len(SPECIAL_TOKENS)
         oracle_lines = lines[: args.oracle_lines]

@@ -24,6 +24,10 @@ ADAPTERS: dict[str, str] = {
     "bbpe": "tokstudy.tokenizers.bbpe:BBPE",
     "hf_bytelevel_bpe": "tokstudy.tokenizers.bytelevel_adapter:HFByteLevelBPE",
     "hft": "tokstudy.tokenizers.hft.adapter:HFT",
+    "sp_bpe_hftpretok": "tokstudy.tokenizers.hft.pretok_sentencepiece:PretokenizedSentencePieceBPE",
+    "sp_unigram_hftpretok": (
+        "tokstudy.tokenizers.hft.pretok_sentencepiece:PretokenizedSentencePieceUnigram"
+    ),
 }
 
 META_FILE = "meta.json"

@@ -167,7 +167,7 @@ def _node_codepoints(nodes, node_parent, node_char, codepoints):
 
 def _node_strings(nodes: np.ndarray, node_parent, node_char, codes: CharCodes) -> list[str]:
     points, offsets = _node_codepoints(nodes, node_parent, node_char, codes.codepoints)
-    joined = points.tobytes().decode("utf-32-le")
+    joined = points.tobytes().decode("utf-32-le", "surrogatepass")
     bounds = offsets.tolist()
     return [joined[bounds[k] : bounds[k + 1]] for k in range(len(nodes))]
 

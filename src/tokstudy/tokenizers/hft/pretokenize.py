@@ -8,7 +8,7 @@ Subwords never cross pre-token boundaries.
 
 Marks (single characters that cannot occur in the text; Private Use Area by default):
 
-* ``token``: written before and after every word (``Dcat D``); two words separated by
+* ``token``: written before and after every word (``DcatD``); two words separated by
   exactly one U+0020 space are written back to back (``DaDDbD``) — that space is implicit.
 * ``space``: every other whitespace character is explicit: U+0020 is the mark alone, any
   other whitespace character ``c`` is the mark followed by the four lowercase hex digits of
@@ -128,13 +128,8 @@ class Pretokenizer:
                 self.check(line, f"{where} line {number}")
 
     @staticmethod
-    def split(text: str) -> list[str]:
-        """Gaps and words alternating, gaps first and last (possibly empty)."""
-        return _WORD_SPLIT.split(text)
-
-    @staticmethod
     def is_word(raw: str) -> bool:
-        """Whether a non-empty part of :meth:`split` is a word (else it is a gap)."""
+        """Whether a word or gap of some text is a word."""
         return _WORD_CHAR_RE.match(raw) is not None
 
     def parts(self, text: str) -> Iterator[tuple[bool, str]]:

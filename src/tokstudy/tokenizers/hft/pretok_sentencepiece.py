@@ -1,0 +1,160 @@
+"""SentencePiece (BPE or Unigram) trained and applied on HFT pre-tokens.
+
+Each line is pre-tokenized with :mod:`.pretokenize` and its pre-tokens are joined by
+single spaces (they never contain whitespace), so SentencePiece pieces never cross
+pre-token boundaries. Training writes the pre-tokenized corpus to a temporary file and
+trains :mod:`tokstudy.tokenizers.sentencepiece_adapter` on it; decoding joins the pieces,
+drops SentencePiece's word boundaries and undoes the pre-tokenization.
+
+Params: ``marks`` (as for ``hft``); every other key goes to ``SentencePieceTrainer``, with
+two defaults changed for marked text: ``normalization_rule_name: identity`` (so decoding
+is exact) and ``split_by_unicode_script: false`` (the marks, Private Use Area characters,
+may join the letters of their word). Lossless for text whose characters were all seen in
+training, except U+2581 (SentencePiece's own word-boundary symbol); ``[UNK]`` decodes to
+U+FFFD.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from transformers.tokenization_utils_sentencepiece import SentencePieceBackend
+
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, UNK, Tokenizer, TrainSpec
+from tokstudy.tokenizers.hft.adapter import read_lines
+from tokstudy.tokenizers.hft.encoder import UNK_TEXT
+from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.sentencepiece_adapter import (
+    MODEL_FILE,
+    SentencePieceBPE,
+    SentencePieceUnigram,
+)
+
+CONFIG_FILE = "hft_pretok.json"
+SP_DEFAULTS = {"normalization_rule_name": "identity", "split_by_unicode_script": False}
+WORD_BOUNDARY = "\u2581"
+
+
+def pieces_to_text(pieces: Sequence[str], pretokenizer: Pretokenizer) -> str:
+    """Text of SentencePiece pieces of pre-tokenized text (``[UNK]`` becomes U+FFFD)."""
+    marked = "".join(UNK_TEXT if piece == UNK else piece for piece in pieces)
+    return pretokenizer.detokenize(marked.replace(WORD_BOUNDARY, "").replace(" ", ""))
+
+
+class HFTSentencePieceTokenizer(SentencePieceBackend):
+    """``transformers`` tokenizer: HFT pre-tokenization, then the SentencePiece model."""
+
+    def __init__(self, vocab_file: str, marks: dict[str, str] | None = None, **kwargs: Any):
+        """``vocab_file``: a SentencePiece model; ``marks``: the ``marks`` param."""
+        self.hft_marks = Marks.from_param(marks)
+        self._pretokenizer = Pretokenizer(self.hft_marks)
+        for key, token in SPECIAL_TOKEN_KWARGS.items():
+            kwargs.setdefault(key, token)
+        kwargs.setdefault("split_special_tokens", True)
+        kwargs.setdefault("special_tokens_pattern", "cls_sep")
+        kwargs.setdefault("clean_up_tokenization_spaces", False)
+        super().__init__(vocab_file=vocab_file, marks=self.hft_marks.as_dict(), **kwargs)
+
+    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        pretokens = self._pretokenizer.pretokenize(text, "hft tokenize")
+        return self.sp_model.encode(" ".join(pretokens), out_type=str)
+
+    def convert_tokens_to_string(self, tokens: list[str]) -> str:
+        """Text of pieces (pre-tokenization undone)."""
+        return pieces_to_text(tokens, self._pretokenizer)
+
+
+class _PretokenizedSentencePiece(Tokenizer):
+    """A SentencePiece adapter applied to HFT pre-tokens."""
+
+    inner_class: ClassVar[type[SentencePieceBPE] | type[SentencePieceUnigram]]
+    lossless = True
+
+    def __init__(self, inner: SentencePieceBPE | SentencePieceUnigram, marks: Marks) -> None:
+        self.inner = inner
+        self.marks = marks
+        self.pretokenizer = Pretokenizer(marks)
+
+    @classmethod
+    def train(cls, corpus: Path, spec: TrainSpec) -> _PretokenizedSentencePiece:
+        """Pre-tokenize ``corpus`` into a temporary file and train SentencePiece on it."""
+        params = dict(spec.params)
+        marks = Marks.from_param(params.pop("marks", None))
+        pretokenizer = Pretokenizer(marks)
+        with tempfile.TemporaryDirectory(prefix="tokstudy-hftpretok-") as tmp:
+            pretokenized = Path(tmp) / "pretokenized.txt"
+            with open(pretokenized, "w", encoding="utf-8", newline="\n") as out:
+                for number, line in enumerate(read_lines(corpus), start=1):
+                    pretokens = pretokenizer.pretokenize(line, f"{corpus}:{number}")
+                    out.write(" ".join(pretokens) + "\n")
+            inner_spec = replace(spec, params=SP_DEFAULTS | params)
+            try:
+                inner = cls.inner_class.train(pretokenized, inner_spec)
+            except TokstudyError as err:  # name this adapter, not the inner one
+                message = str(err).replace(cls.inner_class.name, cls.name, 1)
+                raise type(err)(message) from err
+        return cls(inner, marks)
+
+    def _pretokenized(self, lines: Sequence[str]) -> list[str]:
+        return [
+            " ".join(self.pretokenizer.pretokenize(line, f"{self.name} encode line {number}"))
+            for number, line in enumerate(lines, start=1)
+        ]
+
+    def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
+        """Ids of each line: pre-tokenize, then SentencePiece."""
+        return self.inner.encode_batch(self._pretokenized(lines))
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Text of ``ids``: SentencePiece pieces, then HFT detokenization."""
+        vocab = self.vocab
+        return pieces_to_text([vocab[i] for i in ids], self.pretokenizer)
+
+    @property
+    def vocab(self) -> list[str]:
+        """The SentencePiece pieces."""
+        return self.inner.vocab
+
+    def save(self, directory: Path) -> None:
+        """SentencePiece's model file and ``hft_pretok.json`` (the marks)."""
+        self.inner.save(directory)
+        (Path(directory) / CONFIG_FILE).write_text(
+            json.dumps({"marks": self.marks.as_dict()}, indent=2) + "\n", encoding="utf-8"
+        )
+
+    @classmethod
+    def load(cls, directory: Path) -> _PretokenizedSentencePiece:
+        """Read what :meth:`save` wrote."""
+        config = Path(directory) / CONFIG_FILE
+        if not config.is_file():
+            raise TokstudyError(f"{directory}: no {CONFIG_FILE}")
+        marks = Marks.from_param(json.loads(config.read_text(encoding="utf-8")).get("marks"))
+        return cls(cls.inner_class.load(directory), marks)
+
+    def to_transformers(self) -> HFTSentencePieceTokenizer:
+        """A ``transformers`` tokenizer with the same ids (:class:`HFTSentencePieceTokenizer`)."""
+        with tempfile.TemporaryDirectory(prefix="tokstudy-hftpretok-") as tmp:
+            self.inner.save(Path(tmp))
+            return HFTSentencePieceTokenizer(
+                vocab_file=str(Path(tmp) / MODEL_FILE), marks=self.marks.as_dict()
+            )
+
+
+class PretokenizedSentencePieceBPE(_PretokenizedSentencePiece):
+    """SentencePiece BPE on HFT pre-tokens."""
+
+    name = "sp_bpe_hftpretok"
+    inner_class = SentencePieceBPE
+
+
+class PretokenizedSentencePieceUnigram(_PretokenizedSentencePiece):
+    """SentencePiece Unigram on HFT pre-tokens."""
+
+    name = "sp_unigram_hftpretok"
+    inner_class = SentencePieceUnigram
