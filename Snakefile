@@ -21,10 +21,12 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/corpora.smk"
 include: "workflow/rules/tokenizers.smk"
 include: "workflow/rules/metrics.smk"
+include: "workflow/rules/models.smk"
 include: "workflow/rules/report.smk"
 
 
 rule all:
     input:
         rules.report_outputs.input,
+        rules.model_outputs.input,
     default_target: True

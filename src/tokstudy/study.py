@@ -14,10 +14,13 @@ from typing import Any
 
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import check_metric_names
+from tokstudy.models.config import ModelsConfig, from_mapping
 from tokstudy.tokenizers.registry import adapter_class
 
 UNSIZED = "full"
 DOWNLOAD_DIR = "resources/downloads"
+#: the language that gets silver POS labels (HanTa's German model) without a UD treebank
+SILVER_LANGUAGE = "de"
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class Study:
         check_metric_names(config.get("metrics", []))
         for language in self.languages:
             self.source_files(language)
+        if "models" in config:
+            self.models_config()
 
     @property
     def languages(self) -> list[str]:
@@ -142,3 +147,51 @@ class Study:
         """Jobs of one language at the plotted size (sized tokenizers that train it)."""
         size = self.frequency_plot_size()
         return [j for j in self.jobs() if j.language == language and j.size == size]
+
+    def models_config(self) -> ModelsConfig:
+        """The ``models:`` section, checked against what the study trains."""
+        models = from_mapping(ModelsConfig, self.config.get("models"))
+        for key, names, known in (
+            ("languages", models.languages, self.languages),
+            ("tokenizers", models.tokenizers, self.tokenizers),
+        ):
+            for name in names:
+                if name not in known:
+                    raise TokstudyError(
+                        f"config key models.{key}: {name!r} is not trained by this study "
+                        f"(trained: {', '.join(known)})"
+                    )
+        for tokenizer in models.tokenizers:
+            trained = self.sizes(tokenizer)
+            for size in models.vocab_sizes:
+                if trained != [UNSIZED] and str(size) not in trained:
+                    raise TokstudyError(
+                        f"config key models.vocab_sizes: {size} is not trained for tokenizer "
+                        f"{tokenizer!r} (trained: {', '.join(trained)})"
+                    )
+        for language in models.languages:
+            self.treebank(models, language)
+        return models
+
+    def treebank(self, models: ModelsConfig, language: str) -> Path | None:
+        """The UD treebank folder of a language, or ``None``: silver German labels (``de``)."""
+        if not {"pos", "sentence"} & set(models.tasks):
+            return None
+        if language in models.treebanks:
+            root = Path(models.ud_root)
+            path = root if root.is_absolute() else self.base / root
+            path = path / models.treebanks[language]
+            if not path.is_dir():
+                raise TokstudyError(f"config key models.treebanks.{language}: no folder {path}")
+            return path
+        if "sentence" in models.tasks:
+            raise TokstudyError(
+                f"config key models.treebanks.{language} is missing: task sentence needs a UD "
+                "treebank with features"
+            )
+        if language != SILVER_LANGUAGE:
+            raise TokstudyError(
+                f"config key models.treebanks.{language} is missing: silver POS labels exist "
+                f"only for German ({SILVER_LANGUAGE!r})"
+            )
+        return None

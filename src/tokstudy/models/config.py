@@ -171,7 +171,8 @@ class ModelsConfig:
     ``languages`` / ``tokenizers`` / ``vocab_sizes`` select which trained tokenizers get a
     model (empty: none); ``seeds`` are run one pretraining each; ``tasks`` is a subset of
     ``("mlm", "noise", "pos", "sentence")``; ``treebanks`` maps a language to a UD folder
-    name under the data root; ``sentence_feature`` is the UD feature whose presence on a
+    name under ``ud_root`` (relative to the working directory unless absolute);
+    ``sentence_feature`` is the UD feature whose presence on a
     word with a UPOS in ``sentence_upos`` labels a sentence ``yes``.
     """
 
@@ -181,6 +182,7 @@ class ModelsConfig:
     seeds: tuple[int, ...] = (0,)
     tasks: tuple[str, ...] = ("mlm", "noise", "pos", "sentence")
     treebanks: dict[str, str] = field(default_factory=dict)
+    ud_root: str = ""
     sentence_feature: str = "Tense=Past"
     sentence_upos: tuple[str, ...] = ("VERB", "AUX")
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)

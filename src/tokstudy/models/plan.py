@@ -1,0 +1,106 @@
+"""What the workflow's model rules run: jobs, per-run paths and settings of a study."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from tokstudy.models.config import ModelsConfig, to_dict
+from tokstudy.study import UNSIZED, Job, Study
+
+#: folder of one model run under the results folder
+RUN = "models/runs/{language}/{tokenizer}/{size}/seed{seed}"
+FINETUNE_TASKS = ("pos", "sentence")
+
+
+class ModelPlan:
+    """The ``models:`` section of a study resolved into rule inputs (empty without it)."""
+
+    def __init__(self, study: Study, results: str) -> None:
+        self.study = study
+        self.results = results
+        self.models: ModelsConfig | None = (
+            study.models_config() if "models" in study.config else None
+        )
+
+    @property
+    def config(self) -> ModelsConfig:
+        """The models section (defaults when the study has none; then no job uses it)."""
+        return self.models or ModelsConfig()
+
+    def jobs(self) -> list[Job]:
+        """Every (language, tokenizer, size) that gets models, in a stable order."""
+        if self.models is None:
+            return []
+        sizes = [str(size) for size in sorted(self.models.vocab_sizes)]
+        return [
+            Job(language, tokenizer, size)
+            for language in sorted(self.models.languages)
+            for tokenizer in sorted(self.models.tokenizers)
+            for size in (sizes if self.study.sizes(tokenizer) != [UNSIZED] else [UNSIZED])
+        ]
+
+    def has_task(self, task: str) -> bool:
+        """Whether the models section asks for a task (mlm, noise, pos, sentence)."""
+        return self.models is not None and task in self.models.tasks
+
+    def noise_levels(self) -> list[int]:
+        """Noise levels of the evaluation (none unless the noise task is asked for)."""
+        return list(self.config.evaluation.noise_levels) if self.has_task("noise") else []
+
+    def evaluation(self) -> dict[str, Any]:
+        """Evaluation settings with the noise levels that apply."""
+        return {**to_dict(self.config.evaluation), "noise_levels": self.noise_levels()}
+
+    def seeded(self, section: str, seed: str) -> dict[str, Any]:
+        """``pretrain`` or ``finetune`` settings as a dict, with the run's seed."""
+        return to_dict(replace(getattr(self.config, section), seed=int(seed)))
+
+    def treebank(self, language: str) -> str:
+        """The UD treebank folder of a language, else its silver treebank folder."""
+        path = self.study.treebank(self.config, language)
+        return str(path) if path else f"{self.results}/models/treebanks/{language}/silver"
+
+    def run_path(self, name: str) -> str:
+        """A file of one model run, with wildcards."""
+        return f"{self.results}/{RUN}/{name}"
+
+    def run_files(self, name: str, task: str | None = None) -> dict[str, dict[str, Any]]:
+        """``name`` of every run (job × seed) with its key columns for the summary."""
+        if self.models is None:
+            return {}
+        return {
+            self.run_path(name).format(**vars(job), seed=seed): {
+                "language": job.language,
+                "tokenizer": job.tokenizer,
+                "vocab_size": job.size,
+                "seed": seed,
+                **({"task": task} if task else {}),
+            }
+            for job in self.jobs()
+            for seed in self.models.seeds
+        }
+
+    def mlm_files(self) -> dict[str, dict[str, Any]]:
+        """The MLM metrics file of every run (none without the mlm task)."""
+        return self.run_files("mlm.tsv") if self.has_task("mlm") else {}
+
+    def finetune_files(self, name: str) -> dict[str, dict[str, Any]]:
+        """``name`` (metrics.tsv, predictions.tsv) of every fine-tuning run with its keys."""
+        return {
+            path: keys
+            for task in FINETUNE_TASKS
+            if self.has_task(task)
+            for path, keys in self.run_files(f"{task}/{name}", task).items()
+        }
+
+    def summary_tables(self) -> list[str]:
+        """Names of the statistics tables the summary writes."""
+        tables = ["seed_summary", "wilcoxon"]
+        return tables + (["bootstrap"] if any(map(self.has_task, FINETUNE_TASKS)) else [])
+
+
+def slurm_extras(config: dict[str, Any], rule_name: str) -> dict[str, Any]:
+    """SLURM resources of a rule from config ``resources``: slurm_partition and gpu, if set."""
+    entry = config.get("resources", {}).get(rule_name, {})
+    return {key: entry[key] for key in ("slurm_partition", "gpu") if key in entry}

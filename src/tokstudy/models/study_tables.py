@@ -1,0 +1,101 @@
+"""The model stage's tables and plot: every run's results, statistics, Markdown, a figure.
+
+Inputs are the per-run files of the workflow (MLM ``mlm.tsv`` and fine-tuning
+``metrics.tsv`` / ``predictions.tsv``), each with its key columns (language, tokenizer,
+vocab_size, seed). Outputs, in one folder: ``results.tsv`` (every row), and
+``seed_summary``, ``wilcoxon`` and (with fine-tuning predictions) ``bootstrap`` as
+``.tsv`` and ``.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import pandas as pd
+
+from tokstudy.models.config import EvalConfig
+from tokstudy.models.entrypoints import read_tables, summarize
+from tokstudy.report.plots import _grid, _save
+
+#: MLM metrics that the plot shows (finetuning tasks show every metric)
+PLOTTED_MLM_METRICS = ("pseudo_perplexity", "bits_per_char")
+
+
+def collect_results(
+    mlm: Mapping[Path, Mapping[str, Any]], finetune: Mapping[Path, Mapping[str, Any]]
+) -> pd.DataFrame:
+    """One table of MLM rows (task ``mlm``) and fine-tuning rows, keys as columns."""
+    frames = []
+    if mlm:
+        frames.append(read_tables(mlm).assign(task="mlm"))
+    if finetune:
+        frames.append(read_tables(finetune))
+    table = pd.concat(frames, ignore_index=True)
+    keys = ["task", "language", "tokenizer", "vocab_size", "seed", "level", "metric"]
+    return table[[*keys, "value", "relative_change"]].sort_values(keys, ignore_index=True)
+
+
+def write_markdown(frame: pd.DataFrame, path: Path, title: str) -> None:
+    """``frame`` as a Markdown table under a heading."""
+    body = frame.to_markdown(index=False, floatfmt=".4g") if len(frame) else "(no rows)"
+    Path(path).write_text(f"## {title}\n\n{body}\n", encoding="utf-8")
+
+
+def plot_noise(results: pd.DataFrame, outputs: Sequence[Path]) -> None:
+    """One panel per (task, metric, language): mean over seeds against noise level per tokenizer.
+
+    Level 0 is the clean text, so each line shows how a tokenizer's model degrades.
+    """
+    shown = results[(results["task"] != "mlm") | results["metric"].isin(PLOTTED_MLM_METRICS)]
+    panels = sorted(shown.groupby(["task", "metric", "language"]).groups)
+    figure, axes = _grid(max(1, len(panels)))
+    for axis, (task, metric, language) in zip(axes.flat, panels, strict=False):
+        rows = shown[
+            (shown["task"] == task) & (shown["metric"] == metric) & (shown["language"] == language)
+        ]
+        means = rows.groupby(["tokenizer", "vocab_size", "level"])["value"].mean().reset_index()
+        for (tokenizer, size), line in means.groupby(["tokenizer", "vocab_size"], sort=True):
+            axis.plot(line["level"], line["value"], "o-", label=f"{tokenizer} {size}", markersize=3)
+        axis.set_title(f"{task} {language}: {metric}")
+        axis.set_xlabel("noised words (%), 0 = clean")
+        axis.set_ylabel(metric)
+        axis.legend(fontsize="small")
+    figure.suptitle("Model metrics, clean and noised (mean over seeds)")
+    _save(figure, outputs)
+
+
+def summarize_models(
+    mlm: Mapping[Path, Mapping[str, Any]],
+    finetune: Mapping[Path, Mapping[str, Any]],
+    predictions: Mapping[Path, Mapping[str, Any]],
+    out_dir: Path,
+    plots: Sequence[Path],
+    evaluation: EvalConfig,
+) -> dict[str, pd.DataFrame]:
+    """Write the results table, the statistics (TSV + Markdown) and the noise plot."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results = collect_results(mlm, finetune)
+    results.to_csv(out_dir / "results.tsv", sep="\t", index=False)
+    tables = summarize(
+        results,
+        out_dir,
+        pair_on=("seed",),
+        predictions=read_tables(predictions) if predictions else None,
+        bootstrap_resamples=evaluation.bootstrap_resamples,
+        bootstrap_seed=evaluation.bootstrap_seed,
+    )
+    titles = {
+        "seed_summary": "Mean and standard deviation over seeds",
+        "wilcoxon": "Wilcoxon signed-rank tests between tokenizers (paired over seeds)",
+        "bootstrap": "Bootstrap 95% confidence intervals of fine-tuning test scores",
+    }
+    for name, table in tables.items():
+        write_markdown(table, out_dir / f"{name}.md", titles[name])
+    plot_noise(results, plots)
+    return tables

@@ -1,0 +1,169 @@
+from tokstudy.models.config import to_dict
+from tokstudy.models.plan import ModelPlan, slurm_extras
+
+# The model stage (config key models:): BERT MLM pretraining per (language, tokenizer, size,
+# seed), MLM evaluation clean and noised, POS / sentence fine-tuning, statistics tables.
+plan = ModelPlan(study, RESULTS)
+
+
+wildcard_constraints:
+    seed=r"\d+",
+
+
+rule silver_treebank:
+    input:
+        train=out("corpora/{language}/train.txt"),
+        heldout=out("corpora/{language}/heldout.txt"),
+    output:
+        directory(out("models/treebanks/{language}/silver")),
+    params:
+        seed=config["seed"],
+    log:
+        out("logs/silver_treebank/{language}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("silver_treebank", "mem_mb", 2000),
+        runtime=resource("silver_treebank", "runtime", 30),
+    script:
+        "../../scripts/models_silver_treebank.py"
+
+
+rule pretokenize_mlm:
+    input:
+        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        train=out("corpora/{language}/train.txt"),
+    output:
+        directory(out("models/corpora/{language}/{tokenizer}/{size}")),
+    params:
+        whole_word_mask=plan.config.pretrain.whole_word_mask,
+    log:
+        out("logs/pretokenize_mlm/{language}/{tokenizer}/{size}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("pretokenize_mlm", "mem_mb", 4000),
+        runtime=resource("pretokenize_mlm", "runtime", 60),
+    script:
+        "../../scripts/models_pretokenize.py"
+
+
+rule pretrain_mlm:
+    input:
+        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        corpus=out("models/corpora/{language}/{tokenizer}/{size}"),
+    output:
+        directory(plan.run_path("pretrain")),
+    params:
+        config=lambda w: plan.seeded("pretrain", w.seed),
+    log:
+        out("logs/pretrain_mlm/{language}/{tokenizer}/{size}/seed{seed}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: resource("pretrain_mlm", "threads", 2)
+    resources:
+        mem_mb=resource("pretrain_mlm", "mem_mb", 8000),
+        runtime=resource("pretrain_mlm", "runtime", 240),
+        **slurm_extras(config, "pretrain_mlm"),
+    script:
+        "../../scripts/models_pretrain.py"
+
+
+rule evaluate_mlm:
+    input:
+        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        pretrained=plan.run_path("pretrain"),
+        heldout=out("corpora/{language}/heldout.txt"),
+    output:
+        metrics=plan.run_path("mlm.tsv"),
+        edits=plan.run_path("mlm_noise_edits.tsv"),
+    params:
+        config=plan.evaluation(),
+    log:
+        out("logs/evaluate_mlm/{language}/{tokenizer}/{size}/seed{seed}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: resource("evaluate_mlm", "threads", 1)
+    resources:
+        mem_mb=resource("evaluate_mlm", "mem_mb", 4000),
+        runtime=resource("evaluate_mlm", "runtime", 60),
+        **slurm_extras(config, "evaluate_mlm"),
+    script:
+        "../../scripts/models_evaluate_mlm.py"
+
+
+rule finetune_model:
+    input:
+        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        pretrained=plan.run_path("pretrain"),
+        treebank=lambda w: plan.treebank(w.language),
+    output:
+        metrics=plan.run_path("{task}/metrics.tsv"),
+        predictions=plan.run_path("{task}/predictions.tsv"),
+        summary=plan.run_path("{task}/finetune.json"),
+    wildcard_constraints:
+        task="pos|sentence",
+    params:
+        config=lambda w: plan.seeded("finetune", w.seed),
+        noise_levels=plan.noise_levels(),
+        noise_seed=plan.config.evaluation.noise_seed,
+        noise_word_fraction=plan.config.evaluation.noise_word_fraction,
+        sentence_feature=plan.config.sentence_feature,
+        sentence_upos=list(plan.config.sentence_upos),
+    log:
+        out("logs/finetune_model/{language}/{tokenizer}/{size}/seed{seed}/{task}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: resource("finetune_model", "threads", 1)
+    resources:
+        mem_mb=resource("finetune_model", "mem_mb", 4000),
+        runtime=resource("finetune_model", "runtime", 120),
+        **slurm_extras(config, "finetune_model"),
+    script:
+        "../../scripts/models_finetune.py"
+
+
+rule summarize_models:
+    input:
+        mlm=list(plan.mlm_files()),
+        finetune=list(plan.finetune_files("metrics.tsv")),
+        predictions=list(plan.finetune_files("predictions.tsv")),
+    output:
+        results=report(
+            out("tables/models/results.tsv"),
+            category="Models",
+            labels={"table": "all model results (tidy)"},
+        ),
+        tables=expand(
+            out("tables/models/{table}.{ext}"),
+            table=plan.summary_tables(),
+            ext=["tsv", "md"],
+        ),
+        png=report(
+            out("plots/models/noise.png"),
+            category="Models",
+            labels={"plot": "metrics per tokenizer, clean and noised"},
+        ),
+        pdf=out("plots/models/noise.pdf"),
+    params:
+        mlm=plan.mlm_files(),
+        finetune=plan.finetune_files("metrics.tsv"),
+        predictions=plan.finetune_files("predictions.tsv"),
+        evaluation=to_dict(plan.config.evaluation),
+    log:
+        out("logs/summarize_models.log"),
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 2000),
+        runtime=resource("default", "runtime", 10),
+    script:
+        "../../scripts/models_summarize.py"
+
+
+rule model_outputs:
+    input:
+        rules.summarize_models.output if plan.models else [],
