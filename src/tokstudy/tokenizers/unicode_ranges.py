@@ -54,4 +54,3 @@ CJK_RANGES: tuple[tuple[int, int], ...] = tuple(
 def cjk_regex_class_body() -> str:
     r"""The CJK ranges as the inside of a regex character class (``\Uxxxxxxxx-\Uxxxxxxxx``)."""
     return "".join(f"\\U{start:08X}-\\U{end:08X}" for start, end in CJK_RANGES)
-
