@@ -22,6 +22,7 @@ include: "workflow/rules/corpora.smk"
 include: "workflow/rules/tokenizers.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/models.smk"
+include: "workflow/rules/analysis.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -29,4 +30,5 @@ rule all:
     input:
         rules.report_outputs.input,
         rules.model_outputs.input,
+        rules.analysis_outputs.input,
     default_target: True

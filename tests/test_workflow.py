@@ -274,3 +274,47 @@ def test_bad_data_fails_its_job_and_leaves_no_partial_output(
     assert result.returncode != 0
     assert "error: " in result.stderr and message in result.stderr
     assert not (tmp_path / partial).exists()
+
+
+def test_analyses_tables(tmp_path: Path) -> None:
+    corpora = SHARED / "corpora" / "hft2022"
+    config = {
+        "seed": 3,
+        "data_root": str(corpora),
+        "corpus_defaults": {"heldout": 40, "max_lines": 400},
+        "languages": {"en": {}, "mr": {}},
+        "tokenizers": {"sp_bpe": {"vocab_sizes": [300]}, "char": {}},
+        "metrics": ["mu"],
+        "analyses": {
+            "segmentation": {"vocab_size": 300, "words": {"en": ["treatment", "zzyzx"]}},
+            "ud_root": str(SHARED / "ud"),
+            "parity": {"reference": "en", "target": "mr"},
+        },
+    }
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = snakemake(tmp_path, "--cores", "2", config=path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    tables = tmp_path / "results/tables/analysis"
+    segmentation = pd.read_csv(tables / "segmentation_en.csv")
+    assert list(segmentation["word"]) == ["treatment", "zzyzx"]
+    assert list(segmentation["in_corpus"]) == [True, False]
+    assert segmentation.loc[1, "char (full)"] == "z z y z x"
+    alignment = pd.read_csv(tables / "morphological_alignment.csv")
+    assert set(alignment["language"]) == {"en", "mr"}
+    assert alignment["aligned_share_types"].between(0, 1).all()
+    parity = pd.read_csv(tables / "parity.csv")
+    assert set(parity["tokenizer"]) == {"sp_bpe", "char"} and (parity["lines"] == 40).all()
+    assert (parity["mean"] > 0).all()
+
+
+def test_analyses_config_errors(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "zz.txt", ["a b c"] * 10)
+    config = _single(
+        tmp_path, {"path": str(corpus)}, analyses={"parity": {"reference": "zz", "target": "en"}}
+    )
+    result = snakemake(tmp_path, "-n", config=config)
+    assert result.returncode != 0
+    assert (
+        "analyses.parity.target: language 'en' is not in languages" in result.stdout + result.stderr
+    )

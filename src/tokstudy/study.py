@@ -58,6 +58,7 @@ class Study:
             self.source_files(language)
         if "models" in config:
             self.models_config()
+        self._check_analyses()
 
     @property
     def languages(self) -> list[str]:
@@ -195,3 +196,47 @@ class Study:
                 f"only for German ({SILVER_LANGUAGE!r})"
             )
         return None
+
+    @property
+    def analyses(self) -> dict[str, Any]:
+        """The ``analyses`` section (empty when absent)."""
+        return self.config.get("analyses") or {}
+
+    def segmentation_languages(self) -> list[str]:
+        """Languages with a word list for the segmentation table."""
+        words = (self.analyses.get("segmentation") or {}).get("words") or {}
+        return sorted(language for language in words if language in self.config["languages"])
+
+    def segmentation_jobs(self, language: str) -> list[Job]:
+        """Jobs shown in a language's segmentation table: the chosen size, plus unsized ones."""
+        size = str((self.analyses.get("segmentation") or {}).get("vocab_size", ""))
+        return [j for j in self.jobs() if j.language == language and j.size in (size, UNSIZED)]
+
+    def parity_pairs(self) -> list[tuple[Job, Job]]:
+        """(reference job, target job) for every tokenizer and size both parity languages train."""
+        parity = self.analyses.get("parity") or {}
+        if not parity:
+            return []
+        targets = {(j.tokenizer, j.size): j for j in self.jobs() if j.language == parity["target"]}
+        return [
+            (j, targets[(j.tokenizer, j.size)])
+            for j in self.jobs()
+            if j.language == parity["reference"] and (j.tokenizer, j.size) in targets
+        ]
+
+    def _check_analyses(self) -> None:
+        parity = self.analyses.get("parity") or {}
+        for key in ("reference", "target"):
+            if parity and parity[key] not in self.config["languages"]:
+                raise TokstudyError(
+                    f"config key analyses.parity.{key}: "
+                    f"language {parity[key]!r} is not in languages"
+                )
+        words = (self.analyses.get("segmentation") or {}).get("words") or {}
+        for language, word_list in sorted(words.items()):
+            if language not in self.config["languages"]:
+                raise TokstudyError(
+                    f"config key analyses.segmentation.words.{language}: not in languages"
+                )
+            if not word_list:
+                raise TokstudyError(f"config key analyses.segmentation.words.{language} is empty")
