@@ -1,0 +1,189 @@
+"""Typed settings of the NMT study, read from the ``nmt:`` section of a config.
+
+Build them with :func:`tokstudy.models.config.from_mapping` (unknown keys and wrong types
+are one-line :class:`~tokstudy.errors.TokstudyError` s); the checks here name the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.config import DEVICES, MISSING_GPU_POLICIES
+
+#: Transformer sizes: layers (encoder and decoder each), model width, heads, feed-forward width
+PRESETS: dict[str, dict[str, int]] = {
+    "tiny": {"layers": 2, "d_model": 128, "heads": 4, "ffn": 256},
+    "base": {"layers": 6, "d_model": 512, "heads": 8, "ffn": 2048},
+}
+
+
+@dataclass(frozen=True)
+class SplitConfig:
+    """Seeded train / dev / test split of a parallel corpus (dev and test sizes in pairs)."""
+
+    dev_size: int = 1000
+    test_size: int = 1000
+    seed: int = 0
+    deduplicate: bool = True
+
+    def __post_init__(self) -> None:
+        for key in ("dev_size", "test_size"):
+            if getattr(self, key) < 1:
+                raise TokstudyError(f"nmt.split.{key} must be >= 1, got {getattr(self, key)}")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One NMT training run (one seed).
+
+    ``max_tokens`` bounds a batch's padded size: ``sentences × longest side`` (source or
+    target, special tokens included). Training pairs with a side longer than
+    ``max_length`` tokens are left out. Every ``eval_every`` steps the dev set is
+    translated (``dev_beam_size``; 1 is greedy) and scored with chrF; training stops after
+    ``patience`` evaluations without a better dev chrF, or at ``max_steps``.
+    """
+
+    preset: str = "tiny"
+    seed: int = 0
+    max_steps: int = 50000
+    max_tokens: int = 4096
+    max_length: int = 256
+    lr: float = 5e-4
+    warmup_steps: int = 4000
+    adam_betas: tuple[float, ...] = (0.9, 0.98)
+    weight_decay: float = 0.0
+    grad_clip: float = 1.0
+    label_smoothing: float = 0.1
+    dropout: float = 0.1
+    eval_every: int = 1000
+    patience: int = 10
+    dev_beam_size: int = 1
+    device: str = "auto"
+    on_missing_gpu: str = "fallback"
+    bf16: bool = True
+
+    def __post_init__(self) -> None:
+        _choice("train.preset", self.preset, tuple(PRESETS))
+        _choice("train.device", self.device, DEVICES)
+        _choice("train.on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        keys = (
+            "max_steps",
+            "max_tokens",
+            "warmup_steps",
+            "eval_every",
+            "patience",
+            "dev_beam_size",
+        )
+        for key in keys:
+            if getattr(self, key) < 1:
+                raise TokstudyError(f"nmt.train.{key} must be >= 1, got {getattr(self, key)}")
+        if self.max_length < 3:
+            raise TokstudyError(f"nmt.train.max_length must be >= 3, got {self.max_length}")
+        if self.max_tokens < self.max_length:
+            raise TokstudyError(
+                f"nmt.train.max_tokens ({self.max_tokens}) must be >= nmt.train.max_length "
+                f"({self.max_length}): a batch must hold the longest training pair"
+            )
+        if not 0 <= self.label_smoothing < 1:
+            raise TokstudyError(
+                f"nmt.train.label_smoothing must be in [0, 1), got {self.label_smoothing}"
+            )
+        if not 0 <= self.dropout < 1:
+            raise TokstudyError(f"nmt.train.dropout must be in [0, 1), got {self.dropout}")
+        if len(self.adam_betas) != 2:
+            raise TokstudyError(f"nmt.train.adam_betas must be two numbers, got {self.adam_betas}")
+
+
+@dataclass(frozen=True)
+class DecodeConfig:
+    """Beam search (``beam_size`` 1 is greedy) over batches of ``batch_size`` sentences.
+
+    A hypothesis has at most ``max_length_a × source length + max_length_b`` tokens;
+    ``length_penalty`` is the exponent α of the length normalisation ``score / length^α``.
+    """
+
+    beam_size: int = 5
+    length_penalty: float = 1.0
+    batch_size: int = 64
+    max_length_a: float = 1.5
+    max_length_b: int = 10
+    device: str = "auto"
+    on_missing_gpu: str = "fallback"
+    bf16: bool = True
+
+    def __post_init__(self) -> None:
+        _choice("decode.device", self.device, DEVICES)
+        _choice("decode.on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        for key in ("beam_size", "batch_size", "max_length_b"):
+            if getattr(self, key) < 1:
+                raise TokstudyError(f"nmt.decode.{key} must be >= 1, got {getattr(self, key)}")
+        if self.max_length_a < 0:
+            raise TokstudyError(f"nmt.decode.max_length_a must be >= 0, got {self.max_length_a}")
+
+
+@dataclass(frozen=True)
+class EvaluationConfig:
+    """Scoring and comparison: ``baseline`` is the tokenizer every other one is tested against.
+
+    Paired bootstrap resampling uses ``bootstrap_samples`` resamples drawn with
+    ``bootstrap_seed``; the qualitative analysis lists ``qualitative_sentences`` sentences
+    each way.
+    """
+
+    baseline: str = "sp_bpe"
+    bootstrap_samples: int = 1000
+    bootstrap_seed: int = 0
+    significance_level: float = 0.05
+    qualitative_sentences: int = 10
+
+    def __post_init__(self) -> None:
+        for key in ("bootstrap_samples", "qualitative_sentences"):
+            if getattr(self, key) < 1:
+                raise TokstudyError(f"nmt.evaluation.{key} must be >= 1, got {getattr(self, key)}")
+        if not 0 < self.significance_level < 1:
+            raise TokstudyError(
+                "nmt.evaluation.significance_level must be in (0, 1), "
+                f"got {self.significance_level}"
+            )
+
+
+@dataclass(frozen=True)
+class NMTConfig:
+    """The whole ``nmt:`` section.
+
+    ``languages`` is the language pair whose aligned files ``data_root/<lang>.txt.gz``
+    (``file_pattern``) are split once; ``directions`` are ``src-tgt`` codes over that pair.
+    ``joint``: one tokenizer trained on both sides instead of one per language.
+    """
+
+    languages: tuple[str, ...] = ("en", "mr")
+    directions: tuple[str, ...] = ("en-mr", "mr-en")
+    data_root: str = "../shared/corpora/hft2022"
+    file_pattern: str = "{language}.txt.gz"
+    tokenizers: tuple[str, ...] = ("sp_bpe", "hft", "sp_unigram")
+    vocab_sizes: tuple[int, ...] = (3000,)
+    joint: bool = False
+    seeds: tuple[int, ...] = (1, 2, 3, 4, 5)
+    split: SplitConfig = field(default_factory=SplitConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    decode: DecodeConfig = field(default_factory=DecodeConfig)
+    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+
+    def __post_init__(self) -> None:
+        if len(self.languages) != 2 or self.languages[0] == self.languages[1]:
+            raise TokstudyError(f"nmt.languages must name two languages, got {self.languages}")
+        for direction in self.directions:
+            if sorted(direction.split("-")) != sorted(self.languages):
+                raise TokstudyError(
+                    f"nmt.directions: {direction!r} is not 'src-tgt' over {self.languages}"
+                )
+        if self.evaluation.baseline not in self.tokenizers:
+            raise TokstudyError(
+                f"nmt.evaluation.baseline {self.evaluation.baseline!r} is not in nmt.tokenizers"
+            )
+
+
+def _choice(key: str, value: str, valid: tuple[str, ...]) -> None:
+    if value not in valid:
+        raise TokstudyError(f"nmt.{key} must be one of {', '.join(valid)}, got {value!r}")

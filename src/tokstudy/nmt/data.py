@@ -1,0 +1,228 @@
+"""Parallel corpora: reading aligned files, cleaning pairs and a seeded train/dev/test split.
+
+Input is two line-aligned files (line *i* of one translates line *i* of the other) or one
+tab-separated file (``source<TAB>target`` per line); either may be gzip-compressed
+(``.gz``). Only ``\\n`` ends a line, so a stray ``\\r`` cannot shift the alignment.
+
+Cleaning works on pairs: surrounding whitespace is stripped, a pair with an empty side
+is dropped whole (and counted), and with ``deduplicate`` repeated pairs keep their first
+occurrence. The split output folder holds ``{train,dev,test}.{lang}`` (one sentence per
+line, aligned across the two languages) and ``split.json`` with the counts.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO
+
+from tokstudy.errors import TokstudyError
+from tokstudy.nmt.config import SplitConfig
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "dev", "test")
+SUMMARY_FILE = "split.json"
+
+Pair = tuple[str, str]
+
+
+@dataclass
+class PairStats:
+    """What cleaning did to a parallel corpus."""
+
+    pairs_read: int = 0
+    both_empty: int = 0
+    source_only_empty: int = 0
+    target_only_empty: int = 0
+    duplicates: int = 0
+    pairs_kept: int = 0
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Test items that also occur in train (reported, not removed)."""
+
+    source: int
+    target: int
+    pair: int
+
+
+def _open(path: Path) -> IO[str]:
+    if not path.is_file():
+        raise TokstudyError(f"{path}: parallel corpus file not found")
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8", newline="\n")
+    return path.open(encoding="utf-8", newline="\n")
+
+
+def read_lines(path: Path) -> list[str]:
+    """Lines of a UTF-8 file without their ending; invalid UTF-8 names the file."""
+    path = Path(path)
+    try:
+        with _open(path) as handle:
+            return [line.rstrip("\n") for line in handle]
+    except UnicodeDecodeError as err:
+        raise TokstudyError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
+
+
+def read_parallel(source: Path, target: Path) -> list[Pair]:
+    """Raw pairs of two line-aligned files; different line counts raise TokstudyError."""
+    sources, targets = read_lines(source), read_lines(target)
+    if len(sources) != len(targets):
+        raise TokstudyError(
+            f"parallel files differ in line count: {source} has {len(sources)} lines, "
+            f"{target} has {len(targets)}"
+        )
+    return list(zip(sources, targets, strict=True))
+
+
+def read_tsv(path: Path) -> list[Pair]:
+    """Raw pairs of a ``source<TAB>target`` file; a line without exactly one tab is an error."""
+    pairs = []
+    for number, line in enumerate(read_lines(path), start=1):
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise TokstudyError(
+                f"{path}: line {number} has {len(fields)} tab-separated fields, expected 2"
+            )
+        pairs.append((fields[0], fields[1]))
+    return pairs
+
+
+def read_pairs(paths: Sequence[Path]) -> list[Pair]:
+    """Raw pairs of one TSV file or of two line-aligned files."""
+    if len(paths) == 1:
+        return read_tsv(Path(paths[0]))
+    if len(paths) == 2:
+        return read_parallel(Path(paths[0]), Path(paths[1]))
+    raise TokstudyError(f"parallel corpus: expected one TSV file or two files, got {len(paths)}")
+
+
+def clean_pairs(pairs: Sequence[Pair], deduplicate: bool = True) -> tuple[list[Pair], PairStats]:
+    """Stripped pairs with no empty side, first occurrences only when ``deduplicate``."""
+    stats = PairStats(pairs_read=len(pairs))
+    seen: set[Pair] = set()
+    kept = []
+    for raw_source, raw_target in pairs:
+        pair = (raw_source.strip(), raw_target.strip())
+        if not pair[0] or not pair[1]:
+            if not pair[0] and not pair[1]:
+                stats.both_empty += 1
+            elif not pair[0]:
+                stats.source_only_empty += 1
+            else:
+                stats.target_only_empty += 1
+            continue
+        if deduplicate:
+            if pair in seen:
+                stats.duplicates += 1
+                continue
+            seen.add(pair)
+        kept.append(pair)
+    stats.pairs_kept = len(kept)
+    return kept, stats
+
+
+def split_pairs(
+    pairs: Sequence[Pair], dev_size: int, test_size: int, seed: int
+) -> dict[str, list[Pair]]:
+    """``{"train", "dev", "test"}`` → pairs; a seeded sample of positions, corpus order kept."""
+    held = dev_size + test_size
+    if held >= len(pairs):
+        raise TokstudyError(
+            f"nmt.split: dev_size + test_size = {held} leaves no training pairs "
+            f"({len(pairs)} pairs after cleaning)"
+        )
+    picked = random.Random(seed).sample(range(len(pairs)), held)
+    dev, test = set(picked[:dev_size]), set(picked[dev_size:])
+    splits: dict[str, list[Pair]] = {name: [] for name in SPLITS}
+    for index, pair in enumerate(pairs):
+        name = "dev" if index in dev else "test" if index in test else "train"
+        splits[name].append(pair)
+    return splits
+
+
+def overlap(train: Sequence[Pair], test: Sequence[Pair]) -> Overlap:
+    """How many test sources, targets and pairs occur in train."""
+    sources = {source for source, _ in train}
+    targets = {target for _, target in train}
+    pairs = set(train)
+    return Overlap(
+        source=sum(source in sources for source, _ in test),
+        target=sum(target in targets for _, target in test),
+        pair=sum(pair in pairs for pair in test),
+    )
+
+
+def split_file(directory: Path, split: str, language: str) -> Path:
+    """Path of one side of one split in a split folder."""
+    return Path(directory) / f"{split}.{language}"
+
+
+def read_split(directory: Path, split: str, languages: tuple[str, str]) -> list[Pair]:
+    """The aligned pairs of one split written by :func:`split_corpus`."""
+    return read_parallel(
+        split_file(directory, split, languages[0]), split_file(directory, split, languages[1])
+    )
+
+
+def _write_lines(path: Path, lines: Iterable[str]) -> None:
+    with path.open("w", encoding="utf-8", newline="\n") as handle:
+        for line in lines:
+            handle.write(line + "\n")
+
+
+def split_corpus(
+    sources: Sequence[Path], languages: tuple[str, str], out_dir: Path, config: SplitConfig
+) -> dict:
+    """Clean, deduplicate and split a parallel corpus into ``out_dir``; returns the summary.
+
+    ``sources``: one TSV file or two aligned files, in the order of ``languages``.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pairs, stats = clean_pairs(read_pairs(sources), config.deduplicate)
+    log.info(
+        "%s: %d pairs read; dropped %d with both sides empty, %d with only the %s side "
+        "empty, %d with only the %s side empty, %d duplicates; %d kept",
+        "-".join(languages),
+        stats.pairs_read,
+        stats.both_empty,
+        stats.source_only_empty,
+        languages[0],
+        stats.target_only_empty,
+        languages[1],
+        stats.duplicates,
+        stats.pairs_kept,
+    )
+    splits = split_pairs(pairs, config.dev_size, config.test_size, config.seed)
+    for name, split_pairs_ in splits.items():
+        for side, language in enumerate(languages):
+            _write_lines(split_file(out_dir, name, language), (pair[side] for pair in split_pairs_))
+    test_overlap = overlap(splits["train"], splits["test"])
+    dev_overlap = overlap(splits["train"], splits["dev"])
+    log.info(
+        "test sentences also in train: %d %s, %d %s, %d pairs (reported, not removed)",
+        test_overlap.source,
+        languages[0],
+        test_overlap.target,
+        languages[1],
+        test_overlap.pair,
+    )
+    summary = {
+        "sources": [str(path) for path in sources],
+        "languages": list(languages),
+        "config": asdict(config),
+        "cleaning": asdict(stats),
+        "sizes": {name: len(split_pairs_) for name, split_pairs_ in splits.items()},
+        "test_in_train": asdict(test_overlap),
+        "dev_in_train": asdict(dev_overlap),
+    }
+    (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary

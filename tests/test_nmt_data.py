@@ -1,0 +1,169 @@
+"""NMT data: aligned reading, pair cleaning, deduplication, the seeded split and its config."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from conftest import SHARED, write_lines
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.config import from_mapping
+from tokstudy.nmt.config import NMTConfig, SplitConfig, TrainConfig
+from tokstudy.nmt.data import (
+    SUMMARY_FILE,
+    Overlap,
+    clean_pairs,
+    overlap,
+    read_pairs,
+    read_parallel,
+    read_split,
+    split_corpus,
+    split_pairs,
+)
+
+HFT2022 = SHARED / "corpora" / "hft2022"
+
+
+def test_line_count_mismatch_names_both_files_and_counts(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "a.en", ["one", "two", "three"])
+    target = write_lines(tmp_path / "a.mr", ["एक", "दोन"])
+    with pytest.raises(TokstudyError) as error:
+        read_parallel(source, target)
+    message = str(error.value)
+    assert "a.en has 3 lines" in message and "a.mr has 2" in message
+    assert "\n" not in message
+
+
+def test_gzip_files_and_stray_carriage_returns_keep_the_alignment(tmp_path: Path) -> None:
+    source = tmp_path / "s.txt.gz"
+    with gzip.open(source, "wt", encoding="utf-8") as handle:
+        handle.write("a\rb\nc\n")
+    target = write_lines(tmp_path / "t.txt", ["x", "y"])
+    assert read_parallel(source, target) == [("a\rb", "x"), ("c", "y")]
+
+
+def test_tsv_input_and_its_errors(tmp_path: Path) -> None:
+    tsv = write_lines(tmp_path / "p.tsv", ["hello\tनमस्कार", "yes\tहो"])
+    assert read_pairs([tsv]) == [("hello", "नमस्कार"), ("yes", "हो")]
+    bad = write_lines(tmp_path / "bad.tsv", ["a\tb", "a\tb\tc"])
+    with pytest.raises(TokstudyError, match=r"bad\.tsv: line 2 has 3 tab-separated fields"):
+        read_pairs([bad])
+    with pytest.raises(TokstudyError, match="expected one TSV file or two files, got 3"):
+        read_pairs([tsv, tsv, tsv])
+
+
+def test_one_sided_empty_lines_drop_the_pair_and_are_counted() -> None:
+    pairs = [("a", "A"), ("", "B"), ("c", "  "), ("  ", ""), (" d ", "D ")]
+    kept, stats = clean_pairs(pairs)
+    assert kept == [("a", "A"), ("d", "D")]
+    assert (stats.source_only_empty, stats.target_only_empty, stats.both_empty) == (1, 1, 1)
+    assert (stats.pairs_read, stats.pairs_kept) == (5, 2)
+
+
+def test_duplicate_pairs_keep_their_first_occurrence() -> None:
+    pairs = [("a", "A"), ("b", "B"), ("a", "A"), ("a", "other"), ("b", "B ")]
+    kept, stats = clean_pairs(pairs)
+    assert kept == [("a", "A"), ("b", "B"), ("a", "other")]
+    assert stats.duplicates == 2
+    kept_all, stats_all = clean_pairs(pairs, deduplicate=False)
+    assert len(kept_all) == 5 and stats_all.duplicates == 0
+
+
+def test_overlap_counts_sources_targets_and_pairs() -> None:
+    train = [("a", "A"), ("b", "B"), ("c", "C")]
+    test = [("a", "A"), ("b", "X"), ("y", "C"), ("z", "Z")]
+    assert overlap(train, test) == Overlap(source=2, target=2, pair=1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(min_value=3, max_value=60),
+    dev=st.integers(min_value=1, max_value=20),
+    test=st.integers(min_value=1, max_value=20),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_split_partitions_the_pairs_in_corpus_order(n: int, dev: int, test: int, seed: int) -> None:
+    pairs = [(f"s{i}", f"t{i}") for i in range(n)]
+    if dev + test >= n:
+        with pytest.raises(TokstudyError, match="leaves no training pairs"):
+            split_pairs(pairs, dev, test, seed)
+        return
+    splits = split_pairs(pairs, dev, test, seed)
+    assert [len(splits[name]) for name in ("dev", "test")] == [dev, test]
+    assert sorted(p for part in splits.values() for p in part) == sorted(pairs)
+    for part in splits.values():
+        assert part == sorted(part, key=pairs.index)
+    assert splits == split_pairs(pairs, dev, test, seed)
+
+
+def _corpus(tmp_path: Path) -> tuple[Path, Path]:
+    sources = [f"sentence {i}" for i in range(40)] + ["", "sentence 3", "lonely"]
+    targets = [f"वाक्य {i}" for i in range(40)] + ["orphan", "वाक्य 3", ""]
+    return write_lines(tmp_path / "c.en", sources), write_lines(tmp_path / "c.mr", targets)
+
+
+def test_split_corpus_writes_aligned_files_and_a_summary(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    source, target = _corpus(tmp_path)
+    config = SplitConfig(dev_size=5, test_size=6, seed=3)
+    with caplog.at_level(logging.INFO, logger="tokstudy.nmt.data"):
+        summary = split_corpus([source, target], ("en", "mr"), tmp_path / "out", config)
+    assert "1 with only the en side empty, 1 with only the mr side empty, 1 dupl" in caplog.text
+    assert summary["sizes"] == {"train": 29, "dev": 5, "test": 6}
+    assert summary["cleaning"]["pairs_kept"] == 40
+    assert json.loads((tmp_path / "out" / SUMMARY_FILE).read_text()) == summary
+    for name in ("train", "dev", "test"):
+        pairs = read_split(tmp_path / "out", name, ("en", "mr"))
+        assert all(s.split()[1] == t.split()[1] for s, t in pairs)
+    again = split_corpus([source, target], ("en", "mr"), tmp_path / "again", config)
+    assert again["sizes"] == summary["sizes"]
+    for name in ("train.en", "dev.mr", "test.en"):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "again" / name).read_bytes()
+    other = split_corpus(
+        [source, target], ("en", "mr"), tmp_path / "other", SplitConfig(5, 6, seed=4)
+    )
+    assert other["sizes"] == summary["sizes"]
+    assert (tmp_path / "other" / "test.en").read_text() != (
+        tmp_path / "out" / "test.en"
+    ).read_text()
+
+
+def test_split_of_the_real_en_mr_corpus(tmp_path: Path) -> None:
+    summary = split_corpus(
+        [HFT2022 / "en.txt.gz", HFT2022 / "mr.txt.gz"], ("en", "mr"), tmp_path, SplitConfig()
+    )
+    cleaning = summary["cleaning"]
+    assert cleaning["pairs_read"] == 20933
+    assert cleaning["source_only_empty"] == 2 and cleaning["duplicates"] == 1776
+    assert summary["sizes"] == {"train": 17155, "dev": 1000, "test": 1000}
+    assert 0 <= summary["test_in_train"]["source"] < 100
+    assert summary["test_in_train"]["pair"] == 0
+
+
+def test_nmt_config_reads_nested_sections_and_names_bad_keys() -> None:
+    config = from_mapping(
+        NMTConfig,
+        {"tokenizers": ["sp_bpe", "hft"], "train": {"preset": "base", "lr": 1}, "seeds": [1, 2]},
+        "nmt",
+    )
+    assert config.train.preset == "base" and config.train.lr == 1.0
+    assert config.split.dev_size == 1000 and config.evaluation.baseline == "sp_bpe"
+    with pytest.raises(TokstudyError, match=r"nmt\.train: unknown key\(s\) layers"):
+        from_mapping(NMTConfig, {"train": {"layers": 3}}, "nmt")
+    with pytest.raises(TokstudyError, match=r"nmt\.train\.preset must be one of tiny, base"):
+        TrainConfig(preset="huge")
+    with pytest.raises(
+        TokstudyError, match=r"max_tokens \(100\) must be >= nmt\.train\.max_length"
+    ):
+        TrainConfig(max_tokens=100, max_length=200)
+    with pytest.raises(TokstudyError, match=r"baseline 'sp_bpe' is not in nmt\.tokenizers"):
+        NMTConfig(tokenizers=("hft",))
+    with pytest.raises(TokstudyError, match="'en-fr' is not 'src-tgt'"):
+        NMTConfig(directions=("en-fr",))

@@ -1,0 +1,270 @@
+"""NMT model pieces: token-budget batching, label-smoothed loss, schedule, model, decoding."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from transformers import MarianMTModel
+from transformers.modeling_outputs import Seq2SeqLMOutput
+
+from tokstudy.errors import TokstudyError
+from tokstudy.nmt.batching import (
+    IGNORE_INDEX,
+    Example,
+    SpecialIds,
+    collate,
+    shared_special_ids,
+    token_batches,
+)
+from tokstudy.nmt.config import DecodeConfig, TrainConfig
+from tokstudy.nmt.decode import hypothesis_ids, translate
+from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
+from tokstudy.tokenizers.base import SPECIAL_TOKENS, Tokenizer, TrainSpec
+
+SPECIAL = SpecialIds(pad=1, bos=2, eos=3, suppressed=(1, 2, 4))
+CPU = torch.device("cpu")
+
+
+class WordTokenizer(Tokenizer):
+    """Test double: whitespace words looked up in a fixed vocabulary."""
+
+    name = "words"
+
+    def __init__(self, vocab: list[str]) -> None:
+        self._vocab = vocab
+
+    @classmethod
+    def train(cls, corpus: Path, spec: TrainSpec) -> WordTokenizer:
+        raise NotImplementedError
+
+    def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
+        return [[self._vocab.index(word) for word in line.split()] for line in lines]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return " ".join(self._vocab[i] for i in ids)
+
+    @property
+    def vocab(self) -> list[str]:
+        return self._vocab
+
+    def save(self, directory: Path) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def load(cls, directory: Path) -> WordTokenizer:
+        raise NotImplementedError
+
+    def to_transformers(self):
+        raise NotImplementedError
+
+
+# --- special ids -----------------------------------------------------------------------
+
+
+def test_special_ids_come_from_the_vocabulary() -> None:
+    tokenizer = WordTokenizer(["x", *SPECIAL_TOKENS, "y"])
+    special = SpecialIds.of(tokenizer)
+    assert (special.pad, special.bos, special.eos) == (2, 3, 4)
+    assert special.suppressed == (2, 3, 5)  # [PAD] [CLS] [MASK]; never [SEP] or [UNK]
+
+
+def test_missing_or_mismatched_special_tokens_are_errors() -> None:
+    with pytest.raises(TokstudyError, match=r"'words': no \[PAD\], \[SEP\] in its vocabulary"):
+        SpecialIds.of(WordTokenizer(["[UNK]", "[CLS]", "a"]))
+    source = WordTokenizer([*SPECIAL_TOKENS, "a"])
+    target = WordTokenizer(["a", *SPECIAL_TOKENS])
+    with pytest.raises(TokstudyError, match=r"different ids \(1/2/3 vs 2/3/4\)"):
+        shared_special_ids(source, target)
+
+
+# --- batching ----------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=200),
+    extra=st.integers(min_value=0, max_value=300),
+    seed=st.integers(min_value=0, max_value=1000),
+)
+def test_token_batches_cover_every_example_once_within_budget(
+    lengths: list[int], extra: int, seed: int
+) -> None:
+    budget = max(lengths) + extra
+    batches = token_batches(lengths, budget, seed)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    assert all(len(batch) * max(lengths[i] for i in batch) <= budget for batch in batches)
+    assert batches == token_batches(lengths, budget, seed)
+
+
+def test_token_batches_group_similar_lengths_and_shuffle_by_seed() -> None:
+    lengths = [10] * 50 + [40] * 50
+    batches = token_batches(lengths, 200, seed=0)
+    assert all(len({lengths[i] for i in batch}) == 1 for batch in batches)
+    assert token_batches(lengths, 200, seed=1) != batches
+    with pytest.raises(TokstudyError, match="example of 40 tokens does not fit"):
+        token_batches(lengths, 39, seed=0)
+
+
+def test_collate_shifts_targets_and_masks_padding() -> None:
+    batch = collate([Example(0, [7, 8, 3], [9]), Example(1, [7, 3], [9, 10, 11])], SPECIAL)
+    assert batch["input_ids"].tolist() == [[7, 8, 3], [7, 3, 1]]
+    assert batch["attention_mask"].tolist() == [[1, 1, 1], [1, 1, 0]]
+    assert batch["decoder_input_ids"].tolist() == [[2, 9, 1, 1], [2, 9, 10, 11]]
+    assert batch["labels"].tolist() == [[9, 3, IGNORE_INDEX, IGNORE_INDEX], [9, 10, 11, 3]]
+
+
+# --- loss and schedule -------------------------------------------------------------------
+
+
+def test_label_smoothed_loss_matches_its_closed_form_and_ignores_padding() -> None:
+    torch.manual_seed(0)
+    logits = torch.randn(2, 5, 11)
+    labels = torch.randint(0, 11, (2, 5))
+    labels[1, 3:] = IGNORE_INDEX
+    loss, nll, tokens = label_smoothed_loss(logits, labels, 0.1)
+    assert tokens == 8
+    keep = labels != IGNORE_INDEX
+    log_p = F.log_softmax(logits, dim=-1)[keep]
+    gold = log_p.gather(1, labels[keep][:, None]).squeeze(1)
+    assert nll.item() == pytest.approx(-gold.sum().item(), rel=1e-5)
+    expected = (0.9 * -gold - 0.1 * log_p.mean(dim=1)).sum()
+    assert loss.item() == pytest.approx(expected.item(), rel=1e-5)
+    unsmoothed, _, _ = label_smoothed_loss(logits, labels, 0.0)
+    assert unsmoothed.item() == pytest.approx(nll.item(), rel=1e-6)
+    changed = logits.clone()
+    changed[1, 4] += 100.0  # a padding position
+    assert label_smoothed_loss(changed, labels, 0.1)[0].item() == pytest.approx(loss.item())
+
+
+def test_label_smoothing_prefers_the_smoothed_distribution_to_certainty() -> None:
+    vocab, epsilon = 10, 0.1
+    labels = torch.tensor([[3]])
+    uniform = label_smoothed_loss(torch.zeros(1, 1, vocab), labels, epsilon)[0]
+    assert uniform.item() == pytest.approx(math.log(vocab))
+    target = torch.full((vocab,), epsilon / vocab)
+    target[3] += 1 - epsilon
+    calibrated = label_smoothed_loss(target.log().view(1, 1, vocab), labels, epsilon)[0]
+    certain = torch.full((1, 1, vocab), -30.0)
+    certain[0, 0, 3] = 30.0
+    assert calibrated < label_smoothed_loss(certain, labels, epsilon)[0]
+    assert calibrated < uniform
+
+
+def test_inverse_square_root_schedule_with_warmup() -> None:
+    model = torch.nn.Linear(2, 2)
+    optimizer, schedule = optimizer_and_schedule(model, TrainConfig(lr=1e-3, warmup_steps=100))
+    rates = []
+    for _ in range(400):
+        optimizer.step()
+        schedule.step()
+        rates.append(schedule.get_last_lr()[0])
+    assert rates[49] == pytest.approx(0.5e-3)  # after 50 steps: half-way up
+    assert rates[99] == pytest.approx(1e-3)
+    assert rates[399] == pytest.approx(0.5e-3)  # 4 × warm-up: 1/√4
+
+
+# --- model -------------------------------------------------------------------------------
+
+
+def test_tiny_model_ties_the_target_embedding_to_the_output_projection() -> None:
+    model = build_model("tiny", 50, 40, SPECIAL, joint=False, dropout=0.1)
+    decoder = model.get_decoder().embed_tokens
+    assert model.lm_head.weight.data_ptr() == decoder.weight.data_ptr()
+    assert model.get_encoder().embed_tokens.weight.shape == (50, 128)
+    assert decoder.weight.shape == (40, 128)
+    assert len(model.get_encoder().layers) == 2 and model.config.encoder_attention_heads == 4
+    joint = build_model("tiny", 40, 40, SPECIAL, joint=True, dropout=0.1)
+    encoder_weight = joint.get_encoder().embed_tokens.weight
+    assert encoder_weight.data_ptr() == joint.lm_head.weight.data_ptr()
+    with pytest.raises(TokstudyError, match="sizes differ"):
+        build_model("tiny", 50, 40, SPECIAL, joint=True, dropout=0.1)
+
+
+# --- decoding ------------------------------------------------------------------------------
+
+
+def test_hypothesis_ids_drop_the_start_and_cut_at_the_end() -> None:
+    assert hypothesis_ids([2, 7, 8, 3, 9, 1], SPECIAL) == [7, 8]
+    assert hypothesis_ids([2, 7, 8], SPECIAL) == [7, 8]
+    assert hypothesis_ids([2, 3, 1, 1], SPECIAL) == []
+
+
+def _greedy_by_hand(model: MarianMTModel, source: list[int], steps: int) -> list[int]:
+    decoded = [SPECIAL.bos]
+    for _ in range(steps):
+        logits = model(
+            input_ids=torch.tensor([source]), decoder_input_ids=torch.tensor([decoded])
+        ).logits[0, -1]
+        logits[list(SPECIAL.suppressed)] = -math.inf
+        decoded.append(int(logits.argmax()))
+        if decoded[-1] == SPECIAL.eos:
+            break
+    return hypothesis_ids(decoded, SPECIAL)
+
+
+def test_beam_size_one_is_greedy_decoding_in_padded_batches() -> None:
+    torch.manual_seed(0)
+    model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.1).eval()
+    with torch.no_grad():
+        model.final_logits_bias[0, SPECIAL.eos] = 2.0  # some hypotheses end early
+    sources = [[5, 6, 7, 3], [8, 3], [9, 10, 11, 12, 13, 3], [14, 15, 3]]
+    config = DecodeConfig(beam_size=1, batch_size=3, max_length_a=1.0, max_length_b=4)
+    hypotheses = translate(model, sources, SPECIAL, config, CPU)
+    with torch.no_grad():
+        expected = [_greedy_by_hand(model, s, len(s) + 4) for s in sources]
+    assert hypotheses == expected
+    assert any(len(h) < len(s) + 4 for h, s in zip(hypotheses, sources, strict=True))
+
+
+class BigramToy(MarianMTModel):
+    """Next-token log-probabilities that depend only on the previous token."""
+
+    table: torch.Tensor
+
+    def forward(self, input_ids=None, decoder_input_ids=None, past_key_values=None, **kwargs):
+        return Seq2SeqLMOutput(
+            logits=self.table[decoder_input_ids], past_key_values=past_key_values
+        )
+
+
+def _toy_model() -> BigramToy:
+    base = build_model("tiny", 12, 12, SPECIAL, joint=False, dropout=0.0)
+    toy = BigramToy(base.config).eval()
+    probs = torch.full((12, 12), 1e-4)
+    probs[2, 4] = 0.6  # [MASK] after the start: the likeliest, but suppressed
+    probs[2, 5], probs[2, 6], probs[2, 7] = 0.5, 0.4, 0.1  # start → A (greedy) or B
+    probs[5, 8:12] = 0.225  # A → one of four equally likely continuations
+    probs[5, 3] = 0.1
+    probs[6, 3] = 0.9  # B → end: the better sentence overall
+    probs[8:12, 3] = 1.0
+    probs[3, 3] = 1.0
+    toy.table = (probs / probs.sum(dim=1, keepdim=True)).log()
+    return toy
+
+
+def _log_prob(toy: BigramToy, ids: list[int]) -> float:
+    path = [SPECIAL.bos, *ids, SPECIAL.eos]
+    return sum(toy.table[a, b].item() for a, b in itertools.pairwise(path))
+
+
+@pytest.mark.parametrize("length_penalty", [0.0, 1.0])
+def test_beam_search_finds_a_better_sentence_than_greedy(length_penalty: float) -> None:
+    toy = _toy_model()
+    sources = [[5, 6, 3]]
+
+    def decode(beam: int) -> list[int]:
+        config = DecodeConfig(beam_size=beam, length_penalty=length_penalty, max_length_b=6)
+        return translate(toy, sources, SPECIAL, config, CPU)[0]
+
+    greedy, beam = decode(1), decode(3)
+    assert greedy == [5, 8]
+    assert beam == [6]
+    assert _log_prob(toy, beam) > _log_prob(toy, greedy)

@@ -1,0 +1,189 @@
+"""NMT end to end on real en–mr text: detokenization round trip, a tiny run, the report."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import itertools
+import json
+import math
+import unicodedata
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import SHARED, write_lines
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokstudy.nmt import entrypoints
+from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, TrainConfig
+from tokstudy.nmt.decode import detokenize
+from tokstudy.nmt.scoring import corpus_scores
+from tokstudy.nmt.train import LOG_FILE, MODEL_DIR, SUMMARY_FILE
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.io import train_to_directory
+from tokstudy.tokenizers.registry import adapter_class
+
+LINES = 520
+
+
+def _head(language: str, n: int) -> list[str]:
+    path = SHARED / "corpora" / "hft2022" / f"{language}.txt.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [line.strip() for line in itertools.islice(handle, n)]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The first lines of the aligned en and mr corpora."""
+    directory = tmp_path_factory.mktemp("nmt_corpus")
+    return {lang: write_lines(directory / lang, _head(lang, LINES)) for lang in ("en", "mr")}
+
+
+@pytest.fixture(scope="module")
+def tokenizers(corpus: dict[str, Path]) -> dict[tuple[str, str], Tokenizer]:
+    """sp_bpe and hft trained on each language's lines."""
+    return {
+        (name, lang): adapter_class(name).train(path, TrainSpec(vocab_size=600, threads=1))
+        for name in ("sp_bpe", "hft")
+        for lang, path in corpus.items()
+    }
+
+
+def _in_sentencepiece_normal_form(line: str) -> bool:
+    """NFKC, single spaces and no format characters (such as zero-width spaces)."""
+    return (
+        unicodedata.normalize("NFKC", line) == line
+        and " ".join(line.split()) == line
+        and all(unicodedata.category(character) != "Cf" for character in line)
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "mr"])
+def test_detokenized_references_round_trip(
+    corpus: dict[str, Path], tokenizers: dict, language: str
+) -> None:
+    lines = corpus[language].read_text(encoding="utf-8").splitlines()
+    hft = tokenizers["hft", language]
+    assert hft.lossless
+    assert detokenize(hft, hft.encode_batch(lines)) == lines
+    assert corpus_scores(detokenize(hft, hft.encode_batch(lines)), lines)["bleu"] == pytest.approx(
+        100
+    )
+    sp_bpe = tokenizers["sp_bpe", language]
+    normal = [line for line in lines if _in_sentencepiece_normal_form(line)]
+    assert len(normal) > 0.9 * len(lines)
+    assert detokenize(sp_bpe, sp_bpe.encode_batch(normal)) == normal
+
+
+def test_sentencepiece_normalization_is_what_breaks_its_round_trip(tokenizers: dict) -> None:
+    sp_bpe = tokenizers["sp_bpe", "en"]
+    reference = "A fire broke out,\xa0the  hospital was closed."
+    assert detokenize(sp_bpe, [sp_bpe.encode(reference)]) == [" ".join(reference.split())]
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_round_trip_of_sentences_made_of_training_words(
+    corpus: dict[str, Path], tokenizers: dict, data: st.DataObject
+) -> None:
+    language = data.draw(st.sampled_from(["en", "mr"]))
+    words = sorted(
+        {
+            word
+            for line in corpus[language].read_text(encoding="utf-8").splitlines()
+            for word in line.split()
+            if _in_sentencepiece_normal_form(word)
+        }
+    )
+    sentence = " ".join(data.draw(st.lists(st.sampled_from(words), min_size=1, max_size=12)))
+    for name in ("sp_bpe", "hft"):
+        tokenizer = tokenizers[name, language]
+        assert detokenize(tokenizer, [tokenizer.encode(sentence)]) == [sentence]
+
+
+def test_tiny_en_mr_run_trains_translates_scores_and_reports(
+    tmp_path: Path, corpus: dict[str, Path]
+) -> None:
+    split_dir = tmp_path / "split"
+    entrypoints.split(
+        [corpus["en"], corpus["mr"]], ("en", "mr"), split_dir, SplitConfig(20, 20, seed=1)
+    )
+    tokenizer_dirs = {}
+    for language in ("en", "mr"):
+        tokenizer_dirs[language] = tmp_path / f"sp_bpe_{language}"
+        spec = TrainSpec(vocab_size=400, threads=1, label=language)
+        train_to_directory(
+            "sp_bpe", split_dir / f"train.{language}", spec, tokenizer_dirs[language]
+        )
+    run_dir = tmp_path / "run"
+    config = TrainConfig(
+        max_steps=150, eval_every=50, warmup_steps=30, lr=2e-3, max_tokens=512, max_length=128
+    )
+    summary = entrypoints.train(
+        split_dir, "en-mr", tokenizer_dirs["en"], tokenizer_dirs["mr"], run_dir, config
+    )
+    assert json.loads((run_dir / SUMMARY_FILE).read_text()) == json.loads(json.dumps(summary))
+    assert summary["steps"] == 150 and not summary["joint_vocabulary"]
+    with (run_dir / LOG_FILE).open() as handle:
+        log = list(csv.DictReader(handle))
+    assert [int(row["step"]) for row in log] == [50, 100, 150]
+    losses = [float(row["loss"]) for row in log]
+    assert losses[-1] < losses[0] - 0.3
+    assert all(float(row["tokens_per_s"]) > 0 for row in log)
+    assert (run_dir / MODEL_DIR / "config.json").is_file()
+
+    hypotheses = entrypoints.translate_split(
+        run_dir,
+        split_dir,
+        "en-mr",
+        tokenizer_dirs["en"],
+        tokenizer_dirs["mr"],
+        tmp_path / "test.hyp",
+        DecodeConfig(beam_size=2, max_length_b=5),
+    )
+    assert len(hypotheses.read_text(encoding="utf-8").splitlines()) == 20
+    scores = []
+    for tokenizer, path in (("sp_bpe", hypotheses), ("hft", split_dir / "test.mr")):
+        scores.append(tmp_path / f"{tokenizer}.json")
+        result = entrypoints.score(
+            path,
+            split_dir,
+            "en-mr",
+            tokenizer_dirs["mr"],
+            scores[-1],
+            tokenizer=tokenizer,
+            vocab_size=400,
+            seed=1,
+        )
+        assert math.isfinite(result["bleu"]) and math.isfinite(result["chrf"])
+        assert result["bleu_signature"].startswith("nrefs:1")
+        assert 0.9 <= result["reference_roundtrip_exact"] <= 1
+        assert math.isfinite(result["bleu_on_tokens"])
+    assert result["bleu"] == pytest.approx(100)  # the references themselves, scored as "hft"
+    assert result["bleu_on_tokens"] == pytest.approx(100)
+
+    written = entrypoints.report(scores, tmp_path / "report", EvaluationConfig())
+    table = pd.read_csv(written["table1_bleu.csv"])
+    assert list(table.system) == ["sp_bpe (400)", "hft (400)"]
+    assert table["increment"].iloc[1] > 0
+    significance = pd.read_csv(written["significance"])
+    assert list(significance.metric) == ["bleu", "chrf"] and significance.p_value.max() < 0.05
+    qualitative = written["qualitative"].read_text(encoding="utf-8")
+    assert "en-mr, size 400, seed 1: hft vs sp_bpe" in qualitative
+    assert "in favour of hft" in qualitative
+
+
+def test_same_tokenizer_folder_for_both_sides_is_a_joint_vocabulary(
+    tmp_path: Path, corpus: dict[str, Path]
+) -> None:
+    split_dir = tmp_path / "split"
+    entrypoints.split([corpus["en"], corpus["mr"]], ("en", "mr"), split_dir, SplitConfig(10, 10))
+    text = entrypoints.joint_training_text(split_dir, ("en", "mr"), tmp_path / "joint.txt")
+    lines = text.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 * 499 and lines[0].isascii() and not lines[-1].isascii()
+    folder = tmp_path / "joint"
+    train_to_directory("sp_bpe", text, TrainSpec(vocab_size=300, threads=1), folder)
+    source, target = entrypoints.load_tokenizers(folder, folder / ".." / "joint")
+    assert source is target
