@@ -60,13 +60,14 @@ def test_config_from_mapping_coerces_and_nests():
         {
             "seeds": [1, 2],
             "tasks": ["mlm", "pos"],
-            "pretrain": {"preset": "small", "lr": 1, "charbert": {"filters": [[1, 8], [2, 8]]}},
+            "pretrain": {"preset": "small", "lr": 1},
+            "characterbert": {"filters": [[1, 8], [2, 8]]},
             "evaluation": {"noise_levels": [10, 20]},
         },
     )
     assert config.seeds == (1, 2)
     assert config.pretrain.lr == 1.0 and isinstance(config.pretrain.lr, float)
-    assert config.pretrain.charbert.filters == ((1, 8), (2, 8))
+    assert config.characterbert.filters == ((1, 8), (2, 8))
     assert config.evaluation.noise_levels == (10, 20)
     assert config.finetune.epochs == 3
 
@@ -82,6 +83,12 @@ def test_config_from_mapping_coerces_and_nests():
         ({"seeds": 3}, "models.seeds: expected a list"),
         ({"evaluation": {"noise_levels": [150]}}, "150 is not a percentage"),
         ({"pretrain": {"whole_word_mask": "yes"}}, "expected true/false"),
+        ({"characterbert": {"word_vocab_size": 3}}, "models.characterbert.word_vocab_size must"),
+        ({"characterbert": {"max_word_chars": 4}}, "models.characterbert.max_word_chars (4)"),
+        ({"characterbert": {"filters": [[2]]}}, "models.characterbert.filters must be"),
+        ({"characterbert": 5}, "models.characterbert: expected a mapping"),
+        ({"sentence_tsv": {"de": {"train": "a"}}}, "models.sentence_tsv.de: missing key(s) test"),
+        ({"sentence_tsv": {"de": {"train": "a", "test": "b", "dev": "c"}}}, "unknown key(s) dev"),
     ],
 )
 def test_config_errors_name_the_key(data, message):

@@ -12,7 +12,13 @@ import torch
 from transformers import BertConfig, BertForMaskedLM
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.config import FinetuneConfig
+from tokstudy.models.charbert import (
+    CharacterBertForMaskedLM,
+    Speller,
+    SpellingTokenizer,
+    model_settings,
+)
+from tokstudy.models.config import CharBertConfig, FinetuneConfig, PretrainConfig
 from tokstudy.models.data import read_lines
 from tokstudy.models.entrypoints import (
     METRICS_FILE,
@@ -21,14 +27,9 @@ from tokstudy.models.entrypoints import (
     finetune_pos,
     finetune_sentence,
 )
-from tokstudy.models.finetune import (
-    IGNORE,
-    check_labels,
-    read_tsv_dataset,
-    sentence_examples,
-    tagging_examples,
-)
+from tokstudy.models.finetune import IGNORE, load_for_task, sentence_examples, tagging_examples
 from tokstudy.models.hf_wrap import train_wordpiece
+from tokstudy.models.tsv import check_header, check_labels, read_tsv_dataset
 from tokstudy.models.ud import feature_labels, has_feature, read_conllu, ud_splits
 
 SHARED = Path(__file__).parents[1].parent / "shared"
@@ -178,8 +179,10 @@ def test_tsv_dataset_reading_and_errors(tmp_path):
     assert read_tsv_dataset(good) == [('A "quoted" text', "pos"), ("another", "neg")]
     missing = tmp_path / "missing.tsv"
     missing.write_text("sentence\tlabel\nx\ty\n", encoding="utf-8")
-    with pytest.raises(TokstudyError, match=r"missing\.tsv: missing column\(s\) text"):
-        read_tsv_dataset(missing)
+    for read in (read_tsv_dataset, check_header):
+        with pytest.raises(TokstudyError, match=r"missing\.tsv: missing column\(s\) text"):
+            read(missing)
+    check_header(good)
     empty = tmp_path / "empty.tsv"
     empty.write_text("text\tlabel\nx\t\n", encoding="utf-8")
     with pytest.raises(TokstudyError, match="empty text or label on data line 1"):
@@ -240,3 +243,35 @@ def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):
         )
     with pytest.raises(TokstudyError, match="exactly one of treebank or tsv"):
         finetune_sentence(model_dir, tok_dir, tmp_path / "x", FAST)
+
+
+def test_characterbert_finetunes_with_one_unit_per_word(tmp_path):
+    lines = read_lines(MR, 60)
+    words = sorted({w for line in lines for w in line.split()})
+    speller = Speller(tuple(sorted({c for w in words for c in w})), 10)
+    settings = model_settings(
+        PretrainConfig(max_length=32),
+        CharBertConfig(max_word_chars=10, filters=((1, 8), (2, 8))),
+        speller,
+        100,
+    )
+    torch.manual_seed(0)
+    mlm = CharacterBertForMaskedLM(settings)
+    mlm.save_pretrained(tmp_path / "model")
+    speller.save(tmp_path / "model")
+    tagger = load_for_task(tmp_path / "model", "pos", ["NOUN", "VERB"])
+    assert torch.equal(tagger.char_cnn.projection.weight, mlm.char_cnn.projection.weight)
+
+    tokenizer = SpellingTokenizer(speller)
+    [example] = tagging_examples(tokenizer, [lines[0].split()], [[0] * len(lines[0].split())], 64)
+    assert len(example.input_ids) == len(lines[0].split()) + 2  # [CLS] words [SEP]
+    assert example.input_ids[1] == tuple(speller.spell(lines[0].split()[0]).tolist())
+
+    rows = ["text\tlabel"] + [f"{line}\t{'long' if len(line) > 60 else 'short'}" for line in lines]
+    (tmp_path / "train.tsv").write_text("\n".join(rows[:41]), encoding="utf-8")
+    (tmp_path / "test.tsv").write_text("\n".join(rows[:1] + rows[41:]), encoding="utf-8")
+    tsv = {"train": tmp_path / "train.tsv", "test": tmp_path / "test.tsv"}
+    metrics = finetune_sentence(tmp_path / "model", None, tmp_path / "out", FAST, tsv=tsv)
+    assert metrics["value"].between(0, 1).all()
+    predictions = pd.read_csv(tmp_path / "out" / PREDICTIONS_FILE, sep="\t")
+    assert len(predictions) == 20

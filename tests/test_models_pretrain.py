@@ -194,9 +194,7 @@ def test_characterbert_trains_saves_and_reloads(tmp_path):
         word_vocab_size=300, max_word_chars=10, filters=((1, 8), (2, 8), (3, 16))
     )
     prepare_charbert(text, tmp_path / "prepared", charbert)
-    config = PretrainConfig(
-        **{**CONFIG.__dict__, "architecture": "characterbert", "charbert": charbert, "steps": 6}
-    )
+    config = PretrainConfig(**{**CONFIG.__dict__, "steps": 6})
     model_dir = pretrain_charbert(tmp_path / "prepared", tmp_path / "run", config)
     model, word_tokenizer, speller = load_charbert(model_dir)
     assert len(word_tokenizer) == 300 and speller.max_word_chars == 10

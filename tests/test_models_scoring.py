@@ -141,9 +141,8 @@ def test_characterbert_scorer_uses_words(tmp_path):
     tokenizer = word_level(words)
     config = PretrainConfig(preset="tiny", max_length=16)
     charbert = CharBertConfig(max_word_chars=8, filters=((1, 4), (2, 4)))
-    config = PretrainConfig(**{**config.__dict__, "charbert": charbert})
     torch.manual_seed(0)
-    model = CharacterBertForMaskedLM(model_settings(config, speller, len(tokenizer)))
+    model = CharacterBertForMaskedLM(model_settings(config, charbert, speller, len(tokenizer)))
     scores = score_lines(CharBertScorer(model, tokenizer, speller, max_length=16), lines)
     assert scores["units"].tolist() == [len(line.split()) for line in lines]
     assert scores["unk"].sum() > 0  # only 40 words are in the vocabulary

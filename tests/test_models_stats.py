@@ -10,8 +10,14 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from tokstudy.models.entrypoints import read_tables, summarize
-from tokstudy.models.finetune import accuracy, macro_f1
-from tokstudy.models.stats import bootstrap_ci, bootstrap_table, seed_summary, wilcoxon_table
+from tokstudy.models.stats import (
+    accuracy,
+    bootstrap_ci,
+    bootstrap_table,
+    macro_f1,
+    seed_summary,
+    wilcoxon_table,
+)
 
 
 def test_accuracy_and_macro_f1_by_hand():

@@ -15,6 +15,21 @@ from tokstudy.models.silver import STTS_TO_UPOS
 TOKENIZERS = ["hf_wordpiece", "sp_unigram"]
 
 
+#: the training settings of every tiny model study in the tests: a few steps, a few lines
+TINY_TRAINING = {
+    "pretrain": {
+        "steps": 6,
+        "batch_size": 8,
+        "max_length": 32,
+        "warmup_steps": 2,
+        "log_every": 2,
+        "checkpoint_every": 3,
+    },
+    "finetune": {"epochs": 1, "batch_size": 16, "max_length": 32},
+    "evaluation": {"noise_levels": [20], "max_lines": 20, "bootstrap_resamples": 50},
+}
+
+
 def models_config(workdir: Path, **models: object) -> Path:
     """A German-only study with a tiny models section (1 seed, a few steps)."""
     config = {
@@ -29,16 +44,7 @@ def models_config(workdir: Path, **models: object) -> Path:
             "vocab_sizes": [300],
             "seeds": [0],
             "tasks": ["mlm", "noise", "pos"],
-            "pretrain": {
-                "steps": 6,
-                "batch_size": 8,
-                "max_length": 32,
-                "warmup_steps": 2,
-                "log_every": 2,
-                "checkpoint_every": 3,
-            },
-            "finetune": {"epochs": 1, "batch_size": 16, "max_length": 32},
-            "evaluation": {"noise_levels": [20], "max_lines": 20, "bootstrap_resamples": 50},
+            **TINY_TRAINING,
             **models,
         },
     }

@@ -1,8 +1,17 @@
 from tokstudy.models.config import to_dict
-from tokstudy.models.plan import ModelPlan, slurm_extras
+from tokstudy.models.plan import (
+    CHARACTERBERT_CORPUS,
+    PRETOKENIZED,
+    TOKENIZER,
+    ModelPlan,
+    slurm_extras,
+)
 
 # The model stage (config key models:): BERT MLM pretraining per (language, tokenizer, size,
 # seed), MLM evaluation clean and noised, POS / sentence fine-tuning, statistics tables.
+# CharacterBERT runs (models.characterbert) go through the same rules as tokenizer
+# "characterbert": they have no tokenizer folder and their corpus comes from
+# prepare_characterbert.
 plan = ModelPlan(study, RESULTS)
 
 
@@ -32,10 +41,10 @@ rule silver_treebank:
 
 rule pretokenize_mlm:
     input:
-        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        tokenizer=out(TOKENIZER),
         train=out("corpora/{language}/train.txt"),
     output:
-        directory(out("models/corpora/{language}/{tokenizer}/{size}")),
+        directory(out(PRETOKENIZED)),
     params:
         whole_word_mask=plan.config.pretrain.whole_word_mask,
     log:
@@ -50,10 +59,29 @@ rule pretokenize_mlm:
         "../../scripts/models_pretokenize.py"
 
 
+rule prepare_characterbert:
+    input:
+        train=out("corpora/{language}/train.txt"),
+    output:
+        directory(out(CHARACTERBERT_CORPUS)),
+    params:
+        config=plan.characterbert(),
+    log:
+        out("logs/prepare_characterbert/{language}/{size}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("prepare_characterbert", "mem_mb", 4000),
+        runtime=resource("prepare_characterbert", "runtime", 60),
+    script:
+        "../../scripts/models_prepare_characterbert.py"
+
+
 rule pretrain_mlm:
     input:
-        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
-        corpus=out("models/corpora/{language}/{tokenizer}/{size}"),
+        tokenizer=plan.tokenizer_dir,
+        corpus=plan.corpus_dir,
     output:
         directory(plan.run_path("pretrain")),
     params:
@@ -73,7 +101,7 @@ rule pretrain_mlm:
 
 rule evaluate_mlm:
     input:
-        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        tokenizer=plan.tokenizer_dir,
         pretrained=plan.run_path("pretrain"),
         heldout=out("corpora/{language}/heldout.txt"),
     output:
@@ -96,9 +124,9 @@ rule evaluate_mlm:
 
 rule finetune_model:
     input:
-        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        unpack(plan.finetune_data),
+        tokenizer=plan.tokenizer_dir,
         pretrained=plan.run_path("pretrain"),
-        treebank=lambda w: plan.treebank(w.language),
     output:
         metrics=plan.run_path("{task}/metrics.tsv"),
         predictions=plan.run_path("{task}/predictions.tsv"),

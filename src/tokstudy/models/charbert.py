@@ -5,6 +5,8 @@ character ids), embedded by a character CNN with max-pooling and highway layers,
 projected to the hidden size; :class:`transformers.BertModel` runs on these
 ``inputs_embeds``. The MLM head predicts the word among the top-N training words
 (``[UNK]`` for the rest). Input words are never unknown: any word has a spelling.
+Fine-tuning puts a linear classifier on each word or on ``[CLS]``
+(:class:`CharacterBertForClassification`), fed by a :class:`SpellingTokenizer`.
 
 Model folder: ``charbert.json`` (sizes), ``model.safetensors`` (weights),
 ``chars.json`` (character vocabulary) and the word vocabulary as a ``transformers``
@@ -25,7 +27,11 @@ import torch
 from safetensors.torch import load_model, save_model
 from torch import nn
 from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
-from transformers.modeling_outputs import MaskedLMOutput
+from transformers.modeling_outputs import (
+    MaskedLMOutput,
+    SequenceClassifierOutput,
+    TokenClassifierOutput,
+)
 from transformers.models.bert.modeling_bert import BertPredictionHeadTransform
 
 from tokstudy.errors import TokstudyError
@@ -44,7 +50,7 @@ from tokstudy.models.hf_wrap import word_level
 from tokstudy.models.masking import Masker
 from tokstudy.models.pretrain import fingerprint, finish_run, train_loop
 from tokstudy.models.scoring import Encoded
-from tokstudy.tokenizers.base import CLS, MASK, PAD, SEP, SPECIAL_TOKENS
+from tokstudy.tokenizers.base import CLS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
 
 log = logging.getLogger(__name__)
 
@@ -136,12 +142,6 @@ class CharacterCNN(nn.Module):
 
     def __init__(self, n_char_ids: int, config: CharBertConfig, hidden_size: int) -> None:
         super().__init__()
-        widest = max(width for width, _ in config.filters)
-        if config.max_word_chars < widest:
-            raise TokstudyError(
-                f"models.pretrain.charbert.max_word_chars ({config.max_word_chars}) must be "
-                f">= the widest filter ({widest})"
-            )
         self.embedding = nn.Embedding(n_char_ids, config.char_embedding_dim, padding_idx=CHAR_PAD)
         self.convs = nn.ModuleList(
             nn.Conv1d(config.char_embedding_dim, n_filters, width)
@@ -161,22 +161,21 @@ class CharacterCNN(nn.Module):
         return self.projection(x).reshape(batch, words, -1)
 
 
-class CharacterBertForMaskedLM(nn.Module):
-    """Character CNN + BERT encoder + word-level MLM head.
+class CharacterBertEncoder(nn.Module):
+    """Character CNN + BERT encoder: contextual vectors of spelled words.
 
     The encoder gets ``inputs_embeds``; its own word-embedding table is unused and kept
-    at one row per special token.
+    at one row per special token. ``settings`` are those of ``charbert.json``.
     """
 
     def __init__(self, settings: dict[str, Any]) -> None:
         super().__init__()
         self.settings = settings
         charbert = from_mapping(CharBertConfig, settings["charbert"], "charbert.json: charbert")
-        encoder = BertConfig(vocab_size=len(SPECIAL_TOKENS), **settings["bert"])
-        self.char_cnn = CharacterCNN(settings["n_char_ids"], charbert, encoder.hidden_size)
-        self.bert = BertModel(encoder, add_pooling_layer=False)
-        self.head_transform = BertPredictionHeadTransform(encoder)
-        self.decoder = nn.Linear(encoder.hidden_size, settings["word_vocab_size"])
+        self.encoder_config = BertConfig(vocab_size=len(SPECIAL_TOKENS), **settings["bert"])
+        hidden = self.encoder_config.hidden_size
+        self.char_cnn = CharacterCNN(settings["n_char_ids"], charbert, hidden)
+        self.bert = BertModel(self.encoder_config, add_pooling_layer=False)
 
     def encode(
         self, char_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
@@ -184,6 +183,15 @@ class CharacterBertForMaskedLM(nn.Module):
         """Contextual word vectors (batch, words, hidden) of spelled words."""
         embeds = self.char_cnn(char_ids.long())
         return self.bert(inputs_embeds=embeds, attention_mask=attention_mask).last_hidden_state
+
+
+class CharacterBertForMaskedLM(CharacterBertEncoder):
+    """CharacterBERT with a word-level MLM head over the top-N training words."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        super().__init__(settings)
+        self.head_transform = BertPredictionHeadTransform(self.encoder_config)
+        self.decoder = nn.Linear(self.encoder_config.hidden_size, settings["word_vocab_size"])
 
     def forward(
         self, char_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
@@ -218,12 +226,79 @@ class CharacterBertForMaskedLM(nn.Module):
         return model
 
 
+class CharacterBertForClassification(CharacterBertEncoder):
+    """CharacterBERT with a linear classifier on every word (``per_word``) or on ``[CLS]``.
+
+    Called like a ``transformers`` classifier: ``input_ids`` are spelled words
+    (batch, words, characters); ``labels`` per word (``-100``: ignored) or per sentence.
+    """
+
+    def __init__(self, settings: dict[str, Any], num_labels: int, *, per_word: bool) -> None:
+        super().__init__(settings)
+        self.per_word = per_word
+        self.dropout = nn.Dropout(self.encoder_config.hidden_dropout_prob)
+        self.classifier = nn.Linear(self.encoder_config.hidden_size, num_labels)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+    ) -> TokenClassifierOutput | SequenceClassifierOutput:
+        """Logits (and the cross-entropy loss when ``labels`` are given)."""
+        hidden = self.encode(input_ids, attention_mask)
+        logits = self.classifier(self.dropout(hidden if self.per_word else hidden[:, 0]))
+        loss = None
+        if labels is not None:
+            loss = nn.functional.cross_entropy(
+                logits.float().flatten(0, -2), labels.flatten(), ignore_index=-100
+            )
+        output = TokenClassifierOutput if self.per_word else SequenceClassifierOutput
+        return output(loss=loss, logits=logits)
+
+    @classmethod
+    def from_mlm(
+        cls, directory: Path, num_labels: int, *, per_word: bool
+    ) -> CharacterBertForClassification:
+        """A classifier whose encoder is that of the CharacterBERT MLM in ``directory``."""
+        mlm = CharacterBertForMaskedLM.from_pretrained(directory)
+        model = cls(mlm.settings, num_labels, per_word=per_word)
+        model.char_cnn.load_state_dict(mlm.char_cnn.state_dict())
+        model.bert.load_state_dict(mlm.bert.state_dict())
+        return model
+
+
+class SpellingTokenizer:
+    """The tokenizer interface fine-tuning uses, for CharacterBERT: a unit per word.
+
+    ``tokenizer(texts)["input_ids"]`` gives each text's whitespace words as character-id
+    rows (tuples); the special "ids" are the rows of the special words.
+    """
+
+    def __init__(self, speller: Speller) -> None:
+        self.speller = speller
+        self.cls_token_id, self.sep_token_id, self.pad_token_id, self.unk_token_id = (
+            tuple(speller.spell(token).tolist()) for token in (CLS, SEP, PAD, UNK)
+        )
+
+    def __call__(
+        self, texts: list[str], *, add_special_tokens: bool = False
+    ) -> dict[str, list[list[tuple[int, ...]]]]:
+        """Spelled words of each text (special tokens are never added)."""
+        return {
+            "input_ids": [
+                [tuple(row) for row in self.speller.spell_all(text.split()).tolist()]
+                for text in texts
+            ]
+        }
+
+
 def model_settings(
-    config: PretrainConfig, speller: Speller, word_vocab_size: int
+    config: PretrainConfig, charbert: CharBertConfig, speller: Speller, word_vocab_size: int
 ) -> dict[str, Any]:
     """JSON-ready sizes of a CharacterBERT model."""
     return {
-        "charbert": to_dict(config.charbert),
+        "charbert": to_dict(charbert),
         "n_char_ids": speller.n_char_ids,
         "word_vocab_size": word_vocab_size,
         "bert": {
@@ -238,9 +313,16 @@ def model_settings(
 
 
 def pretokenize_words(
-    tokenizer: PreTrainedTokenizerFast, speller: Speller, text_path: Path, out_dir: Path
+    tokenizer: PreTrainedTokenizerFast,
+    speller: Speller,
+    text_path: Path,
+    out_dir: Path,
+    config: CharBertConfig,
 ) -> TokenCorpus:
-    """Word ids and spellings of every word of a text, as a memory-mapped corpus."""
+    """Word ids and spellings of every word of a text, as a memory-mapped corpus.
+
+    The corpus metadata keeps ``config`` (key ``charbert``) for pretraining.
+    """
 
     def rows() -> Iterator[list[dict[str, np.ndarray]]]:
         for lines in iter_chunks(text_path, 2000):
@@ -258,12 +340,16 @@ def pretokenize_words(
         "fingerprint": vocab_fingerprint(
             {**tokenizer.get_vocab(), **{f"char {c}": -1 - i for i, c in enumerate(speller.chars)}}
         ),
+        "charbert": to_dict(config),
     }
     return write_corpus(out_dir, rows(), dtypes, meta)
 
 
 class CharBertBatches:
-    """MLM batches of spelled words: masked words are re-spelled as ``[MASK]`` or random."""
+    """MLM batches of spelled words: masked words are re-spelled as ``[MASK]`` or random.
+
+    Units are whole words, so ``whole_word_mask`` changes nothing here.
+    """
 
     def __init__(
         self,
@@ -272,10 +358,6 @@ class CharBertBatches:
         speller: Speller,
         config: PretrainConfig,
     ) -> None:
-        if config.whole_word_mask:
-            raise TokstudyError(
-                "models.pretrain.whole_word_mask: not for CharacterBERT, whose units are words"
-            )
         self.corpus = corpus
         self.block_len = config.max_length - 2
         self.sampler = BlockSampler(corpus.n_tokens, self.block_len, config.batch_size, config.seed)
@@ -316,7 +398,7 @@ def prepare_charbert(text_path: Path, out_dir: Path, config: CharBertConfig) -> 
     """
     out_dir = Path(out_dir)
     tokenizer, speller = build_vocabularies(text_path, config)
-    corpus = pretokenize_words(tokenizer, speller, text_path, out_dir)
+    corpus = pretokenize_words(tokenizer, speller, text_path, out_dir, config)
     tokenizer.save_pretrained(out_dir)
     speller.save(out_dir)
     return corpus
@@ -329,21 +411,27 @@ def pretrain_charbert(
     *,
     on_step: Callable[[int], None] | None = None,
 ) -> Path:
-    """Pretrain CharacterBERT on a folder from :func:`prepare_charbert`; the model folder."""
+    """Pretrain CharacterBERT on a folder from :func:`prepare_charbert`; the model folder.
+
+    The character CNN's settings are those the folder was prepared with.
+    """
     out_dir = Path(out_dir)
     corpus = TokenCorpus.open(prepared_dir)
     tokenizer = PreTrainedTokenizerFast.from_pretrained(prepared_dir)
     speller = Speller.load(prepared_dir)
+    charbert = from_mapping(CharBertConfig, corpus.meta["charbert"], f"{prepared_dir}: charbert")
     device = resolve_device(config.device, config.on_missing_gpu)
     torch.manual_seed(config.seed)
-    model = CharacterBertForMaskedLM(model_settings(config, speller, len(tokenizer)))
+    model = CharacterBertForMaskedLM(model_settings(config, charbert, speller, len(tokenizer)))
     result = train_loop(
         model,
         CharBertBatches(corpus, tokenizer, speller, config),
         config,
         out_dir,
         device=device,
-        run_fingerprint=fingerprint(config, corpus.meta["fingerprint"]),
+        run_fingerprint=fingerprint(
+            config, corpus.meta["fingerprint"] + json.dumps(to_dict(charbert), sort_keys=True)
+        ),
         loss_fn=lambda model, batch: model.mlm_loss(**batch),
         on_step=on_step,
     )
@@ -356,6 +444,7 @@ def pretrain_charbert(
     summary = {
         "architecture": "characterbert",
         "config": to_dict(config),
+        "charbert": to_dict(charbert),
         "corpus": str(prepared_dir),
         "word_vocab_size": len(tokenizer),
         "parameters": sum(p.numel() for p in model.parameters()),

@@ -7,12 +7,14 @@ wrong types with a one-line :class:`~tokstudy.errors.TokstudyError` naming the k
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.base import SPECIAL_TOKENS
 
 #: BERT sizes: layers, hidden size, attention heads, feed-forward size
 PRESETS: dict[str, dict[str, int]] = {
@@ -39,13 +41,16 @@ PRESETS: dict[str, dict[str, int]] = {
 DEVICES = ("auto", "cpu", "cuda")
 MISSING_GPU_POLICIES = ("fallback", "error")
 BAD_CHECKPOINT_POLICIES = ("error", "restart")
-ARCHITECTURES = ("bert", "characterbert")
 TASKS = ("mlm", "noise", "pos", "sentence")
 
 
 @dataclass(frozen=True)
 class CharBertConfig:
-    """CharacterBERT's word vocabulary and character CNN."""
+    """CharacterBERT's word vocabulary and character CNN (config key ``models.characterbert``).
+
+    ``word_vocab_size`` counts the MLM's output words, the five special tokens included
+    (the top ``word_vocab_size - 5`` training words; fewer when the text has fewer).
+    """
 
     word_vocab_size: int = 20000
     max_word_chars: int = 20
@@ -54,6 +59,44 @@ class CharBertConfig:
     #: (kernel width, number of filters) of the character CNN
     filters: tuple[tuple[int, int], ...] = ((1, 32), (2, 32), (3, 64), (4, 128), (5, 256))
     highway_layers: int = 2
+
+    def __post_init__(self) -> None:
+        minimum = {
+            "word_vocab_size": len(SPECIAL_TOKENS) + 1,
+            "max_word_chars": 3,
+            "max_chars": 1,
+            "char_embedding_dim": 1,
+            "highway_layers": 0,
+        }
+        for key, low in minimum.items():
+            if getattr(self, key) < low:
+                raise TokstudyError(
+                    f"models.characterbert.{key} must be >= {low}, got {getattr(self, key)}"
+                )
+        if not self.filters or any(len(f) != 2 or min(f) < 1 for f in self.filters):
+            raise TokstudyError(
+                "models.characterbert.filters must be a non-empty list of "
+                f"[width, count] pairs >= 1, got {self.filters}"
+            )
+        widest = max(width for width, _ in self.filters)
+        if self.max_word_chars < widest:
+            raise TokstudyError(
+                f"models.characterbert.max_word_chars ({self.max_word_chars}) must be >= the "
+                f"widest filter ({widest})"
+            )
+
+
+@dataclass(frozen=True)
+class TsvDataset:
+    """A user-supplied sentence-classification dataset: tab-separated ``text``/``label`` files.
+
+    Paths are relative to the working directory unless absolute; without ``validation``,
+    a seeded ``models.finetune.validation_fraction`` of ``train`` is held out.
+    """
+
+    train: str
+    test: str
+    validation: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,7 +110,6 @@ class PretrainConfig:
     """
 
     preset: str = "tiny"
-    architecture: str = "bert"
     steps: int = 1000
     batch_size: int = 32
     max_length: int = 128
@@ -87,11 +129,9 @@ class PretrainConfig:
     checkpoint_every: int = 200
     log_every: int = 20
     on_bad_checkpoint: str = "error"
-    charbert: CharBertConfig = field(default_factory=CharBertConfig)
 
     def __post_init__(self) -> None:
         _choice("preset", self.preset, tuple(PRESETS))
-        _choice("architecture", self.architecture, ARCHITECTURES)
         _choice("device", self.device, DEVICES)
         _choice("on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
         _choice("on_bad_checkpoint", self.on_bad_checkpoint, BAD_CHECKPOINT_POLICIES)
@@ -173,7 +213,10 @@ class ModelsConfig:
     ``("mlm", "noise", "pos", "sentence")``; ``treebanks`` maps a language to a UD folder
     name under ``ud_root`` (relative to the working directory unless absolute);
     ``sentence_feature`` is the UD feature whose presence on a
-    word with a UPOS in ``sentence_upos`` labels a sentence ``yes``.
+    word with a UPOS in ``sentence_upos`` labels a sentence ``yes``; ``sentence_tsv`` maps
+    a language to a :class:`TsvDataset` its sentence task uses instead of the treebank.
+    ``characterbert`` (when set) adds a CharacterBERT per language, pretrained with the
+    ``pretrain`` settings and evaluated like the BERTs.
     """
 
     languages: tuple[str, ...] = ()
@@ -185,6 +228,8 @@ class ModelsConfig:
     ud_root: str = ""
     sentence_feature: str = "Tense=Past"
     sentence_upos: tuple[str, ...] = ("VERB", "AUX")
+    sentence_tsv: dict[str, TsvDataset] = field(default_factory=dict)
+    characterbert: CharBertConfig | None = None
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     finetune: FinetuneConfig = field(default_factory=FinetuneConfig)
     evaluation: EvalConfig = field(default_factory=EvalConfig)
@@ -213,16 +258,30 @@ def from_mapping(cls: type[T], data: Mapping[str, Any] | None, where: str = "mod
         raise TokstudyError(
             f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(fields))}"
         )
+    missing = [
+        name
+        for name, f in fields.items()
+        if name not in data
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    ]
+    if missing:
+        raise TokstudyError(f"{where}: missing key(s) {', '.join(missing)}")
     hints = typing.get_type_hints(cls)
     values = {key: _coerce(hints[key], value, f"{where}.{key}") for key, value in data.items()}
     return cls(**values)
 
 
 def _coerce(hint: Any, value: Any, where: str) -> Any:
-    """``value`` converted to type ``hint`` (dataclass, tuple, dict or scalar)."""
+    """``value`` converted to type ``hint`` (dataclass, optional, tuple, dict or scalar)."""
     if dataclasses.is_dataclass(hint):
         return from_mapping(hint, value, where)
     origin = typing.get_origin(hint)
+    if origin is types.UnionType:
+        if value is None:
+            return None
+        (item,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return _coerce(item, value, where)
     if origin is tuple:
         if not isinstance(value, list | tuple):
             raise TokstudyError(f"{where}: expected a list, got {value!r}")
@@ -232,7 +291,11 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
     if origin is dict:
         if not isinstance(value, Mapping):
             raise TokstudyError(f"{where}: expected a mapping, got {value!r}")
-        return {str(k): str(v) for k, v in value.items()}
+        item = typing.get_args(hint)[1]
+        return {
+            str(k): str(v) if item is str else _coerce(item, v, f"{where}.{k}")
+            for k, v in value.items()
+        }
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if hint is bool and not isinstance(value, bool):

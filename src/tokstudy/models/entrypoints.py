@@ -2,7 +2,8 @@
 
 Tokenizer arguments are folders: a tokstudy tokenizer folder (with ``meta.json``; loaded
 through the adapter registry) or a ``transformers`` tokenizer folder
-(``save_pretrained``). Table outputs are tab-separated with a header.
+(``save_pretrained``); ``None`` for CharacterBERT, which spells whitespace words and keeps
+its vocabularies in its own folders. Table outputs are tab-separated with a header.
 """
 
 from __future__ import annotations
@@ -19,10 +20,17 @@ from transformers import AutoTokenizer, BertForMaskedLM
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models import charbert, finetune, noise, scoring, stats, ud
-from tokstudy.models.config import EvalConfig, FinetuneConfig, PretrainConfig, to_dict
+from tokstudy.models.config import (
+    CharBertConfig,
+    EvalConfig,
+    FinetuneConfig,
+    PretrainConfig,
+    to_dict,
+)
 from tokstudy.models.data import pretokenize, read_lines
 from tokstudy.models.device import resolve_device
 from tokstudy.models.pretrain import pretrain_bert
+from tokstudy.models.tsv import check_labels, read_tsv_dataset
 from tokstudy.tokenizers.registry import META_FILE, load_tokenizer
 
 log = logging.getLogger(__name__)
@@ -51,21 +59,32 @@ def pretokenize_corpus(
     return Path(out_dir)
 
 
-def pretrain(tokenizer_dir: Path, corpus_dir: Path, out_dir: Path, config: PretrainConfig) -> Path:
-    """Pretrain one BERT (one seed); returns ``out_dir/model``. Reruns resume."""
+def pretrain(
+    tokenizer_dir: Path | None, corpus_dir: Path, out_dir: Path, config: PretrainConfig
+) -> Path:
+    """Pretrain one BERT (one seed); returns ``out_dir/model``. Reruns resume.
+
+    Without a tokenizer, a CharacterBERT on a folder from :func:`prepare_characterbert`.
+    """
+    if tokenizer_dir is None:
+        return charbert.pretrain_charbert(corpus_dir, out_dir, config)
     tokenizer = load_transformers_tokenizer(tokenizer_dir)
     return pretrain_bert(tokenizer, corpus_dir, out_dir, config)
 
 
-def prepare_characterbert(text: Path, out_dir: Path, config: PretrainConfig) -> Path:
+def prepare_characterbert(text: Path, out_dir: Path, config: CharBertConfig) -> Path:
     """CharacterBERT's vocabularies and word corpus of a training text (for every seed)."""
-    charbert.prepare_charbert(text, out_dir, config.charbert)
+    charbert.prepare_charbert(text, out_dir, config)
     return Path(out_dir)
 
 
-def pretrain_characterbert(prepared_dir: Path, out_dir: Path, config: PretrainConfig) -> Path:
-    """Pretrain one CharacterBERT (one seed); returns ``out_dir/model``. Reruns resume."""
-    return charbert.pretrain_charbert(prepared_dir, out_dir, config)
+def task_tokenizer(model_dir: Path, tokenizer_dir: Path | None) -> Any:
+    """What fine-tuning encodes text with: the model's tokenizer, or CharacterBERT's speller."""
+    if (Path(model_dir) / charbert.CONFIG_FILE).is_file():
+        return charbert.SpellingTokenizer(charbert.Speller.load(model_dir))
+    if tokenizer_dir is None:
+        raise TokstudyError(f"{model_dir}: a BERT model needs its tokenizer folder")
+    return load_transformers_tokenizer(tokenizer_dir)
 
 
 def mlm_scorer(model_dir: Path, tokenizer_dir: Path | None, config: EvalConfig) -> Any:
@@ -132,7 +151,7 @@ def evaluate_mlm(
 
 def finetune_pos(
     model_dir: Path,
-    tokenizer_dir: Path,
+    tokenizer_dir: Path | None,
     treebank: Path,
     out_dir: Path,
     config: FinetuneConfig,
@@ -142,7 +161,7 @@ def finetune_pos(
     noise_word_fraction: float = 0.2,
 ) -> pd.DataFrame:
     """Fine-tune UPOS tagging on a UD treebank (one seed); test on clean and noised words."""
-    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    tokenizer = task_tokenizer(model_dir, tokenizer_dir)
     splits = ud.ud_splits(
         treebank, seed=config.seed, validation_fraction=config.validation_fraction
     )
@@ -174,7 +193,7 @@ def finetune_pos(
 
 def finetune_sentence(
     model_dir: Path,
-    tokenizer_dir: Path,
+    tokenizer_dir: Path | None,
     out_dir: Path,
     config: FinetuneConfig,
     *,
@@ -203,15 +222,17 @@ def finetune_sentence(
             ).items()
         }
         source: Any = treebank
+        where = {name: f"{treebank} ({name})" for name in splits}
     else:
         splits = _tsv_splits(tsv, config)
         source = {k: str(v) for k, v in tsv.items()}
+        where = {name: str(tsv.get(name, tsv["train"])) for name in splits}
     labels = sorted({label for _, label in splits["train"]})
     for name in ("validation", "test"):
-        finetune.check_labels(labels, splits[name], f"{source} ({name})")
+        check_labels(labels, splits[name], where[name])
     if len(labels) < 2:
         raise TokstudyError(f"{source}: the training data has a single label {labels}")
-    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    tokenizer = task_tokenizer(model_dir, tokenizer_dir)
     index = {label: i for i, label in enumerate(labels)}
 
     def examples(rows: Sequence[tuple[str, str]]) -> list[finetune.Example]:
@@ -242,7 +263,7 @@ def _tsv_splits(tsv: Mapping[str, Path], config: FinetuneConfig) -> dict[str, li
             f"finetune_sentence: tsv needs keys train and test (optional validation), got "
             f"{', '.join(sorted(tsv))}"
         )
-    splits = {name: finetune.read_tsv_dataset(path) for name, path in tsv.items()}
+    splits = {name: read_tsv_dataset(path) for name, path in tsv.items()}
     if "validation" not in splits:
         splits["train"], splits["validation"] = ud.seeded_split(
             splits["train"], config.validation_fraction, config.seed

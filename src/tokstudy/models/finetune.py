@@ -4,7 +4,9 @@ POS tagging (``BertForTokenClassification``): each word is tokenized on its own,
 first subword carries the word's label and the others ``-100``. Sentences longer than
 ``max_length - 2`` subwords are cut into consecutive chunks of whole words, so every
 word gets a prediction. Sentence classification (``BertForSequenceClassification``)
-truncates texts to ``max_length`` tokens.
+truncates texts to ``max_length`` tokens. A CharacterBERT model gets the same examples
+with a word's character-id row as its unit (see
+:class:`tokstudy.models.charbert.SpellingTokenizer`), so every word is one unit.
 
 Training: AdamW with linear warm-up/decay, one seed per call; after each epoch the
 validation macro-F1 is computed and the best epoch's weights are used on the test set.
@@ -13,7 +15,6 @@ validation macro-F1 is computed and the best epoch's weights are used on the tes
 from __future__ import annotations
 
 import copy
-import csv
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
 from transformers import (
     BertForSequenceClassification,
@@ -29,39 +29,24 @@ from transformers import (
     get_linear_schedule_with_warmup,
 )
 
-from tokstudy.errors import TokstudyError
+from tokstudy.models import charbert
 from tokstudy.models.config import FinetuneConfig
 from tokstudy.models.device import autocast, resolve_device
+from tokstudy.models.stats import macro_f1
 
 log = logging.getLogger(__name__)
 
 IGNORE = -100
-TSV_COLUMNS = ("text", "label")
 
-
-def accuracy(gold: Sequence[Any], pred: Sequence[Any]) -> float:
-    """Share of equal positions."""
-    gold, pred = np.asarray(gold), np.asarray(pred)
-    return float(np.mean(gold == pred)) if len(gold) else float("nan")
-
-
-def macro_f1(gold: Sequence[Any], pred: Sequence[Any]) -> float:
-    """Unweighted mean F1 over the labels occurring in ``gold`` or ``pred``."""
-    gold, pred = np.asarray(gold), np.asarray(pred)
-    scores = []
-    for label in np.union1d(gold, pred):
-        tp = np.sum((gold == label) & (pred == label))
-        fp = np.sum((gold != label) & (pred == label))
-        fn = np.sum((gold == label) & (pred != label))
-        scores.append(2 * tp / (2 * tp + fp + fn))
-    return float(np.mean(scores)) if scores else float("nan")
+#: one input unit: a token id, or a CharacterBERT word's character ids
+Unit = int | tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class Example:
     """Model inputs of one training example; ``labels`` per token, or one class id."""
 
-    input_ids: list[int]
+    input_ids: list[Unit]
     labels: list[int] | int
     #: index of the sentence this example (or chunk) comes from
     source: int
@@ -80,7 +65,7 @@ def tagging_examples(
         if not words:
             continue
         pieces = tokenizer(list(words), add_special_tokens=False)["input_ids"]
-        ids: list[int] = []
+        ids: list[Unit] = []
         token_labels: list[int] = []
         for word_pieces, label in zip(pieces, labels, strict=True):
             word_pieces = (word_pieces or [tokenizer.unk_token_id])[:limit]
@@ -93,7 +78,7 @@ def tagging_examples(
     return examples
 
 
-def _framed(tokenizer: Any, ids: list[int], labels: list[int], source: int) -> Example:
+def _framed(tokenizer: Any, ids: list[Unit], labels: list[int], source: int) -> Example:
     return Example(
         [tokenizer.cls_token_id, *ids, tokenizer.sep_token_id], [IGNORE, *labels, IGNORE], source
     )
@@ -115,10 +100,11 @@ def sentence_examples(
     ]
 
 
-def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]:
-    """Pad a batch of examples into tensors."""
+def collate(examples: Sequence[Example], pad_id: Unit) -> dict[str, torch.Tensor]:
+    """Pad a batch of examples into tensors (``input_ids``: batch × units × unit shape)."""
     length = max(len(e.input_ids) for e in examples)
-    input_ids = torch.full((len(examples), length), pad_id, dtype=torch.long)
+    pad = torch.tensor(pad_id, dtype=torch.long)
+    input_ids = pad.expand(len(examples), length, *pad.shape).clone()
     attention = torch.zeros((len(examples), length), dtype=torch.long)
     per_token = isinstance(examples[0].labels, list)
     labels = (
@@ -139,7 +125,7 @@ def predict(
     model: Any,
     examples: Sequence[Example],
     *,
-    pad_id: int,
+    pad_id: Unit,
     batch_size: int,
     device: torch.device,
     bf16: bool,
@@ -175,7 +161,7 @@ def finetune(
     validation: Sequence[Example],
     config: FinetuneConfig,
     *,
-    pad_id: int,
+    pad_id: Unit,
 ) -> FinetuneResult:
     """Train ``model`` for ``config.epochs`` epochs; keep the best epoch on validation."""
     device = resolve_device(config.device, config.on_missing_gpu)
@@ -219,7 +205,14 @@ def finetune(
 
 
 def load_for_task(model_dir: Path, task: str, labels: Sequence[str]) -> Any:
-    """A token ("pos") or sequence ("sentence") classifier initialised from an MLM folder."""
+    """A token ("pos") or sequence ("sentence") classifier initialised from an MLM folder.
+
+    A CharacterBERT folder (with ``charbert.json``) gives a CharacterBERT classifier.
+    """
+    if (Path(model_dir) / charbert.CONFIG_FILE).is_file():
+        return charbert.CharacterBertForClassification.from_mlm(
+            model_dir, len(labels), per_word=task == "pos"
+        )
     cls = BertForTokenClassification if task == "pos" else BertForSequenceClassification
     return cls.from_pretrained(
         model_dir,
@@ -227,36 +220,3 @@ def load_for_task(model_dir: Path, task: str, labels: Sequence[str]) -> Any:
         id2label=dict(enumerate(labels)),
         label2id={label: i for i, label in enumerate(labels)},
     )
-
-
-def read_tsv_dataset(path: Path) -> list[tuple[str, str]]:
-    """``(text, label)`` rows of a tab-separated file with a header naming both columns.
-
-    Other columns are ignored; values are read verbatim (no quoting, no NA parsing).
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise TokstudyError(f"{path}: dataset file not found")
-    try:
-        frame = pd.read_csv(
-            path, sep="\t", dtype=str, keep_default_na=False, quoting=csv.QUOTE_NONE
-        )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise TokstudyError(f"{path}: not a readable TSV file ({err})") from err
-    missing = [c for c in TSV_COLUMNS if c not in frame.columns]
-    if missing:
-        raise TokstudyError(
-            f"{path}: missing column(s) {', '.join(missing)} in the header "
-            f"(found: {', '.join(map(str, frame.columns))}); expected text<TAB>label"
-        )
-    empty = frame.index[(frame["text"].str.strip() == "") | (frame["label"].str.strip() == "")]
-    if len(empty):
-        raise TokstudyError(f"{path}: empty text or label on data line {int(empty[0]) + 1}")
-    return list(zip(frame["text"], frame["label"], strict=True))
-
-
-def check_labels(known: Sequence[str], rows: Sequence[tuple[str, str]], where: str) -> None:
-    """Fail if ``rows`` use a label outside ``known`` (the training labels)."""
-    unknown = sorted({label for _, label in rows} - set(known))
-    if unknown:
-        raise TokstudyError(f"{where}: label(s) not in the training data: {', '.join(unknown)}")

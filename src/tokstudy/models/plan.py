@@ -10,7 +10,13 @@ from tokstudy.study import UNSIZED, Job, Study
 
 #: folder of one model run under the results folder
 RUN = "models/runs/{language}/{tokenizer}/{size}/seed{seed}"
+#: training corpus of a run: pretokenized, or CharacterBERT's vocabularies and words
+PRETOKENIZED = "models/corpora/{language}/{tokenizer}/{size}"
+CHARACTERBERT_CORPUS = "models/characterbert/{language}/{size}"
+TOKENIZER = "tokenizers/{language}/{tokenizer}/{size}"
 FINETUNE_TASKS = ("pos", "sentence")
+#: the tokenizer column of CharacterBERT runs (its size is the word vocabulary size)
+CHARACTERBERT = "characterbert"
 
 
 class ModelPlan:
@@ -29,15 +35,23 @@ class ModelPlan:
         return self.models or ModelsConfig()
 
     def jobs(self) -> list[Job]:
-        """Every (language, tokenizer, size) that gets models, in a stable order."""
+        """Every (language, tokenizer, size) that gets models, in a stable order.
+
+        With ``characterbert`` set, each language also gets a job of tokenizer
+        ``characterbert`` whose size is its word vocabulary size.
+        """
         if self.models is None:
             return []
         sizes = [str(size) for size in sorted(self.models.vocab_sizes)]
+        characterbert = self.models.characterbert
         return [
             Job(language, tokenizer, size)
             for language in sorted(self.models.languages)
             for tokenizer in sorted(self.models.tokenizers)
             for size in (sizes if self.study.sizes(tokenizer) != [UNSIZED] else [UNSIZED])
+        ] + [
+            Job(language, CHARACTERBERT, str(characterbert.word_vocab_size))
+            for language in (sorted(self.models.languages) if characterbert else [])
         ]
 
     def has_task(self, task: str) -> bool:
@@ -60,6 +74,33 @@ class ModelPlan:
         """The UD treebank folder of a language, else its silver treebank folder."""
         path = self.study.treebank(self.config, language)
         return str(path) if path else f"{self.results}/models/treebanks/{language}/silver"
+
+    def finetune_data(self, wildcards: Any) -> dict[str, str]:
+        """Data of a fine-tuning job: ``treebank``, or ``tsv_<split>`` files (sentence TSV)."""
+        if wildcards.task == "sentence":
+            files = self.study.sentence_tsv(self.config, wildcards.language)
+            if files:
+                return {f"tsv_{split}": str(path) for split, path in files.items()}
+        return {"treebank": self.treebank(wildcards.language)}
+
+    def tokenizer_dir(self, wildcards: Any) -> str | list[str]:
+        """The tokenizer folder of a run; none for CharacterBERT, which spells words."""
+        return [] if wildcards.tokenizer == CHARACTERBERT else self._path(TOKENIZER, wildcards)
+
+    def corpus_dir(self, wildcards: Any) -> str:
+        """The prepared training corpus of a run (pretokenized, or CharacterBERT's)."""
+        characterbert = wildcards.tokenizer == CHARACTERBERT
+        return self._path(CHARACTERBERT_CORPUS if characterbert else PRETOKENIZED, wildcards)
+
+    def _path(self, pattern: str, wildcards: Any) -> str:
+        """``pattern`` under the results folder, filled from a run's wildcards."""
+        keys = ("language", "tokenizer", "size")
+        return f"{self.results}/" + pattern.format(**{k: getattr(wildcards, k) for k in keys})
+
+    def characterbert(self) -> dict[str, Any]:
+        """CharacterBERT settings as a dict (empty without ``characterbert``)."""
+        characterbert = self.config.characterbert
+        return to_dict(characterbert) if characterbert else {}
 
     def run_path(self, name: str) -> str:
         """A file of one model run, with wildcards."""

@@ -7,12 +7,30 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from tokstudy.models.finetune import accuracy, macro_f1
+
+def accuracy(gold: Sequence[Any], pred: Sequence[Any]) -> float:
+    """Share of equal positions."""
+    gold, pred = np.asarray(gold), np.asarray(pred)
+    return float(np.mean(gold == pred)) if len(gold) else float("nan")
+
+
+def macro_f1(gold: Sequence[Any], pred: Sequence[Any]) -> float:
+    """Unweighted mean F1 over the labels occurring in ``gold`` or ``pred``."""
+    gold, pred = np.asarray(gold), np.asarray(pred)
+    scores = []
+    for label in np.union1d(gold, pred):
+        tp = np.sum((gold == label) & (pred == label))
+        fp = np.sum((gold != label) & (pred == label))
+        fn = np.sum((gold == label) & (pred != label))
+        scores.append(2 * tp / (2 * tp + fp + fn))
+    return float(np.mean(scores)) if scores else float("nan")
+
 
 METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
     "accuracy": accuracy,

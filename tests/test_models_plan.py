@@ -1,0 +1,58 @@
+"""The model stage's plan: CharacterBERT jobs and the inputs of TSV sentence datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import write_lines
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.plan import CHARACTERBERT, ModelPlan
+from tokstudy.study import Job, Study
+
+
+def _study(tmp_path: Path, **models: object) -> Study:
+    """A one-language study (base ``tmp_path``) with TSV files train.tsv and test.tsv there."""
+    for name in ("train.tsv", "test.tsv"):
+        write_lines(tmp_path / name, ["text\tlabel", "a b\tyes"])
+    config = {
+        "languages": {"xx": {"path": str(write_lines(tmp_path / "xx.txt", ["a b"]))}},
+        "tokenizers": {"sp_bpe": {"vocab_sizes": [50]}},
+        "metrics": ["mu"],
+        "models": {
+            "languages": ["xx"],
+            "tokenizers": ["sp_bpe"],
+            "vocab_sizes": [50],
+            "tasks": ["mlm", "sentence"],
+            **models,
+        },
+    }
+    return Study(config, tmp_path)
+
+
+def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Path) -> None:
+    study = _study(
+        tmp_path,
+        characterbert={"word_vocab_size": 100},
+        sentence_tsv={"xx": {"train": "train.tsv", "test": "test.tsv"}},
+    )
+    plan = ModelPlan(study, "res")
+    assert plan.jobs() == [Job("xx", "sp_bpe", "50"), Job("xx", CHARACTERBERT, "100")]
+    charbert = SimpleNamespace(language="xx", tokenizer=CHARACTERBERT, size="100", task="sentence")
+    bert = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50", task="sentence")
+    assert plan.tokenizer_dir(charbert) == []
+    assert plan.tokenizer_dir(bert) == "res/tokenizers/xx/sp_bpe/50"
+    assert plan.corpus_dir(charbert) == "res/models/characterbert/xx/100"
+    assert plan.corpus_dir(bert) == "res/models/corpora/xx/sp_bpe/50"
+    expected = {"tsv_train": str(tmp_path / "train.tsv"), "tsv_test": str(tmp_path / "test.tsv")}
+    assert plan.finetune_data(charbert) == plan.finetune_data(bert) == expected
+    assert plan.characterbert()["word_vocab_size"] == 100
+    assert [keys["tokenizer"] for keys in plan.mlm_files().values()] == ["sp_bpe", CHARACTERBERT]
+
+
+def test_sentence_task_needs_a_treebank_or_a_tsv_dataset(tmp_path: Path) -> None:
+    with pytest.raises(TokstudyError, match=r"task sentence needs .* models\.sentence_tsv\.xx"):
+        _study(tmp_path)
+    assert ModelPlan(_study(tmp_path, tasks=["mlm"]), "res").characterbert() == {}
