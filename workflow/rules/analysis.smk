@@ -87,6 +87,105 @@ rule tokenization_parity:
         "../../scripts/analysis_parity.py"
 
 
+rule multilingual_corpus:
+    input:
+        [out(f"corpora/{language}/train.txt") for language in study.multilingual_languages()],
+    output:
+        train=out("multilingual/corpus/train.txt"),
+        summary=out("multilingual/corpus/mix.csv"),
+    params:
+        languages=study.multilingual_languages(),
+        sampling=study.multilingual_sampling(),
+    log:
+        out("logs/multilingual_corpus.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 4000),
+        runtime=resource("default", "runtime", 30),
+    script:
+        "../../scripts/analysis_multilingual_corpus.py"
+
+
+rule train_multilingual_tokenizer:
+    input:
+        train=out("multilingual/corpus/train.txt"),
+    output:
+        directory(out("multilingual/tokenizers/{tokenizer}/{size}")),
+    params:
+        spec=lambda w: study.multilingual_spec(w.tokenizer, w.size),
+    log:
+        out("logs/train_multilingual_tokenizer/{tokenizer}/{size}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: resource("train_tokenizer", "threads", 1)
+    resources:
+        mem_mb=resource("train_tokenizer", "mem_mb", 4000),
+        runtime=resource("train_tokenizer", "runtime", 60),
+    script:
+        "../../scripts/train_tokenizer.py"
+
+
+rule multilingual_tables:
+    input:
+        tokenizers=[
+            out(f"multilingual/tokenizers/{j.tokenizer}/{j.size}")
+            for j in study.multilingual_jobs()
+        ],
+        train=[out(f"corpora/{lang}/train.txt") for lang in study.multilingual_languages()],
+        heldout=[out(f"corpora/{lang}/heldout.txt") for lang in study.multilingual_languages()],
+        mix=out("multilingual/corpus/mix.csv"),
+    output:
+        share_csv=out("tables/analysis/multilingual_vocabulary_share.csv"),
+        share_markdown=report(
+            out("tables/analysis/multilingual_vocabulary_share.md"),
+            category="Analyses",
+            labels={"analysis": "multilingual tokenizers: vocabulary share"},
+        ),
+        fertility_csv=out("tables/analysis/multilingual_fertility.csv"),
+        fertility_markdown=report(
+            out("tables/analysis/multilingual_fertility.md"),
+            category="Analyses",
+            labels={"analysis": "multilingual tokenizers: fertility"},
+        ),
+    params:
+        languages=study.multilingual_languages(),
+        tokenizers=[(j.tokenizer, j.size) for j in study.multilingual_jobs()],
+    log:
+        out("logs/multilingual_tables.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 4000),
+        runtime=resource("default", "runtime", 30),
+    script:
+        "../../scripts/analysis_multilingual.py"
+
+
+rule plot_multilingual:
+    input:
+        out("tables/analysis/multilingual_vocabulary_share.csv"),
+    output:
+        png=report(
+            out("plots/analysis/multilingual_vocabulary_share.png"),
+            category="Analyses",
+            labels={"analysis": "multilingual tokenizers: vocabulary share (plot)"},
+        ),
+        pdf=out("plots/analysis/multilingual_vocabulary_share.pdf"),
+    log:
+        out("logs/plot_multilingual.log"),
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 2000),
+        runtime=resource("default", "runtime", 10),
+    script:
+        "../../scripts/plot_multilingual.py"
+
+
 rule analysis_outputs:
     input:
         expand(
@@ -101,4 +200,13 @@ rule analysis_outputs:
         expand(
             out("tables/analysis/parity.{ext}"),
             ext=["csv", "md"] if study.parity_pairs() else [],
+        ),
+        expand(
+            out("tables/analysis/multilingual_{table}.{ext}"),
+            table=["vocabulary_share", "fertility"],
+            ext=["csv", "md"] if study.multilingual_jobs() else [],
+        ),
+        expand(
+            out("plots/analysis/multilingual_vocabulary_share.{ext}"),
+            ext=["png", "pdf"] if study.multilingual_jobs() else [],
         ),

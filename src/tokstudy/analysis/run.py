@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from tokstudy.analysis.morphology import alignment_summary, morphological_alignment
+from tokstudy.analysis.multilingual import (
+    fertility_by_language,
+    sample_mixed_corpus,
+    vocabulary_share,
+)
 from tokstudy.analysis.parity import parity_summary, tokenization_parity
 from tokstudy.analysis.segmentation import segmentation_table
 from tokstudy.analysis.texts import read_text_lines, word_set
 from tokstudy.analysis.ud import find_ud_treebank, treebank_files
+from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.registry import load_tokenizer
 
 log = logging.getLogger(__name__)
@@ -98,3 +104,75 @@ def write_parity(
             {"tokenizer": tokenizer, "vocab_size": size, **parity_summary(table).iloc[0].to_dict()}
         )
     _write(pd.DataFrame(rows), csv, markdown, f"Tokenization parity {target}/{reference}")
+
+
+def write_multilingual_corpus(
+    corpora: Mapping[str, Path],
+    output: Path,
+    summary: Path,
+    temperature: float,
+    seed: int,
+    total_lines: int | None,
+) -> None:
+    """The temperature-sampled mixed training text, and its lines per language as CSV."""
+    table = sample_mixed_corpus(corpora, Path(output), temperature, seed, total_lines)
+    for row in table.itertuples():
+        log.info(
+            "%s: %d lines (natural share %.3f), probability %.3f, %d sampled",
+            row.language,
+            row.lines,
+            row.natural_share,
+            row.probability,
+            row.sampled_lines,
+        )
+    table.to_csv(summary, index=False)
+
+
+def _multilingual_rows(
+    tokenizer_dirs: Mapping[tuple[str, str], Path],
+    texts: Mapping[str, Sequence[str]],
+    measure: Callable[[Tokenizer, Mapping[str, Sequence[str]]], pd.DataFrame],
+) -> pd.DataFrame:
+    """``measure`` for every tokenizer and size, keyed by tokenizer, vocab_size, language."""
+    tables = []
+    for tokenizer, size in sorted(tokenizer_dirs, key=lambda key: (key[0], int(key[1]))):
+        table = measure(load_tokenizer(Path(tokenizer_dirs[(tokenizer, size)])), texts)
+        table.insert(0, "vocab_size", int(size))
+        table.insert(0, "tokenizer", tokenizer)
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True)
+
+
+def write_multilingual_tables(
+    tokenizer_dirs: Mapping[tuple[str, str], Path],
+    train_texts: Mapping[str, Path],
+    heldout_texts: Mapping[str, Path],
+    mix_summary: Path,
+    outputs: Mapping[str, Path],
+) -> None:
+    """Per-language vocabulary share (train split) and fertility (held-out split).
+
+    ``outputs`` names ``share_csv``, ``share_markdown``, ``fertility_csv`` and
+    ``fertility_markdown``. The share table also gives each language's lines in the mixed
+    training text and their share of it.
+    """
+    train = {lang: read_text_lines(path) for lang, path in sorted(train_texts.items())}
+    heldout = {lang: read_text_lines(path) for lang, path in sorted(heldout_texts.items())}
+    mix = pd.read_csv(mix_summary)[["language", "sampled_lines"]]
+    mix = mix.rename(columns={"sampled_lines": "training_lines"})
+    mix["training_share"] = mix["training_lines"] / mix["training_lines"].sum()
+    shares = _multilingual_rows(tokenizer_dirs, train, vocabulary_share)
+    shares = shares.merge(mix, on="language", how="left", validate="many_to_one")
+    _write(
+        shares,
+        outputs["share_csv"],
+        outputs["share_markdown"],
+        "Multilingual tokenizers: vocabulary share per language (train split)",
+    )
+    fertility = _multilingual_rows(tokenizer_dirs, heldout, fertility_by_language)
+    _write(
+        fertility,
+        outputs["fertility_csv"],
+        outputs["fertility_markdown"],
+        "Multilingual tokenizers: fertility per language (held-out split)",
+    )
