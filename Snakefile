@@ -23,6 +23,7 @@ include: "workflow/rules/tokenizers.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/analysis.smk"
+include: "workflow/rules/nmt.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -31,4 +32,5 @@ rule all:
         rules.report_outputs.input,
         rules.model_outputs.input,
         rules.analysis_outputs.input,
+        rules.nmt_outputs.input,
     default_target: True

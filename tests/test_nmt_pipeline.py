@@ -16,10 +16,9 @@ from conftest import SHARED, write_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokstudy.nmt import entrypoints
+from tokstudy.nmt import entrypoints, model_jobs
 from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, TrainConfig
-from tokstudy.nmt.decode import detokenize
-from tokstudy.nmt.scoring import corpus_scores
+from tokstudy.nmt.scoring import corpus_scores, detokenize
 from tokstudy.nmt.train import LOG_FILE, MODEL_DIR, SUMMARY_FILE
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.io import train_to_directory
@@ -121,7 +120,7 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     config = TrainConfig(
         max_steps=150, eval_every=50, warmup_steps=30, lr=2e-3, max_tokens=512, max_length=128
     )
-    summary = entrypoints.train(
+    summary = model_jobs.train(
         split_dir, "en-mr", tokenizer_dirs["en"], tokenizer_dirs["mr"], run_dir, config
     )
     assert json.loads((run_dir / SUMMARY_FILE).read_text()) == json.loads(json.dumps(summary))
@@ -134,7 +133,7 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     assert all(float(row["tokens_per_s"]) > 0 for row in log)
     assert (run_dir / MODEL_DIR / "config.json").is_file()
 
-    hypotheses = entrypoints.translate_split(
+    hypotheses = model_jobs.translate_split(
         run_dir,
         split_dir,
         "en-mr",
@@ -185,5 +184,5 @@ def test_same_tokenizer_folder_for_both_sides_is_a_joint_vocabulary(
     assert len(lines) == 2 * 499 and lines[0].isascii() and not lines[-1].isascii()
     folder = tmp_path / "joint"
     train_to_directory("sp_bpe", text, TrainSpec(vocab_size=300, threads=1), folder)
-    source, target = entrypoints.load_tokenizers(folder, folder / ".." / "joint")
+    source, target = model_jobs.load_tokenizers(folder, folder / ".." / "joint")
     assert source is target

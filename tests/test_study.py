@@ -39,6 +39,7 @@ def test_every_config_key_is_documented() -> None:
     keys = set(SCHEMA["properties"]) | set(SCHEMA["properties"]["corpus_defaults"]["properties"])
     keys |= set(SCHEMA["properties"]["plots"]["properties"])
     keys |= set(SCHEMA["properties"]["languages"]["additionalProperties"]["properties"])
+    keys |= {f"models.{key}" for key in SCHEMA["properties"]["models"]["properties"]}
     quoted = set(re.findall(r"`([^`]*)`", readme))
     missing = sorted(key for key in keys if not any(re.search(rf"\b{key}\b", q) for q in quoted))
     assert not missing
@@ -113,3 +114,56 @@ def test_missing_sizes_is_an_error(tmp_path: Path) -> None:
     study = _study(tmp_path, vocab_sizes=None, tokenizers={"hf_bpe": {}})
     with pytest.raises(TokstudyError, match=r"tokenizers\.hf_bpe\.vocab_sizes"):
         study.sizes("hf_bpe")
+
+
+def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:
+    section = {"tokenizers": ["sp_bpe", "bbpe"], "vocab_sizes": [900, 600, 900]}
+    study = _study(
+        tmp_path,
+        tokenizers={"sp_bpe": {"vocab_sizes": [50], "params": {"split_digits": True}}},
+        analyses={"multilingual": section},
+    )
+    assert study.multilingual_languages() == ["en", "xx"]  # default: every language
+    assert [(j.language, j.tokenizer, j.size) for j in study.multilingual_jobs()] == [
+        ("en+xx", "bbpe", "600"),
+        ("en+xx", "bbpe", "900"),
+        ("en+xx", "sp_bpe", "600"),
+        ("en+xx", "sp_bpe", "900"),
+    ]
+    spec = study.multilingual_spec("bbpe", "600")
+    assert (spec["vocab_size"], spec["params"], spec["label"]) == (600, {}, "en+xx")
+    assert study.multilingual_spec("sp_bpe", "900")["params"] == {"split_digits": True}
+    assert study.multilingual_sampling() == {"temperature": 5.0, "seed": 0, "total_lines": None}
+    assert _study(tmp_path).multilingual_jobs() == []
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"languages": ["en", "zz"]}, r"multilingual\.languages: language 'zz' is not in lang"),
+        (
+            {"languages": ["en", "en"]},
+            r"multilingual\.languages: .* at least two languages, got en$",
+        ),
+        ({"languages": []}, r"multilingual\.languages is empty$"),
+        ({"tokenizers": []}, r"multilingual\.tokenizers is empty$"),
+        ({"tokenizers": None}, r"multilingual\.tokenizers is missing$"),
+        ({"vocab_sizes": None}, r"multilingual\.vocab_sizes is missing$"),
+        ({"vocab_sizes": [1]}, r"multilingual\.vocab_sizes: 1 is below 2$"),
+        (
+            {"tokenizers": ["sp_bpee"]},
+            r"multilingual\.tokenizers: unknown tokenizer 'sp_bpee'; valid choices: bbpe, ",
+        ),
+        ({"tokenizers": ["char"]}, r"multilingual\.tokenizers: 'char' has no vocabulary size"),
+        ({"temperature": 0}, r"multilingual\.temperature must be positive, got 0$"),
+        ({"total_lines": -5}, r"multilingual\.total_lines must be positive, got -5$"),
+    ],
+)
+def test_bad_multilingual_config_gives_one_line_naming_the_key(
+    tmp_path: Path, section: dict, message: str
+) -> None:
+    config = {"tokenizers": ["sp_bpe"], "vocab_sizes": [500], **section}
+    config = {key: value for key, value in config.items() if value is not None}
+    with pytest.raises(TokstudyError, match=rf"^config key analyses\.{message}") as error:
+        _study(tmp_path, analyses={"multilingual": config})
+    assert "\n" not in str(error.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -318,3 +319,81 @@ def test_analyses_config_errors(tmp_path: Path) -> None:
     assert (
         "analyses.parity.target: language 'en' is not in languages" in result.stdout + result.stderr
     )
+
+
+def test_multilingual_tables(tmp_path: Path) -> None:
+    config = {
+        "seed": 7,
+        "corpus_defaults": {"heldout": 0.1, "max_lines": 600},
+        "languages": {
+            "bn": {"chatterbot": "bengali"},
+            "de": {"chatterbot": "german"},  # not mixed
+            "en": {"chatterbot": "english"},
+        },
+        "tokenizers": {"sp_unigram": {"vocab_sizes": [300], "params": {"split_digits": True}}},
+        "metrics": ["mu"],
+        "analyses": {
+            "multilingual": {
+                "languages": ["bn", "en"],
+                "tokenizers": ["sp_unigram", "hf_bpe"],
+                "vocab_sizes": [300, 400],
+                "temperature": 2,
+                "total_lines": 700,
+            }
+        },
+    }
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = snakemake(tmp_path, "--cores", "2", "analysis_outputs", config=path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = tmp_path / "results"
+    assert not (results / "tokenizers").exists()  # the monolingual jobs are not needed
+    assert len((results / "multilingual/corpus/train.txt").read_text().splitlines()) == 700
+    meta = json.loads((results / "multilingual/tokenizers/sp_unigram/300/meta.json").read_text())
+    assert (meta["language"], meta["vocab_size"], meta["params"]) == (
+        "bn+en",
+        300,
+        {"split_digits": True},
+    )
+    keys = ["tokenizer", "vocab_size", "language"]
+    cells = {
+        (t, s, lang) for t in ("hf_bpe", "sp_unigram") for s in (300, 400) for lang in ("bn", "en")
+    }
+    shares = pd.read_csv(results / "tables/analysis/multilingual_vocabulary_share.csv")
+    assert set(shares[keys].itertuples(index=False, name=None)) == cells and len(shares) == 8
+    assert (shares["share_exclusive"] > 0).all()  # Bengali and Latin script share few items
+    assert (shares["share_exclusive"] <= shares["share_used"]).all()
+    assert (shares["share_used"] <= 1).all()
+    per_tokenizer = shares.groupby(["tokenizer", "vocab_size"])
+    assert (per_tokenizer["share_exclusive"].sum() <= 1).all()
+    assert (per_tokenizer["training_lines"].sum() == 700).all()
+    fertility = pd.read_csv(results / "tables/analysis/multilingual_fertility.csv")
+    assert set(fertility[keys].itertuples(index=False, name=None)) == cells
+    assert len(fertility) == 8 and (fertility["fertility"] > 1).all()
+    assert fertility["unk_rate"].between(0, 1).all()
+    wide = fertility.pivot(index=["tokenizer", "language"], columns="vocab_size", values="tokens")
+    assert (wide[400] <= wide[300]).all()  # a larger vocabulary cuts text into fewer tokens
+    assert (results / "plots/analysis/multilingual_vocabulary_share.png").stat().st_size > 1000
+    assert (results / "logs/multilingual_corpus.log").read_text().count(" sampled") == 2
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        (
+            {"tokenizers": ["sp_bpe"], "vocab_sizes": [60]},
+            "config error: config key analyses.multilingual.languages: a multilingual tokenizer "
+            "needs at least two languages, got zz\n",
+        ),
+        (
+            {"tokenizers": ["sp_bpe"], "vocab_sizes": [60], "temprature": 2},
+            "Additional properties are not allowed ('temprature' was unexpected)",
+        ),
+    ],
+)
+def test_multilingual_config_errors(tmp_path: Path, section: dict, message: str) -> None:
+    corpus = write_lines(tmp_path / "zz.txt", ["a b c"] * 10)
+    config = _single(tmp_path, {"path": str(corpus)}, analyses={"multilingual": section})
+    result = snakemake(tmp_path, "-n", config=config)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr, (result.stdout + result.stderr)[-2000:]

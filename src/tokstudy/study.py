@@ -15,12 +15,16 @@ from typing import Any
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import check_metric_names
 from tokstudy.models.config import ModelsConfig, from_mapping
+from tokstudy.models.tsv import check_header
 from tokstudy.tokenizers.registry import adapter_class
 
 UNSIZED = "full"
 DOWNLOAD_DIR = "resources/downloads"
 #: the language that gets silver POS labels (HanTa's German model) without a UD treebank
 SILVER_LANGUAGE = "de"
+#: sampling temperature of the multilingual tokenizers' mixed training text, unless configured
+MULTILINGUAL_TEMPERATURE = 5.0
+MULTILINGUAL_KEY = "config key analyses.multilingual"
 
 
 @dataclass(frozen=True)
@@ -127,10 +131,15 @@ class Study:
         return [path]
 
     def train_spec(self, job: Job) -> dict[str, Any]:
-        """JSON-able training settings of one job (also what triggers its rerun)."""
-        entry = self.config["tokenizers"][job.tokenizer] or {}
+        """JSON-able training settings of one job (also what triggers its rerun).
+
+        A tokenizer or language the study does not list (one trained only for the NMT
+        stage, or on a joint text) gets its registry defaults.
+        """
+        entry = self.config["tokenizers"].get(job.tokenizer) or {}
         params = dict(entry.get("params") or {})
-        overrides = self.language_entry(job.language).get("tokenizer_params") or {}
+        language_entry = self.config["languages"].get(job.language) or {}
+        overrides = language_entry.get("tokenizer_params") or {}
         params.update(overrides.get(job.tokenizer) or {})
         return {
             "vocab_size": None if job.size == UNSIZED else int(job.size),
@@ -172,6 +181,12 @@ class Study:
                     )
         for language in models.languages:
             self.treebank(models, language)
+            self.sentence_tsv(models, language)
+        for language in models.sentence_tsv:
+            if language not in models.languages:
+                raise TokstudyError(
+                    f"config key models.sentence_tsv.{language}: not in models.languages"
+                )
         return models
 
     def treebank(self, models: ModelsConfig, language: str) -> Path | None:
@@ -185,17 +200,31 @@ class Study:
             if not path.is_dir():
                 raise TokstudyError(f"config key models.treebanks.{language}: no folder {path}")
             return path
-        if "sentence" in models.tasks:
+        if "sentence" in models.tasks and language not in models.sentence_tsv:
             raise TokstudyError(
                 f"config key models.treebanks.{language} is missing: task sentence needs a UD "
-                "treebank with features"
+                f"treebank with features (or models.sentence_tsv.{language})"
             )
-        if language != SILVER_LANGUAGE:
+        if "pos" in models.tasks and language != SILVER_LANGUAGE:
             raise TokstudyError(
                 f"config key models.treebanks.{language} is missing: silver POS labels exist "
                 f"only for German ({SILVER_LANGUAGE!r})"
             )
         return None
+
+    def sentence_tsv(self, models: ModelsConfig, language: str) -> dict[str, Path]:
+        """The TSV files (split → path) of a language's sentence task; empty: none given."""
+        dataset = models.sentence_tsv.get(language)
+        if dataset is None or "sentence" not in models.tasks:
+            return {}
+        files = {split: self.base / name for split, name in vars(dataset).items() if name}
+        for split, path in files.items():
+            if not path.is_file():
+                raise TokstudyError(
+                    f"config key models.sentence_tsv.{language}.{split}: no file {path}"
+                )
+            check_header(path)
+        return files
 
     @property
     def analyses(self) -> dict[str, Any]:
@@ -224,6 +253,72 @@ class Study:
             if j.language == parity["reference"] and (j.tokenizer, j.size) in targets
         ]
 
+    def multilingual_languages(self) -> list[str]:
+        """Languages of the multilingual tokenizers (default: all), sorted; empty without."""
+        section = self.analyses.get("multilingual")
+        if section is None:
+            return []
+        return sorted(set(section.get("languages", self.languages)))
+
+    def multilingual_jobs(self) -> list[Job]:
+        """One job per multilingual tokenizer and size; its language is the mix (``bn+en``)."""
+        section = self.analyses.get("multilingual")
+        if section is None:
+            return []
+        label = "+".join(self.multilingual_languages())
+        return [
+            Job(label, tokenizer, str(size))
+            for tokenizer in sorted(set(section["tokenizers"]))
+            for size in sorted(set(section["vocab_sizes"]))
+        ]
+
+    def multilingual_spec(self, tokenizer: str, size: str) -> dict[str, Any]:
+        """Training settings of one multilingual tokenizer: its study params, if any."""
+        return self.train_spec(Job("+".join(self.multilingual_languages()), tokenizer, size))
+
+    def multilingual_sampling(self) -> dict[str, Any]:
+        """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``."""
+        section = self.analyses.get("multilingual") or {}
+        return {
+            "temperature": float(section.get("temperature", MULTILINGUAL_TEMPERATURE)),
+            "seed": int(self.config.get("seed", 0)),
+            "total_lines": section.get("total_lines"),
+        }
+
+    def _check_multilingual(self) -> None:
+        section = self.analyses.get("multilingual")
+        if section is None:
+            return
+        for key in ("languages", "tokenizers", "vocab_sizes"):
+            if key in section and not section[key]:
+                raise TokstudyError(f"{MULTILINGUAL_KEY}.{key} is empty")
+        for key in ("tokenizers", "vocab_sizes"):
+            if key not in section:
+                raise TokstudyError(f"{MULTILINGUAL_KEY}.{key} is missing")
+        self._check_multilingual_languages(section.get("languages", self.languages))
+        for tokenizer in section["tokenizers"]:
+            _check_multilingual_tokenizer(tokenizer)
+        for size in section["vocab_sizes"]:
+            if size < 2:
+                raise TokstudyError(f"{MULTILINGUAL_KEY}.vocab_sizes: {size} is below 2")
+        for key in ("temperature", "total_lines"):
+            if key in section and section[key] <= 0:
+                raise TokstudyError(
+                    f"{MULTILINGUAL_KEY}.{key} must be positive, got {section[key]}"
+                )
+
+    def _check_multilingual_languages(self, languages: list[str]) -> None:
+        for language in languages:
+            if language not in self.config["languages"]:
+                raise TokstudyError(
+                    f"{MULTILINGUAL_KEY}.languages: language {language!r} is not in languages"
+                )
+        if len(set(languages)) < 2:
+            raise TokstudyError(
+                f"{MULTILINGUAL_KEY}.languages: a multilingual tokenizer needs at least two "
+                f"languages, got {', '.join(sorted(set(languages)))}"
+            )
+
     def _check_analyses(self) -> None:
         parity = self.analyses.get("parity") or {}
         for key in ("reference", "target"):
@@ -240,3 +335,16 @@ class Study:
                 )
             if not word_list:
                 raise TokstudyError(f"config key analyses.segmentation.words.{language} is empty")
+        self._check_multilingual()
+
+
+def _check_multilingual_tokenizer(name: str) -> None:
+    try:
+        sized = adapter_class(name).sized
+    except TokstudyError as exc:
+        raise TokstudyError(f"{MULTILINGUAL_KEY}.tokenizers: {exc}") from None
+    if not sized:
+        raise TokstudyError(
+            f"{MULTILINGUAL_KEY}.tokenizers: {name!r} has no vocabulary size (the data sets "
+            "it); choose a sized tokenizer"
+        )

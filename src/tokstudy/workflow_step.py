@@ -6,6 +6,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from tokstudy.errors import TokstudyError
@@ -32,3 +33,8 @@ def run_step(log_path: str, step: Callable[..., Any], *args: Any, **kwargs: Any)
         sys.exit(f"error: {exc}")
     log.info("%s: finished in %.1f s", step.__name__, time.perf_counter() - started)
     return result
+
+
+def optional_path(value: Any) -> Path | None:
+    """A rule's input or output as a path; ``None`` for an empty one (an optional input)."""
+    return Path(value) if value else None

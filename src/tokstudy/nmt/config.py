@@ -11,11 +11,50 @@ from dataclasses import dataclass, field
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import DEVICES, MISSING_GPU_POLICIES
 
+#: corpora that come with an installed package
+BUILTIN_CORPORA = ("cldr",)
 #: Transformer sizes: layers (encoder and decoder each), model width, heads, feed-forward width
 PRESETS: dict[str, dict[str, int]] = {
     "tiny": {"layers": 2, "d_model": 128, "heads": 4, "ffn": 256},
     "base": {"layers": 6, "d_model": 512, "heads": 8, "ffn": 2048},
 }
+
+
+@dataclass(frozen=True)
+class CorpusConfig:
+    """Where the parallel text comes from: exactly one of the three keys.
+
+    ``files``: two line-aligned files in the order of ``nmt.languages``; ``tsv``: one
+    ``source<TAB>target`` file in that order; ``builtin: cldr``: display names of the
+    Unicode CLDR shipped with Babel (:mod:`tokstudy.nmt.cldr`), offline. Files may be
+    gzip-compressed; relative paths are relative to the working directory.
+    """
+
+    files: tuple[str, ...] = ()
+    tsv: str = ""
+    builtin: str = ""
+
+    def __post_init__(self) -> None:
+        given = [key for key in ("files", "tsv", "builtin") if getattr(self, key)]
+        if len(given) != 1:
+            raise TokstudyError(
+                "nmt.corpus: give exactly one of files, tsv, builtin "
+                f"(got {', '.join(given) or 'none'})"
+            )
+        if self.files and len(self.files) != 2:
+            raise TokstudyError(
+                f"nmt.corpus.files: expected two aligned files, got {len(self.files)}"
+            )
+        if self.builtin and self.builtin not in BUILTIN_CORPORA:
+            raise TokstudyError(
+                f"nmt.corpus.builtin must be one of {', '.join(BUILTIN_CORPORA)}, "
+                f"got {self.builtin!r}"
+            )
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The given files: two aligned files, one TSV or none (a built-in corpus)."""
+        return self.files or ((self.tsv,) if self.tsv else ())
 
 
 @dataclass(frozen=True)
@@ -152,15 +191,14 @@ class EvaluationConfig:
 class NMTConfig:
     """The whole ``nmt:`` section.
 
-    ``languages`` is the language pair whose aligned files ``data_root/<lang>.txt.gz``
-    (``file_pattern``) are split once; ``directions`` are ``src-tgt`` codes over that pair.
-    ``joint``: one tokenizer trained on both sides instead of one per language.
+    ``languages`` is the language pair whose parallel ``corpus`` is split once;
+    ``directions`` are ``src-tgt`` codes over that pair. ``joint``: one tokenizer trained
+    on both sides instead of one per language.
     """
 
     languages: tuple[str, ...] = ("en", "mr")
     directions: tuple[str, ...] = ("en-mr", "mr-en")
-    data_root: str = "../shared/corpora/hft2022"
-    file_pattern: str = "{language}.txt.gz"
+    corpus: CorpusConfig = field(default_factory=lambda: CorpusConfig(builtin="cldr"))
     tokenizers: tuple[str, ...] = ("sp_bpe", "hft", "sp_unigram")
     vocab_sizes: tuple[int, ...] = (3000,)
     joint: bool = False

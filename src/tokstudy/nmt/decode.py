@@ -78,8 +78,3 @@ def translate(
             for position, row in zip(positions, output.tolist(), strict=True):
                 hypotheses[position] = hypothesis_ids(row, special)
     return hypotheses
-
-
-def detokenize(tokenizer: Tokenizer, hypotheses: Sequence[Sequence[int]]) -> list[str]:
-    """Text of each hypothesis (``tokenizer.decode``); line breaks in it become spaces."""
-    return [tokenizer.decode(ids).replace("\r", " ").replace("\n", " ") for ids in hypotheses]

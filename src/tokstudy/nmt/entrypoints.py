@@ -2,7 +2,8 @@
 
 One study is: :func:`split` once per language pair; tokenizers trained on the split's
 ``train.<lang>`` files (or, for a joint vocabulary, on :func:`joint_training_text`); per
-direction, tokenizer, size and seed :func:`train`, :func:`translate_split` and
+direction, tokenizer, size and seed :func:`tokstudy.nmt.model_jobs.train`,
+:func:`tokstudy.nmt.model_jobs.translate_split` (the jobs that need ``torch``) and
 :func:`score`; then :func:`report` over all score files. Tokenizer arguments are tokstudy
 tokenizer folders (with ``meta.json``); the same folder for source and target means a
 joint vocabulary. Directions are written ``src-tgt`` (``en-mr``) over the languages of
@@ -18,15 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from transformers import MarianMTModel
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.device import resolve_device
-from tokstudy.nmt.batching import shared_special_ids
-from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, TrainConfig
-from tokstudy.nmt.data import read_lines, read_parallel, read_split, split_corpus, split_file
-from tokstudy.nmt.decode import detokenize, encode_sources, translate
-from tokstudy.nmt.model import check_vocab_sizes
+from tokstudy.nmt.config import EvaluationConfig, SplitConfig
+from tokstudy.nmt.data import read_lines, read_parallel, split_corpus, split_file
 from tokstudy.nmt.report import (
     largest_differences,
     qualitative_markdown,
@@ -35,9 +31,7 @@ from tokstudy.nmt.report import (
     table1,
     write_table,
 )
-from tokstudy.nmt.scoring import bleu_on_tokens, corpus_scores
-from tokstudy.nmt.train import MODEL_DIR, train_translation_model
-from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.nmt.scoring import bleu_on_tokens, corpus_scores, detokenize
 from tokstudy.tokenizers.registry import load_tokenizer
 
 log = logging.getLogger(__name__)
@@ -61,14 +55,6 @@ def parse_direction(direction: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-def load_tokenizers(source_dir: Path, target_dir: Path) -> tuple[Tokenizer, Tokenizer]:
-    """Source and target tokenizers; one object for both when the folders are the same."""
-    source = load_tokenizer(Path(source_dir))
-    if Path(source_dir).resolve() == Path(target_dir).resolve():
-        return source, source
-    return source, load_tokenizer(Path(target_dir))
-
-
 def split(
     sources: Sequence[Path], languages: tuple[str, str], out_dir: Path, config: SplitConfig
 ) -> dict:
@@ -85,56 +71,6 @@ def joint_training_text(split_dir: Path, languages: tuple[str, str], out_path: P
     ]
     Path(out_path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return Path(out_path)
-
-
-def train(
-    split_dir: Path,
-    direction: str,
-    source_tokenizer_dir: Path,
-    target_tokenizer_dir: Path,
-    out_dir: Path,
-    config: TrainConfig,
-) -> dict:
-    """Train one model (one seed) on the split's train pairs, early-stopped on dev chrF."""
-    languages = parse_direction(direction)
-    source_tokenizer, target_tokenizer = load_tokenizers(source_tokenizer_dir, target_tokenizer_dir)
-    return train_translation_model(
-        source_tokenizer,
-        target_tokenizer,
-        read_split(split_dir, "train", languages),
-        read_split(split_dir, "dev", languages),
-        out_dir,
-        config,
-    )
-
-
-def translate_split(
-    run_dir: Path,
-    split_dir: Path,
-    direction: str,
-    source_tokenizer_dir: Path,
-    target_tokenizer_dir: Path,
-    out_path: Path,
-    config: DecodeConfig,
-    split_name: str = "test",
-) -> Path:
-    """Translate one split with the run's best model into ``out_path`` (detokenized text)."""
-    source_language, _ = parse_direction(direction)
-    source_tokenizer, target_tokenizer = load_tokenizers(source_tokenizer_dir, target_tokenizer_dir)
-    special = shared_special_ids(source_tokenizer, target_tokenizer)
-    device = resolve_device(config.device, config.on_missing_gpu)
-    model = MarianMTModel.from_pretrained(Path(run_dir) / MODEL_DIR).to(device)
-    check_vocab_sizes(model, len(source_tokenizer.vocab), len(target_tokenizer.vocab))
-    lines = read_lines(split_file(split_dir, split_name, source_language))
-    sources = encode_sources(source_tokenizer, lines, special)
-    hypotheses = detokenize(target_tokenizer, translate(model, sources, special, config, device))
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text("".join(line + "\n" for line in hypotheses), encoding="utf-8")
-    log.info(
-        "%s: %d %s translations written to %s", direction, len(hypotheses), split_name, out_path
-    )
-    return out_path
 
 
 def score(

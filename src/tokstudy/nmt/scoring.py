@@ -24,6 +24,11 @@ from tokstudy.tokenizers.base import Tokenizer
 METRICS: dict[str, type[Metric]] = {"bleu": BLEU, "chrf": CHRF}
 
 
+def detokenize(tokenizer: Tokenizer, hypotheses: Sequence[Sequence[int]]) -> list[str]:
+    """Text of each hypothesis (``tokenizer.decode``); line breaks in it become spaces."""
+    return [tokenizer.decode(ids).replace("\r", " ").replace("\n", " ") for ids in hypotheses]
+
+
 def _checked(hypotheses: Sequence[str], references: Sequence[str]) -> None:
     if len(hypotheses) != len(references):
         raise TokstudyError(

@@ -30,9 +30,9 @@ from tokstudy.models.config import to_dict
 from tokstudy.models.device import autocast, describe, resolve_device
 from tokstudy.nmt.batching import collate, encode_pairs, shared_special_ids, token_batches
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
-from tokstudy.nmt.decode import detokenize, encode_sources, translate
+from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
-from tokstudy.nmt.scoring import corpus_scores
+from tokstudy.nmt.scoring import corpus_scores, detokenize
 from tokstudy.tokenizers.base import Tokenizer
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,166 @@
+"""What the workflow's NMT rules run: the ``nmt:`` section of a study resolved into jobs.
+
+Paths are relative to the results folder. The corpus is split once; tokenizers are trained
+on the split's training side of each language (``side`` = the language code) or, with
+``joint``, on both sides together (``side`` = ``joint``); one model is trained per
+direction × tokenizer × size × seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.config import from_mapping, to_dict
+from tokstudy.nmt.config import NMTConfig
+from tokstudy.nmt.data import SPLITS
+from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY
+from tokstudy.nmt.entrypoints import REPORT_FILES, TABLE_FORMATS, parse_direction
+from tokstudy.study import UNSIZED, Job, Study
+from tokstudy.tokenizers.registry import adapter_class
+
+JOINT = "joint"
+CLDR_CORPUS = "nmt/corpus/cldr.tsv"
+SPLIT_DIR = "nmt/split"
+TOKENIZER = "nmt/tokenizers/{side}/{tokenizer}/{size}"
+RUN = "nmt/runs/{direction}/{tokenizer}/{size}/seed{seed}"
+TRANSLATION = "nmt/translations/{direction}/{tokenizer}/{size}/seed{seed}.txt"
+SCORE = "nmt/scores/{direction}/{tokenizer}/{size}/seed{seed}.json"
+REPORT_DIR = "tables/nmt"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One translation model: direction, tokenizer, vocabulary size, seed."""
+
+    direction: str
+    tokenizer: str
+    size: str
+    seed: int
+
+
+class NMTPlan:
+    """The ``nmt:`` section of a study (``None`` without one: then there are no jobs)."""
+
+    def __init__(self, study: Study) -> None:
+        self.study = study
+        raw = study.config.get("nmt")
+        self.nmt: NMTConfig | None = None if raw is None else from_mapping(NMTConfig, raw, "nmt")
+        if self.nmt is not None:
+            self._check(self.nmt)
+
+    def _check(self, nmt: NMTConfig) -> None:
+        for name in nmt.tokenizers:
+            try:
+                adapter_class(name)
+            except TokstudyError as exc:
+                raise TokstudyError(f"config key nmt.tokenizers: {exc}") from None
+        if not nmt.tokenizers or not nmt.vocab_sizes or not nmt.seeds or not nmt.directions:
+            raise TokstudyError("config keys nmt.tokenizers, vocab_sizes, seeds, directions: empty")
+        for path in self.corpus_files():
+            if not Path(path).is_file():
+                raise TokstudyError(f"config key nmt.corpus: file not found: {path}")
+
+    @property
+    def config(self) -> NMTConfig:
+        """The section (defaults when the study has none; then no job uses it)."""
+        return self.nmt or NMTConfig()
+
+    @property
+    def languages(self) -> tuple[str, str]:
+        """The language pair, in the order of the corpus columns."""
+        first, second = self.config.languages
+        return first, second
+
+    def corpus_files(self) -> list[str]:
+        """The configured corpus files (absolute or relative to the study's base)."""
+        return [
+            str(path if path.is_absolute() else self.study.base / path)
+            for path in map(Path, self.config.corpus.paths)
+        ]
+
+    def corpus_inputs(self, results: str) -> list[str]:
+        """The split rule's input: the configured files, else the built-in corpus file."""
+        return self.corpus_files() or [f"{results}/{CLDR_CORPUS}"]
+
+    def split_outputs(self, results: str) -> dict[str, str]:
+        """``{split}_{lang}`` → file of each side of each split, and the summary."""
+        files = {
+            f"{split}_{language}": f"{results}/{SPLIT_DIR}/{split}.{language}"
+            for split in SPLITS
+            for language in self.languages
+        }
+        return files | {"summary": f"{results}/{SPLIT_DIR}/{SPLIT_SUMMARY}"}
+
+    def sizes(self, tokenizer: str) -> list[str]:
+        """Size labels of a tokenizer (``full`` when the data sets the size)."""
+        if not adapter_class(tokenizer).sized:
+            return [UNSIZED]
+        return [str(size) for size in sorted(set(self.config.vocab_sizes))]
+
+    def sides(self, direction: str) -> tuple[str, str]:
+        """The tokenizer sides (language codes, or ``joint`` twice) of a direction."""
+        if self.config.joint:
+            return JOINT, JOINT
+        return parse_direction(direction)
+
+    def tokenizer_path(self, run: Any, role: str) -> str:
+        """The tokenizer folder of a run's ``source`` or ``target`` side (any object with
+        ``direction``, ``tokenizer`` and ``size``, such as a job's wildcards)."""
+        side = self.sides(run.direction)[("source", "target").index(role)]
+        return TOKENIZER.format(side=side, tokenizer=run.tokenizer, size=run.size)
+
+    def tokenizer_jobs(self) -> list[Job]:
+        """Every NMT tokenizer to train, as (side, tokenizer, size)."""
+        if self.nmt is None:
+            return []
+        sides = [JOINT] if self.nmt.joint else list(self.languages)
+        return [
+            Job(side, tokenizer, size)
+            for side in sides
+            for tokenizer in sorted(self.nmt.tokenizers)
+            for size in self.sizes(tokenizer)
+        ]
+
+    def train_spec(self, side: str, tokenizer: str, size: str) -> dict[str, Any]:
+        """Training settings of one NMT tokenizer (the study's params for it, if any)."""
+        return self.study.train_spec(Job(side, tokenizer, size))
+
+    def runs(self) -> list[Run]:
+        """Every model of the study, in a stable order."""
+        if self.nmt is None:
+            return []
+        return [
+            Run(direction, tokenizer, size, seed)
+            for direction in self.nmt.directions
+            for tokenizer in sorted(self.nmt.tokenizers)
+            for size in self.sizes(tokenizer)
+            for seed in sorted(self.nmt.seeds)
+        ]
+
+    def seeded_training(self, seed: str) -> dict[str, Any]:
+        """``nmt.train`` settings as a dict, with the run's seed."""
+        return to_dict(replace(self.config.train, seed=int(seed)))
+
+    def score_files(self, results: str) -> list[str]:
+        """The score file of every run."""
+        return [f"{results}/{SCORE}".format(**vars(run)) for run in self.runs()]
+
+    def report_outputs(self, results: str) -> dict[str, str]:
+        """Name → file of everything the report rule writes."""
+        folder = f"{results}/{REPORT_DIR}"
+        tables = {
+            f"{REPORT_FILES[name]}_{suffix[1:]}": f"{folder}/{REPORT_FILES[name]}{suffix}"
+            for name in ("table1_bleu", "table1_chrf")
+            for suffix in TABLE_FORMATS
+        }
+        others = {name: f"{folder}/{REPORT_FILES[name]}" for name in REPORT_FILES}
+        return tables | {
+            name: path for name, path in others.items() if not name.startswith("table1")
+        }
+
+    def targets(self, results: str) -> list[str]:
+        """What the stage produces for ``rule all`` (nothing without the section)."""
+        return [] if self.nmt is None else list(self.report_outputs(results).values())
