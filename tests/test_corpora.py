@@ -47,6 +47,43 @@ def test_invalid_utf8_names_file_and_line(tmp_path: Path) -> None:
     assert stats.invalid_lines_replaced == 1
 
 
+CONLLU = """# sent_id = 1
+# text = Wir verstehen das.
+1	Wir	wir	PRON	_	_	2	nsubj	_	_
+2	verstehen	verstehen	VERB	_	_	0	root	_	_
+3	das	der	PRON	_	_	2	obj	_	SpaceAfter=No
+4	.	.	PUNCT	_	_	2	punct	_	_
+
+# sent_id = 2
+1	Ohne	ohne	ADP	_	_	0	root	_	_
+
+# text = Gut.
+1	Gut	gut	ADJ	_	_	0	root	_	SpaceAfter=No
+2	.	.	PUNCT	_	_	1	punct	_	_
+
+"""
+
+
+def test_conllu_sentences_are_the_lines_of_a_treebank_corpus(tmp_path: Path) -> None:
+    plain = tmp_path / "a.conllu"
+    plain.write_text(CONLLU, encoding="utf-8")
+    packed = tmp_path / "b.conllu.gz"
+    packed.write_bytes(gzip.compress(CONLLU.encode()))
+    stats = CleaningStats()
+    lines = list(clean_lines([plain, packed], "de", "error", stats))
+    assert lines == ["Wir verstehen das.", "Gut."] * 2  # a sentence without "# text" is skipped
+    assert stats.lines_kept == 4
+
+
+def test_malformed_conllu_names_the_file(tmp_path: Path) -> None:
+    source = tmp_path / "bad.conllu"
+    source.write_text(
+        "# text = Wort\nx\tWort\tWort\tNOUN\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8"
+    )
+    with pytest.raises(TokstudyError, match=r"bad\.conllu: not valid CoNLL-U"):
+        list(clean_lines([source], "de", "error", CleaningStats()))
+
+
 def test_missing_file_names_language_and_path(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match=r"language 'xx': file not found: .*nope\.txt"):
         list(clean_lines([tmp_path / "nope.txt"], "xx", "error", CleaningStats()))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, write_lines
+from conftest import REPO, SHARED, write_lines
 
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS
@@ -99,7 +99,15 @@ def test_data_root_and_file_pattern(tmp_path: Path) -> None:
             {"languages": {"zz": {"path": "nowhere/zz.txt"}}},
             r"language 'zz': file not found: nowhere/zz\.txt",
         ),
-        ({"languages": {"zz": {}}}, r"languages\.zz: give path, url \+ sha256 or chatterbot"),
+        ({"languages": {"zz": {}}}, r"languages\.zz: give path, ud, url \+ sha256 or chatterbot"),
+        (
+            {"languages": {"zz": {"ud": "."}}},
+            r"languages\.zz\.ud: no \.conllu or \.conllu\.gz files",
+        ),
+        (
+            {"tokenizers": {"hf_bpe": {"languages": ["xx", "de"]}}},
+            r"tokenizers\.hf_bpe\.languages: 'de' is not under languages \(known: en, xx\)",
+        ),
         ({"languages": {"zz": {"chatterbot": "klingon"}}}, r"no language folder 'klingon'"),
         ({"tokenizers": {"sp_bpee": {}}}, r"unknown tokenizer 'sp_bpee'; valid choices: .*char, "),
         ({"metrics": ["mu", "nuu"]}, r"unknown metric\(s\) nuu"),
@@ -108,6 +116,30 @@ def test_data_root_and_file_pattern(tmp_path: Path) -> None:
 def test_bad_config_values_give_one_line(tmp_path: Path, changes: dict, message: str) -> None:
     with pytest.raises(TokstudyError, match=message):
         _study(tmp_path, **changes)
+
+
+def test_a_tokenizer_can_be_limited_to_some_languages(tmp_path: Path) -> None:
+    study = _study(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}, "char": {}})
+    assert study.jobs() == [
+        Job("en", "char", "full"),
+        Job("xx", "char", "full"),
+        Job("xx", "hf_bpe", "100"),
+        Job("xx", "hf_bpe", "300"),
+    ]
+    models = {"languages": ["en"], "tokenizers": ["hf_bpe"], "vocab_sizes": [100], "tasks": ["mlm"]}
+    with pytest.raises(TokstudyError, match=r"models\.languages: 'hf_bpe' is not trained on 'en'"):
+        _study(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}}, models=models)
+
+
+def test_a_ud_treebank_is_a_corpus_source() -> None:
+    treebank = SHARED / "ud" / "UD_German-GSD"
+    config = {
+        "languages": {"de": {"ud": str(treebank)}},
+        "vocab_sizes": [100],
+        "tokenizers": {"hf_bpe": {}},
+    }
+    files = Study(config).source_files("de")
+    assert [path.name for path in files] == ["de_gsd-ud-dev.conllu.gz", "de_gsd-ud-test.conllu.gz"]
 
 
 def test_missing_sizes_is_an_error(tmp_path: Path) -> None:

@@ -4,13 +4,15 @@ Cleaning, line by line: line endings (``\\r\\n``, ``\\r``) become ``\\n``, a byt
 is removed, bytes that are not UTF-8 are an error naming the file and line (or are
 replaced by U+FFFD when ``on_invalid_utf8: replace``), leading and trailing whitespace is
 stripped and empty lines are dropped. Input may be plain or gzip-compressed (recognised by
-its magic bytes), or the YAML dialog files of the ``chatterbot-corpus`` package.
+its magic bytes), the YAML dialog files of the ``chatterbot-corpus`` package, or CoNLL-U
+files (plain or gzip), whose ``# text =`` sentences are the lines.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import logging
 import random
@@ -18,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import conllu
 import yaml
 
 from tokstudy.errors import TokstudyError
@@ -59,6 +62,29 @@ def _chatterbot_lines(path: Path) -> Iterator[bytes]:
             yield from str(utterance).encode("utf-8").split(b"\n")
 
 
+def _conllu_lines(path: Path) -> Iterator[bytes]:
+    """The ``# text =`` sentence of each sentence of a CoNLL-U file that has one."""
+    with _open_binary(path) as handle:
+        text = io.TextIOWrapper(handle, encoding="utf-8", errors="surrogateescape")
+        try:
+            for sentence in conllu.parse_incr(text):
+                if "text" in sentence.metadata:
+                    yield sentence.metadata["text"].encode("utf-8", errors="surrogateescape")
+        except conllu.exceptions.ParseException as exc:
+            raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
+
+
+def is_conllu(path: Path) -> bool:
+    """Whether a file name is a CoNLL-U file (``.conllu`` or ``.conllu.gz``)."""
+    return path.name.endswith((".conllu", ".conllu.gz"))
+
+
+def _source_lines(path: Path) -> Iterator[bytes]:
+    if path.suffix in {".yml", ".yaml"}:
+        return _chatterbot_lines(path)
+    return _conllu_lines(path) if is_conllu(path) else _raw_lines(path)
+
+
 def clean_lines(
     paths: Sequence[Path], label: str, on_invalid_utf8: str, stats: CleaningStats
 ) -> Iterator[str]:
@@ -67,17 +93,15 @@ def clean_lines(
         path = Path(path)
         if not path.is_file():
             raise TokstudyError(f"corpus of language {label!r}: file not found: {path}")
-        raw_lines = (
-            _chatterbot_lines(path) if path.suffix in {".yml", ".yaml"} else _raw_lines(path)
-        )
-        for number, raw in enumerate(raw_lines, start=1):
+        for number, raw in enumerate(_source_lines(path), start=1):
             stats.lines_read += 1
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 if on_invalid_utf8 != "replace":
                     raise TokstudyError(
-                        f"corpus of language {label!r}: {path}: invalid UTF-8 at line {number} "
+                        f"corpus of language {label!r}: {path}: invalid UTF-8 at "
+                        f"{'sentence' if is_conllu(path) else 'line'} {number} "
                         f"(byte {exc.start}); set on_invalid_utf8: replace to substitute U+FFFD"
                     ) from exc
                 line = raw.decode("utf-8", errors="replace")

@@ -12,6 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tokstudy.analysis.ud import treebank_files
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import check_metric_names
 from tokstudy.models.config import ModelsConfig, from_mapping
@@ -57,6 +58,7 @@ class Study:
         self.base = Path(base)
         for name in config["tokenizers"]:
             adapter_class(name)
+            self._check_tokenizer_languages(name)
         check_metric_names(config.get("metrics", []))
         for language in self.languages:
             self.source_files(language)
@@ -86,12 +88,26 @@ class Study:
             )
         return [str(size) for size in sorted(set(sizes))]
 
+    def tokenizer_languages(self, tokenizer: str) -> list[str]:
+        """The languages a tokenizer is trained on: its ``languages`` key, else all."""
+        entry = self.config["tokenizers"][tokenizer] or {}
+        return sorted(entry.get("languages", self.languages))
+
+    def _check_tokenizer_languages(self, tokenizer: str) -> None:
+        for language in self.tokenizer_languages(tokenizer):
+            if language not in self.config["languages"]:
+                raise TokstudyError(
+                    f"config key tokenizers.{tokenizer}.languages: {language!r} is not under "
+                    f"languages (known: {', '.join(self.languages)})"
+                )
+
     def jobs(self) -> list[Job]:
         """Every (language, tokenizer, size) of the study, in a stable order."""
         return [
             Job(language, tokenizer, size)
             for language in self.languages
             for tokenizer in self.tokenizers
+            if language in self.tokenizer_languages(tokenizer)
             for size in self.sizes(tokenizer)
         ]
 
@@ -105,8 +121,11 @@ class Study:
         return entry.get(key, self.config.get("corpus_defaults", {}).get(key))
 
     def source_files(self, language: str) -> list[Path]:
-        """Raw input files of a language: a local file, chatterbot YAML files or a download."""
+        """Raw input files of a language: a local file, a UD treebank's CoNLL-U files,
+        chatterbot YAML files or a download."""
         entry = self.language_entry(language)
+        if "ud" in entry:
+            return self._treebank_sources(language, Path(entry["ud"]))
         if "chatterbot" in entry:
             return chatterbot_files(entry["chatterbot"])
         if "url" in entry:
@@ -121,7 +140,7 @@ class Study:
             path = Path(pattern.format(language=language))
         else:
             raise TokstudyError(
-                f"config key languages.{language}: give path, url + sha256 or chatterbot, "
+                f"config key languages.{language}: give path, ud, url + sha256 or chatterbot, "
                 "or set data_root"
             )
         if not path.is_absolute():
@@ -129,6 +148,15 @@ class Study:
         if not path.is_file():
             raise TokstudyError(f"corpus of language {language!r}: file not found: {path}")
         return [path]
+
+    def _treebank_sources(self, language: str, folder: Path) -> list[Path]:
+        folder = folder if folder.is_absolute() else self.base / folder
+        files = treebank_files(folder)
+        if not files:
+            raise TokstudyError(
+                f"config key languages.{language}.ud: no .conllu or .conllu.gz files in {folder}"
+            )
+        return files
 
     def train_spec(self, job: Job) -> dict[str, Any]:
         """JSON-able training settings of one job (also what triggers its rerun).
@@ -172,6 +200,12 @@ class Study:
                         f"(trained: {', '.join(known)})"
                     )
         for tokenizer in models.tokenizers:
+            for language in models.languages:
+                if language not in self.tokenizer_languages(tokenizer):
+                    raise TokstudyError(
+                        f"config key models.languages: {tokenizer!r} is not trained on "
+                        f"{language!r} (its tokenizers.{tokenizer}.languages)"
+                    )
             trained = self.sizes(tokenizer)
             for size in models.vocab_sizes:
                 if trained != [UNSIZED] and str(size) not in trained:
