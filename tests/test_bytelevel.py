@@ -101,3 +101,29 @@ def test_unknown_or_mistyped_parameters_are_clear_errors(english_corpus: Path) -
         HFByteLevelBPE.train(english_corpus, TrainSpec(600, {"prefix_space": True}))
     with pytest.raises(TokstudyError, match="'add_prefix_space' must be bool"):
         HFByteLevelBPE.train(english_corpus, TrainSpec(600, {"add_prefix_space": "yes"}))
+
+
+def test_readable_tokens_are_text_or_hex_of_the_bytes(
+    trained: dict[bool, HFByteLevelBPE],
+) -> None:
+    tokenizer = trained[False]
+    readable = [tokenizer.readable_token(token) for token in tokenizer.tokenize("蕤 there")]
+    # 蕤 (E8 95 A4) is unseen: its bytes come out as byte tokens, shown in hex
+    assert readable[:3] == ["E8", "95", "A4"]
+    assert "".join(readable[3:]) == "▁there"
+    assert tokenizer.readable_token("[MASK]") == "[MASK]"
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8", exclude_characters="\ufffd▁"), max_size=20))
+def test_each_readable_token_is_its_decoded_text_or_its_bytes_in_hex(
+    trained: dict[bool, HFByteLevelBPE], text: str
+) -> None:
+    tokenizer = trained[False]
+    for token_id in tokenizer.encode(text):
+        readable = tokenizer.readable_token(tokenizer.vocab[token_id])
+        decoded = tokenizer.decode([token_id])  # the library's decoder: U+FFFD for partial bytes
+        if "\ufffd" in decoded:
+            assert bytes.fromhex(readable).decode("utf-8", errors="replace") == decoded
+        else:
+            assert readable == decoded.replace(" ", "▁")

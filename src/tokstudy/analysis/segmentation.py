@@ -22,6 +22,9 @@ def segmentation_table(
 ) -> pd.DataFrame:
     """One row per word, one column per tokenizer: its tokens joined by spaces.
 
+    Tokens are shown as :meth:`Tokenizer.readable_token` gives them (GPT-2 byte symbols
+    as text or hex).
+
     Each word is tokenized alone. With ``corpus_words`` an ``in_corpus`` column says which
     words the corpus contains; absent words are still segmented, and logged.
     """
@@ -45,5 +48,5 @@ def segmentation_table(
     for name, tokenizer in tokenizers.items():
         vocab = tokenizer.vocab
         encoded = tokenizer.encode_batch(unique)
-        table[name] = [" ".join(vocab[i] for i in ids) for ids in encoded]
+        table[name] = [" ".join(tokenizer.readable_token(vocab[i]) for i in ids) for ids in encoded]
     return table

@@ -99,6 +99,11 @@ class Tokenizer(ABC):
         """Token ids of one text."""
         return self.encode_batch([text])[0]
 
+    def readable_token(self, token: str) -> str:
+        """How a vocabulary string reads in tables; adapters whose strings encode bytes
+        (``hf_bytelevel_bpe``) override it."""
+        return token
+
     def tokenize(self, text: str) -> list[str]:
         """Token strings of one text."""
         vocab = self.vocab

@@ -16,6 +16,7 @@ smallest reachable size is 261. Training is deterministic (``spec.seed`` is unus
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
@@ -47,6 +48,14 @@ def checked_params(name: str, params: dict[str, Any], defaults: dict[str, Any]) 
     return merged
 
 
+@functools.cache
+def _byte_of_symbol() -> dict[str, int]:
+    """GPT-2's symbol → byte table (imported on first use: ``transformers`` is slow to load)."""
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    return {symbol: byte for byte, symbol in bytes_to_unicode().items()}
+
+
 class HFByteLevelBPE(HFTokenizersAdapter):
     """Byte-level BPE (GPT-2 style) trained with HF ``tokenizers``."""
 
@@ -74,6 +83,17 @@ class HFByteLevelBPE(HFTokenizersAdapter):
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         )
         return cls.train_pipeline(tokenizer, trainer, corpus, spec)
+
+    def readable_token(self, token: str) -> str:
+        """The text of a token's bytes (a space as ``▁``); bytes that are not whole UTF-8
+        characters as upper-case hex (``E0A4``), as ``bbpe`` writes its byte tokens."""
+        if token in SPECIAL_TOKENS:
+            return token
+        raw = bytes(_byte_of_symbol()[symbol] for symbol in token)
+        try:
+            return raw.decode("utf-8").replace(" ", "▁")
+        except UnicodeDecodeError:
+            return raw.hex().upper()
 
     def to_transformers(self) -> PreTrainedTokenizerFast:
         """A fast ``transformers`` tokenizer with the same ids; adds ``[CLS] … [SEP]``.
