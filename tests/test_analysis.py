@@ -22,10 +22,10 @@ from tokstudy.analysis.multilingual import (
     vocabulary_share,
 )
 from tokstudy.analysis.parity import parity_summary, tokenization_parity
-from tokstudy.analysis.segmentation import segmentation_table
+from tokstudy.analysis.segmentation import segmentation_table, word_set
 from tokstudy.analysis.spans import token_boundaries
-from tokstudy.analysis.texts import read_text_lines, word_set
 from tokstudy.analysis.ud import find_ud_treebank, treebank_files
+from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer

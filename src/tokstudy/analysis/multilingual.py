@@ -19,8 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tokstudy.analysis.texts import iter_text_lines, write_text_lines
-from tokstudy.corpus_io import batched
+from tokstudy.corpus_io import batched, iter_text_lines, write_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
 

@@ -15,9 +15,9 @@ from tokstudy.analysis.multilingual import (
     vocabulary_share,
 )
 from tokstudy.analysis.parity import parity_summary, tokenization_parity
-from tokstudy.analysis.segmentation import segmentation_table
-from tokstudy.analysis.texts import read_text_lines, word_set
+from tokstudy.analysis.segmentation import segmentation_table, word_set
 from tokstudy.analysis.ud import find_ud_treebank, treebank_files
+from tokstudy.corpus_io import read_text_lines
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.registry import load_tokenizer
 

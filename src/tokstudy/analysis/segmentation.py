@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -13,6 +13,11 @@ from tokstudy.tokenizers.base import Tokenizer
 log = logging.getLogger(__name__)
 
 SHOWN_MISSING = 10
+
+
+def word_set(lines: Iterable[str]) -> frozenset[str]:
+    """The whitespace-separated words of some lines."""
+    return frozenset(word for line in lines for word in line.split())
 
 
 def segmentation_table(

@@ -11,7 +11,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS
@@ -99,15 +99,41 @@ class TsvDataset:
     validation: str = ""
 
 
-@dataclass(frozen=True)
-class PretrainConfig:
-    """One pretraining run (one seed).
+def choice(key: str, value: str, valid: tuple[str, ...]) -> None:
+    """A one-line error naming the dotted config ``key`` unless ``value`` is in ``valid``."""
+    if value not in valid:
+        raise TokstudyError(f"{key} must be one of {', '.join(valid)}, got {value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeviceSettings:
+    """Where a job runs, shared by every training and evaluation section.
 
     ``device``: ``auto`` uses CUDA when present, ``cuda`` requests it; when CUDA is
     requested but absent, ``on_missing_gpu`` says ``fallback`` (CPU, with a warning) or
-    ``error``. ``on_bad_checkpoint``: ``error`` stops on an unreadable checkpoint,
-    ``restart`` logs a warning, ignores it and trains from step 0.
+    ``error``. ``bf16``: bf16 autocast on CUDA. ``section`` is the config key of the
+    subclass, for error messages.
     """
+
+    section: ClassVar[str]
+    device: str = "auto"
+    on_missing_gpu: str = "fallback"
+    bf16: bool = True
+
+    def __post_init__(self) -> None:
+        choice(f"{self.section}.device", self.device, DEVICES)
+        choice(f"{self.section}.on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+
+
+@dataclass(frozen=True)
+class PretrainConfig(DeviceSettings):
+    """One pretraining run (one seed).
+
+    Device keys: :class:`DeviceSettings`. ``on_bad_checkpoint``: ``error`` stops on an
+    unreadable checkpoint, ``restart`` logs a warning, ignores it and trains from step 0.
+    """
+
+    section: ClassVar[str] = "models.pretrain"
 
     preset: str = "tiny"
     steps: int = 1000
@@ -123,18 +149,14 @@ class PretrainConfig:
     random_replace_prob: float = 0.1
     whole_word_mask: bool = False
     seed: int = 0
-    device: str = "auto"
-    on_missing_gpu: str = "fallback"
-    bf16: bool = True
     checkpoint_every: int = 200
     log_every: int = 20
     on_bad_checkpoint: str = "error"
 
     def __post_init__(self) -> None:
-        _choice("preset", self.preset, tuple(PRESETS))
-        _choice("device", self.device, DEVICES)
-        _choice("on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
-        _choice("on_bad_checkpoint", self.on_bad_checkpoint, BAD_CHECKPOINT_POLICIES)
+        super().__post_init__()
+        choice("models.pretrain.preset", self.preset, tuple(PRESETS))
+        choice("models.pretrain.on_bad_checkpoint", self.on_bad_checkpoint, BAD_CHECKPOINT_POLICIES)
         for key in ("steps", "batch_size", "checkpoint_every", "log_every"):
             if getattr(self, key) < 1:
                 raise TokstudyError(f"models.pretrain.{key} must be >= 1, got {getattr(self, key)}")
@@ -151,8 +173,10 @@ class PretrainConfig:
 
 
 @dataclass(frozen=True)
-class FinetuneConfig:
+class FinetuneConfig(DeviceSettings):
     """Fine-tuning of a pretrained MLM on a downstream task (one seed per call)."""
+
+    section: ClassVar[str] = "models.finetune"
 
     epochs: int = 3
     batch_size: int = 32
@@ -162,13 +186,9 @@ class FinetuneConfig:
     max_length: int = 128
     seed: int = 0
     validation_fraction: float = 0.1
-    device: str = "auto"
-    on_missing_gpu: str = "fallback"
-    bf16: bool = True
 
     def __post_init__(self) -> None:
-        _choice("device", self.device, DEVICES)
-        _choice("on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        super().__post_init__()
         if not 0 < self.validation_fraction < 1:
             raise TokstudyError(
                 "models.finetune.validation_fraction must be in (0, 1), "
@@ -177,8 +197,10 @@ class FinetuneConfig:
 
 
 @dataclass(frozen=True)
-class EvalConfig:
+class EvalConfig(DeviceSettings):
     """Masked-LM evaluation on held-out text, clean and noised."""
+
+    section: ClassVar[str] = "models.evaluation"
 
     max_lines: int = 1000
     batch_size: int = 64
@@ -187,13 +209,9 @@ class EvalConfig:
     noise_seed: int = 0
     bootstrap_resamples: int = 1000
     bootstrap_seed: int = 0
-    device: str = "auto"
-    on_missing_gpu: str = "fallback"
-    bf16: bool = True
 
     def __post_init__(self) -> None:
-        _choice("device", self.device, DEVICES)
-        _choice("on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        super().__post_init__()
         for level in self.noise_levels:
             if not 0 < level <= 100:
                 raise TokstudyError(f"models.evaluation.noise_levels: {level} is not a percentage")
@@ -236,7 +254,7 @@ class ModelsConfig:
 
     def __post_init__(self) -> None:
         for task in self.tasks:
-            _choice("tasks", task, TASKS)
+            choice("models.tasks", task, TASKS)
         if "=" not in self.sentence_feature:
             raise TokstudyError(
                 f"models.sentence_feature must look like Name=Value, got {self.sentence_feature!r}"
@@ -305,11 +323,6 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
     if not isinstance(value, hint):
         raise TokstudyError(f"{where}: expected {hint.__name__}, got {value!r}")
     return value
-
-
-def _choice(key: str, value: str, valid: tuple[str, ...]) -> None:
-    if value not in valid:
-        raise TokstudyError(f"models: {key} must be one of {', '.join(valid)}, got {value!r}")
 
 
 def to_dict(config: Any) -> dict[str, Any]:

@@ -7,9 +7,10 @@ are one-line :class:`~tokstudy.errors.TokstudyError` s); the checks here name th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.config import DEVICES, MISSING_GPU_POLICIES
+from tokstudy.models.config import DeviceSettings, choice
 
 #: corpora that come with an installed package
 BUILTIN_CORPORA = ("cldr",)
@@ -73,8 +74,8 @@ class SplitConfig:
 
 
 @dataclass(frozen=True)
-class TrainConfig:
-    """One NMT training run (one seed).
+class TrainConfig(DeviceSettings):
+    """One NMT training run (one seed); device keys: :class:`DeviceSettings`.
 
     ``max_tokens`` bounds a batch's padded size: ``sentences × longest side`` (source or
     target, special tokens included). Training pairs with a side longer than
@@ -83,6 +84,7 @@ class TrainConfig:
     ``patience`` evaluations without a better dev chrF, or at ``max_steps``.
     """
 
+    section: ClassVar[str] = "nmt.train"
     preset: str = "tiny"
     seed: int = 0
     max_steps: int = 50000
@@ -98,14 +100,10 @@ class TrainConfig:
     eval_every: int = 1000
     patience: int = 10
     dev_beam_size: int = 1
-    device: str = "auto"
-    on_missing_gpu: str = "fallback"
-    bf16: bool = True
 
     def __post_init__(self) -> None:
-        _choice("train.preset", self.preset, tuple(PRESETS))
-        _choice("train.device", self.device, DEVICES)
-        _choice("train.on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        super().__post_init__()
+        choice("nmt.train.preset", self.preset, tuple(PRESETS))
         keys = (
             "max_steps",
             "max_tokens",
@@ -135,25 +133,24 @@ class TrainConfig:
 
 
 @dataclass(frozen=True)
-class DecodeConfig:
+class DecodeConfig(DeviceSettings):
     """Beam search (``beam_size`` 1 is greedy) over batches of ``batch_size`` sentences.
 
     A hypothesis has at most ``max_length_a × source length + max_length_b`` tokens;
     ``length_penalty`` is the exponent α of the length normalisation ``score / length^α``.
+    Device keys: :class:`DeviceSettings`.
     """
+
+    section: ClassVar[str] = "nmt.decode"
 
     beam_size: int = 5
     length_penalty: float = 1.0
     batch_size: int = 64
     max_length_a: float = 1.5
     max_length_b: int = 10
-    device: str = "auto"
-    on_missing_gpu: str = "fallback"
-    bf16: bool = True
 
     def __post_init__(self) -> None:
-        _choice("decode.device", self.device, DEVICES)
-        _choice("decode.on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
+        super().__post_init__()
         for key in ("beam_size", "batch_size", "max_length_b"):
             if getattr(self, key) < 1:
                 raise TokstudyError(f"nmt.decode.{key} must be >= 1, got {getattr(self, key)}")
@@ -220,8 +217,3 @@ class NMTConfig:
             raise TokstudyError(
                 f"nmt.evaluation.baseline {self.evaluation.baseline!r} is not in nmt.tokenizers"
             )
-
-
-def _choice(key: str, value: str, valid: tuple[str, ...]) -> None:
-    if value not in valid:
-        raise TokstudyError(f"nmt.{key} must be one of {', '.join(valid)}, got {value!r}")

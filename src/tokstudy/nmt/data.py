@@ -12,15 +12,14 @@ line, aligned across the two languages) and ``split.json`` with the counts.
 
 from __future__ import annotations
 
-import gzip
 import json
 import logging
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO
 
+from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import SplitConfig
 
@@ -53,27 +52,9 @@ class Overlap:
     pair: int
 
 
-def _open(path: Path) -> IO[str]:
-    if not path.is_file():
-        raise TokstudyError(f"{path}: parallel corpus file not found")
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", newline="\n")
-    return path.open(encoding="utf-8", newline="\n")
-
-
-def read_lines(path: Path) -> list[str]:
-    """Lines of a UTF-8 file without their ending; invalid UTF-8 names the file."""
-    path = Path(path)
-    try:
-        with _open(path) as handle:
-            return [line.rstrip("\n") for line in handle]
-    except UnicodeDecodeError as err:
-        raise TokstudyError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
-
-
 def read_parallel(source: Path, target: Path) -> list[Pair]:
     """Raw pairs of two line-aligned files; different line counts raise TokstudyError."""
-    sources, targets = read_lines(source), read_lines(target)
+    sources, targets = read_text_lines(source), read_text_lines(target)
     if len(sources) != len(targets):
         raise TokstudyError(
             f"parallel files differ in line count: {source} has {len(sources)} lines, "
@@ -85,7 +66,7 @@ def read_parallel(source: Path, target: Path) -> list[Pair]:
 def read_tsv(path: Path) -> list[Pair]:
     """Raw pairs of a ``source<TAB>target`` file; a line without exactly one tab is an error."""
     pairs = []
-    for number, line in enumerate(read_lines(path), start=1):
+    for number, line in enumerate(read_text_lines(path), start=1):
         fields = line.split("\t")
         if len(fields) != 2:
             raise TokstudyError(

@@ -20,9 +20,10 @@ from typing import Any
 
 import pandas as pd
 
+from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import EvaluationConfig, SplitConfig
-from tokstudy.nmt.data import read_lines, read_parallel, split_corpus, split_file
+from tokstudy.nmt.data import read_parallel, split_corpus, split_file
 from tokstudy.nmt.report import (
     largest_differences,
     qualitative_markdown,
@@ -67,7 +68,7 @@ def joint_training_text(split_dir: Path, languages: tuple[str, str], out_path: P
     lines = [
         line
         for language in languages
-        for line in read_lines(split_file(split_dir, "train", language))
+        for line in read_text_lines(split_file(split_dir, "train", language))
     ]
     Path(out_path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return Path(out_path)
@@ -147,11 +148,11 @@ def report(score_files: Sequence[Path], out_dir: Path, config: EvaluationConfig)
             written[f"{stem}{suffix}"] = write_table(table, out_dir / f"{stem}{suffix}")
     written["seeds"] = write_table(seed_summaries(runs), out_dir / REPORT_FILES["seeds"])
     references = {
-        direction: read_lines(group["references"].iloc[0])
+        direction: read_text_lines(group["references"].iloc[0])
         for direction, group in runs.groupby("direction", sort=True)
     }
     runs["hypotheses_path"] = runs["hypotheses"]
-    runs["hypotheses"] = [read_lines(path) for path in runs["hypotheses_path"]]
+    runs["hypotheses"] = [read_text_lines(path) for path in runs["hypotheses_path"]]
     significance = significance_table(
         runs,
         references,
@@ -178,8 +179,8 @@ def _qualitative(runs: pd.DataFrame, config: EvaluationConfig) -> str:
             a = system[system.seed == common[0]].iloc[0]
             b = base[base.seed == common[0]].iloc[0]
             differences = largest_differences(
-                read_lines(a["sources"]),
-                read_lines(a["references"]),
+                read_text_lines(a["sources"]),
+                read_text_lines(a["references"]),
                 a["hypotheses"],
                 b["hypotheses"],
                 config.qualitative_sentences,

@@ -11,10 +11,11 @@ from pathlib import Path
 
 from transformers import MarianMTModel
 
+from tokstudy.corpus_io import read_text_lines
 from tokstudy.models.device import resolve_device
 from tokstudy.nmt.batching import shared_special_ids
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
-from tokstudy.nmt.data import read_lines, read_split, split_file
+from tokstudy.nmt.data import read_split, split_file
 from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.entrypoints import parse_direction
 from tokstudy.nmt.model import check_vocab_sizes
@@ -72,7 +73,7 @@ def translate_split(
     device = resolve_device(config.device, config.on_missing_gpu)
     model = MarianMTModel.from_pretrained(Path(run_dir) / MODEL_DIR).to(device)
     check_vocab_sizes(model, len(source_tokenizer.vocab), len(target_tokenizer.vocab))
-    lines = read_lines(split_file(split_dir, split_name, source_language))
+    lines = read_text_lines(split_file(split_dir, split_name, source_language))
     sources = encode_sources(source_tokenizer, lines, special)
     hypotheses = detokenize(target_tokenizer, translate(model, sources, special, config, device))
     out_path = Path(out_path)
