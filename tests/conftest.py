@@ -1,7 +1,21 @@
-"""Shared fixtures: small real corpora that need no network."""
+"""Shared paths, markers and fixtures of the test suite.
+
+Markers (registered in ``pyproject.toml``):
+
+- ``slow``: runs the Snakemake workflow end to end (minutes); ``pytest -m "not slow"``
+  leaves these out.
+- ``shared``: needs the reference data folder ``../shared`` beside the repository
+  (corpora, UD treebanks, pretrained tokenizers). Without it such a test is skipped with a
+  visible reason, unless ``TOKSTUDY_REQUIRE_SHARED=1`` is set (CI sets it): then it fails.
+  ``TOKSTUDY_SHARED`` points the suite at another copy of that folder.
+"""
 
 from __future__ import annotations
 
+import gzip
+import os
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -10,13 +24,43 @@ from tokstudy.corpora import CleaningStats, clean_lines
 from tokstudy.study import chatterbot_files
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("TOKSTUDY_SHARED", REPO.parent / "shared"))
+HFT2022 = SHARED / "corpora" / "hft2022"
+UD_ROOT = SHARED / "ud"
+REQUIRE_SHARED = "TOKSTUDY_REQUIRE_SHARED"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip (or, where CI requires it, fail) a ``shared`` test when ``../shared`` is absent."""
+    if item.get_closest_marker("shared") is None or SHARED.is_dir():
+        return
+    reason = f"needs the reference data folder {SHARED} (../shared), which is missing"
+    if os.environ.get(REQUIRE_SHARED) == "1":
+        pytest.fail(f"{reason}; {REQUIRE_SHARED}=1 requires it", pytrace=False)
+    pytest.skip(reason)
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
     """Write lines as a prepared corpus."""
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+def hft_lines(language: str, count: int) -> list[str]:
+    """The first ``count`` lines of a language's HFT-2022 corpus in ``../shared``."""
+    with gzip.open(HFT2022 / f"{language}.txt.gz", "rt", encoding="utf-8") as handle:
+        return [line.rstrip("\n") for line in islice(handle, count)]
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """Tiny models run fastest on one thread (and do not stall on a busy machine)."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from pathlib import Path
 import conllu
 import pandas as pd
 import pytest
+from conftest import UD_ROOT
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers
 
@@ -30,9 +31,6 @@ from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.hf_adapter import HFBPE, HFUnigram, HFWordPiece
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-UD_ROOT = SHARED / "ud"
 
 
 def wordpiece(tokens: list[str], lowercase: bool = False) -> HFWordPiece:
@@ -248,6 +246,7 @@ def test_malformed_conllu_is_a_clear_error(tmp_path: Path) -> None:
         morphological_alignment([path], wordpiece(GERMAN_PIECES))
 
 
+@pytest.mark.shared
 def test_alignment_on_real_german_ud(tmp_path: Path) -> None:
     folder = find_ud_treebank(UD_ROOT, "de")
     assert folder is not None and folder.name == "UD_German-GSD"

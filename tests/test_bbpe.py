@@ -134,6 +134,7 @@ def test_unseen_cjk_character_becomes_byte_pieces(tmp_path: Path) -> None:
     assert tokenizer.decode(tokenizer.encode("芭蕉と蕤。")) == "芭蕉と蕤。"
 
 
+@pytest.mark.shared
 def test_real_japanese_rare_character_round_trips(ja_lines: list[str], tmp_path: Path) -> None:
     tokenizer = BBPE.train(write_lines(tmp_path / "ja.txt", ja_lines), spec(1200))
     assert not any("蕤" in line for line in ja_lines)

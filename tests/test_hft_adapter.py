@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import gzip
 import logging
 from functools import cache
-from itertools import islice
 from pathlib import Path
 
 import hft_oracle as oracle
 import pytest
-from conftest import SHARED, write_lines
+from conftest import hft_lines, write_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +20,9 @@ from tokstudy.tokenizers.hft.pretokenize import Marks
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 from tokstudy.tokenizers.registry import adapter_class
 
+pytestmark = pytest.mark.shared
+
+
 SIZE = 600
 
 
@@ -29,8 +30,7 @@ SIZE = 600
 def corpus() -> Path:
     import tempfile
 
-    with gzip.open(SHARED / "corpora/hft2022/en.txt.gz", "rt", encoding="utf-8") as handle:
-        lines = [line.rstrip("\n") for line in islice(handle, 1500)]
+    lines = hft_lines("en", 1500)
     return write_lines(Path(tempfile.mkdtemp(prefix="tokstudy-hft-")) / "en.txt", lines)
 
 

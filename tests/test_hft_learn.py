@@ -17,6 +17,9 @@ from tokstudy.tokenizers.hft.learn import learn_vocabulary, step_size
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import Segmenter
 
+pytestmark = pytest.mark.shared
+
+
 MARKS = Marks()
 PRE = Pretokenizer(MARKS)
 CORPORA = SHARED / "corpora" / "hft2022"

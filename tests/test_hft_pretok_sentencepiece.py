@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import gzip
 from dataclasses import replace
 from functools import cache
-from itertools import islice
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, write_lines
+from conftest import hft_lines, write_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +20,9 @@ from tokstudy.tokenizers.hft.pretok_sentencepiece import (
 )
 from tokstudy.tokenizers.registry import adapter_class
 
+pytestmark = pytest.mark.shared
+
+
 NAMES = ["sp_bpe_hftpretok", "sp_unigram_hftpretok"]
 SAMPLE = "Mr. Thackeray said: 2,56,278 new cases  in MUMBAI\ton Monday."
 
@@ -30,8 +31,7 @@ SAMPLE = "Mr. Thackeray said: 2,56,278 new cases  in MUMBAI\ton Monday."
 def corpus() -> Path:
     import tempfile
 
-    with gzip.open(SHARED / "corpora/hft2022/en.txt.gz", "rt", encoding="utf-8") as handle:
-        lines = [line.rstrip("\n") for line in islice(handle, 1500)]
+    lines = hft_lines("en", 1500)
     return write_lines(Path(tempfile.mkdtemp(prefix="tokstudy-hftsp-")) / "en.txt", lines)
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,17 +28,10 @@ from tokstudy.models.masking import Masker
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.io import train_to_directory
 
-SHARED = Path(__file__).parents[1].parent / "shared"
+pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
+
+
 EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny models run fastest on one thread (and do not stall on a busy machine)."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 @pytest.fixture(scope="module")

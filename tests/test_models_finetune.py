@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import torch
+from conftest import SHARED
 from transformers import BertConfig, BertForMaskedLM
 
 from tokstudy.errors import TokstudyError
@@ -32,7 +33,9 @@ from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.tsv import check_header, check_labels, read_tsv_dataset
 from tokstudy.models.ud import feature_labels, has_feature, read_conllu, ud_splits
 
-SHARED = Path(__file__).parents[1].parent / "shared"
+pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
+
+
 UD = SHARED / "ud"
 EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
 MR = SHARED / "corpora" / "hft2022" / "mr.txt.gz"
@@ -50,15 +53,6 @@ CONLLU = """# sent_id = s1
 1\tStop\tstop\tVERB\t_\tTense=Pres\t0\troot\t_\t_
 
 """
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny models run fastest on one thread (and do not stall on a busy machine)."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import SHARED
 from transformers import BertForMaskedLM
 
 from tokstudy.errors import TokstudyError
@@ -38,18 +39,11 @@ from tokstudy.models.pretrain import (
     train_loop,
 )
 
-SHARED = Path(__file__).parents[1].parent / "shared"
+pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
+
+
 EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
 MR = SHARED / "corpora" / "hft2022" / "mr.txt.gz"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny models run fastest on one thread (and do not stall on a busy machine)."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 CONFIG = PretrainConfig(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers import BertConfig, BertForMaskedLM
@@ -34,18 +34,11 @@ from tokstudy.models.noise import (
 )
 from tokstudy.models.scoring import BertScorer, mlm_metrics, score_lines
 
-SHARED = Path(__file__).parents[1].parent / "shared"
+pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
+
+
 EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
 MR = SHARED / "corpora" / "hft2022" / "mr.txt.gz"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny models run fastest on one thread (and do not stall on a busy machine)."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 @pytest.fixture(scope="module")

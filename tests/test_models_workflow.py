@@ -8,9 +8,12 @@ import conllu
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import snakemake
+from workflow_support import snakemake
 
 from tokstudy.models.silver import STTS_TO_UPOS
+
+pytestmark = pytest.mark.slow
+
 
 TOKENIZERS = ["hf_wordpiece", "sp_unigram"]
 

@@ -17,9 +17,12 @@ import pytest
 import yaml
 from conftest import SHARED
 from test_models_workflow import TINY_TRAINING
-from test_workflow import snakemake
+from workflow_support import snakemake
 
 from tokstudy.models.ud import UDSentence, feature_labels, has_feature, ud_splits
+
+pytestmark = [pytest.mark.slow, pytest.mark.shared]
+
 
 TOKENIZER, SIZE = "sp_unigram", 300
 CHARACTERBERT, WORDS = "characterbert", 400

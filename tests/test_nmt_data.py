@@ -27,6 +27,9 @@ from tokstudy.nmt.data import (
     split_pairs,
 )
 
+pytestmark = pytest.mark.shared
+
+
 HFT2022 = SHARED / "corpora" / "hft2022"
 
 

@@ -24,6 +24,9 @@ from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.io import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class
 
+pytestmark = pytest.mark.shared
+
+
 LINES = 520
 
 

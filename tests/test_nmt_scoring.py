@@ -24,6 +24,8 @@ from tokstudy.nmt.report import (
 )
 from tokstudy.nmt.scoring import corpus_scores, paired_bootstrap, resample_counts
 
+pytestmark = pytest.mark.shared
+
 
 @pytest.fixture(scope="module")
 def references() -> list[str]:

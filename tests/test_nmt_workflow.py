@@ -10,11 +10,14 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import write_lines
-from test_workflow import planned_jobs, snakemake
+from workflow_support import planned_jobs, snakemake
 
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.cldr import cldr_pairs
 from tokstudy.tokenizers.registry import load_tokenizer
+
+pytestmark = pytest.mark.slow
+
 
 DIRECTIONS = ["en-mr", "mr-en"]
 TOKENIZERS = ["hft", "sp_bpe"]

@@ -131,6 +131,7 @@ def test_a_tokenizer_can_be_limited_to_some_languages(tmp_path: Path) -> None:
         _study(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}}, models=models)
 
 
+@pytest.mark.shared
 def test_a_ud_treebank_is_a_corpus_source() -> None:
     treebank = SHARED / "ud" / "UD_German-GSD"
     config = {

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import conllu
 import pytest
+from conftest import SHARED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import normalizers, pre_tokenizers
@@ -16,7 +17,9 @@ from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, TrainSpec
 from tokstudy.tokenizers.wordmap.adapter import WordmapWordPiece
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+pytestmark = pytest.mark.shared
+
+
 GSD_DEV = SHARED / "ud" / "UD_German-GSD" / "de_gsd-ud-dev.conllu.gz"
 SIZE = 1000
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -13,8 +12,12 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, SHARED, write_lines
+from workflow_support import planned_jobs, snakemake, tiny_config
 
 from tokstudy.metrics import METRICS
+
+pytestmark = [pytest.mark.slow, pytest.mark.shared]
+
 
 LANGUAGES = ["bn", "en", "mr"]
 TOKENIZERS = {
@@ -22,59 +25,6 @@ TOKENIZERS = {
     "hf_unigram": 2,
     "char": 1,
 }  # name -> number of sizes (all deterministic)
-
-
-def snakemake(workdir: Path, *args: str, config: Path | None = None) -> subprocess.CompletedProcess:
-    """Run Snakemake on the repository's workflow in ``workdir``."""
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-    ]
-    if config is not None:
-        command += ["--configfile", str(config)]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    return subprocess.run([*command, *args], capture_output=True, text=True, env=env, check=False)
-
-
-def tiny_config(workdir: Path, english_lines: list[str], **changes: object) -> Path:
-    """A study of three languages: a local file, a package corpus and a data_root file."""
-    write_lines(workdir / "data" / "en.txt", english_lines[:800]) if (workdir / "data").mkdir(
-        parents=True, exist_ok=True
-    ) is None else None
-    config = {
-        "seed": 5,
-        "data_root": str(SHARED / "corpora" / "hft2022"),
-        "corpus_defaults": {"heldout": 0.1, "max_lines": 600},
-        "languages": {
-            "en": {"path": str(workdir / "data" / "en.txt")},
-            "bn": {"chatterbot": "bengali"},
-            "mr": {},
-        },
-        "vocab_sizes": [250, 380],
-        "tokenizers": {"sp_bpe": {}, "hf_unigram": {}, "char": {}},
-        "metrics": ["f95", "mu", "nu", "fertility", "unk_rate"],
-        "plots": {"frequency_vocab_size": 380, "skip_top_ranks": 100},
-    }
-    config.update(changes)
-    path = workdir / "study.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    return path
-
-
-def planned_jobs(result: subprocess.CompletedProcess) -> set[tuple[str, str]]:
-    """(rule, wildcards) of every job a dry run lists."""
-    jobs = set()
-    for block in re.split(r"\n(?=rule \w+:)", result.stdout):
-        rule = re.match(r"rule (\w+):", block)
-        wildcards = re.search(r"\n\s+wildcards: (.*)", block)
-        if rule:
-            jobs.add((rule.group(1), wildcards.group(1) if wildcards else ""))
-    return jobs
 
 
 @pytest.fixture(scope="module")
