@@ -13,16 +13,14 @@ leading or trailing whitespace and only characters seen in training. ``whitespac
 from __future__ import annotations
 
 import json
-import logging
-import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
 
-from tokstudy.corpus_io import count_lines, iter_lines
+from tokstudy.corpus_io import count_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.base import (
     CLS,
@@ -32,12 +30,13 @@ from tokstudy.tokenizers.base import (
     UNK,
     Tokenizer,
     TrainSpec,
+    corpus_lines,
+    enforce_size_policy,
 )
+from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerFast
-
-log = logging.getLogger(__name__)
 
 TOKENIZER_FILE = "tokenizer.json"
 METASPACE = "▁"
@@ -58,31 +57,32 @@ PRE_TOKENIZERS: dict[str, Callable[[], pre_tokenizers.PreTokenizer]] = {
 }
 
 
-def fast_tokenizer(tokenizer: HFTokenizer) -> PreTrainedTokenizerFast:
-    """Wrap a ``tokenizers.Tokenizer`` as a ``transformers`` fast tokenizer (``[CLS] … [SEP]``)."""
-    from transformers import PreTrainedTokenizerFast
-
-    wrapped = HFTokenizer.from_str(tokenizer.to_str())
+def with_cls_sep(tokenizer_json: str) -> HFTokenizer:
+    """A copy of a serialised pipeline that wraps sequences as ``[CLS] … [SEP]``."""
+    wrapped = HFTokenizer.from_str(tokenizer_json)
     wrapped.post_processor = processors.TemplateProcessing(
         single=f"{CLS} $A {SEP}",
         pair=f"{CLS} $A {SEP} $B:1 {SEP}:1",
         special_tokens=[(CLS, wrapped.token_to_id(CLS)), (SEP, wrapped.token_to_id(SEP))],
     )
+    return wrapped
+
+
+def fast_tokenizer(tokenizer: HFTokenizer) -> PreTrainedTokenizerFast:
+    """Wrap a ``tokenizers.Tokenizer`` as a ``transformers`` fast tokenizer (``[CLS] … [SEP]``)."""
+    from transformers import PreTrainedTokenizerFast
+
+    wrapped = with_cls_sep(tokenizer.to_str())
     return PreTrainedTokenizerFast(tokenizer_object=wrapped, **SPECIAL_TOKEN_KWARGS)
 
 
-def check_size(name: str, spec: TrainSpec, reached: int) -> None:
-    """Raise (or log, under ``size_policy: adjust``) when training missed the requested size."""
-    if spec.vocab_size is None or reached == spec.vocab_size:
-        return
-    why = "below the alphabet size" if reached > spec.vocab_size else "above what the corpus yields"
-    message = (
-        f"{name} ({spec.label}): vocabulary size {spec.vocab_size} is {why}; "
-        f"the algorithm reached {reached}"
-    )
-    if spec.size_policy != "adjust":
-        raise VocabSizeError(message)
-    log.warning("%s; keeping %d (size_policy: adjust)", message, reached)
+def read_tokenizer_json(path: Path) -> HFTokenizer:
+    """An HF ``tokenizer.json``; a damaged file is one TokstudyError line naming it."""
+    try:
+        return HFTokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
+        detail = " ".join(str(exc).split())
+        raise TokstudyError(f"{path}: not a valid HF tokenizer.json ({detail})") from None
 
 
 class HFTokenizersAdapter(Tokenizer):
@@ -109,20 +109,22 @@ class HFTokenizersAdapter(Tokenizer):
 
     @classmethod
     def load(cls, directory: Path) -> HFTokenizersAdapter:
-        return cls(HFTokenizer.from_file(str(Path(directory) / TOKENIZER_FILE)))
+        return cls(read_tokenizer_json(Path(directory) / TOKENIZER_FILE))
 
     def to_transformers(self) -> PreTrainedTokenizerFast:
         return fast_tokenizer(self._tokenizer)
 
     @classmethod
-    def train_pipeline(
+    def train_library(
         cls, tokenizer: HFTokenizer, trainer: trainers.Trainer, corpus: Path, spec: TrainSpec
-    ) -> HFTokenizersAdapter:
-        """Train ``tokenizer`` on the corpus, streaming it, and check the size reached."""
-        os.environ["RAYON_NUM_THREADS"] = str(max(1, spec.threads))
-        lines: Iterator[str] = iter_lines(corpus)
+    ) -> HFTokenizer:
+        """Train ``tokenizer`` on the corpus, streaming it, and make the result canonical."""
         try:
-            tokenizer.train_from_iterator(lines, trainer=trainer, length=count_lines(corpus))
+            tokenizer.train_from_iterator(
+                corpus_lines(corpus), trainer=trainer, length=count_lines(corpus)
+            )
+        except TokstudyError:
+            raise
         except Exception as exc:  # the Rust trainers raise a bare Exception
             error = VocabSizeError if "vocabulary" in str(exc).lower() else TokstudyError
             raise error(
@@ -130,8 +132,15 @@ class HFTokenizersAdapter(Tokenizer):
                 f"cannot be reached: {exc}"
             ) from exc
         cls.make_canonical(tokenizer)
-        adapter = cls(tokenizer)
-        check_size(cls.name, spec, len(adapter.vocab))
+        return tokenizer
+
+    @classmethod
+    def train_pipeline(
+        cls, tokenizer: HFTokenizer, trainer: trainers.Trainer, corpus: Path, spec: TrainSpec
+    ) -> HFTokenizersAdapter:
+        """:meth:`train_library`, then the size policy on the size reached."""
+        adapter = cls(cls.train_library(tokenizer, trainer, corpus, spec))
+        enforce_size_policy(cls.name, spec, len(adapter.vocab))
         return adapter
 
     @staticmethod
@@ -139,15 +148,15 @@ class HFTokenizersAdapter(Tokenizer):
         """Remove run-to-run differences the library's trainer leaves (default: none)."""
 
 
-def _pipeline(
-    model: models.Model, params: dict[str, Any], default_pre_tokenizer: str
-) -> tuple[HFTokenizer, dict[str, Any]]:
-    """A tokenizer with NFKC and the configured pre-tokenizer; returns the unused params."""
+def pre_tokenizer_param(default: str) -> dict[str, Param]:
+    """The ``pre_tokenizer`` parameter of the HF adapters, with its default."""
+    return {"pre_tokenizer": Param(str, default, choices=tuple(sorted(PRE_TOKENIZERS)))}
+
+
+def _pipeline(model: models.Model, params: Mapping[str, Any]) -> tuple[HFTokenizer, dict[str, Any]]:
+    """A tokenizer with NFKC and the configured pre-tokenizer; returns the trainer params."""
     params = dict(params)
-    choice = params.pop("pre_tokenizer", default_pre_tokenizer)
-    if choice not in PRE_TOKENIZERS:
-        valid = ", ".join(sorted(PRE_TOKENIZERS))
-        raise TokstudyError(f"pre_tokenizer {choice!r} is not known; valid choices: {valid}")
+    choice = params.pop("pre_tokenizer")
     tokenizer = HFTokenizer(model)
     tokenizer.normalizer = normalizers.NFKC()
     tokenizer.pre_tokenizer = PRE_TOKENIZERS[choice]()
@@ -161,13 +170,12 @@ class HFBPE(HFTokenizersAdapter):
 
     name = "hf_bpe"
     lossless = True
-    default_pre_tokenizer: ClassVar[str] = "metaspace"
+    params_spec = pre_tokenizer_param("metaspace")
+    open_params = True
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(
-            models.BPE(unk_token=UNK), spec.params, cls.default_pre_tokenizer
-        )
+    def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
+        tokenizer, params = _pipeline(models.BPE(unk_token=UNK), spec.params)
         trainer = trainers.BpeTrainer(
             vocab_size=spec.vocab_size,
             special_tokens=list(SPECIAL_TOKENS),
@@ -188,7 +196,8 @@ class HFWordPiece(HFTokenizersAdapter):
 
     name = "hf_wordpiece"
     deterministic = False
-    default_pre_tokenizer: ClassVar[str] = "bert"
+    params_spec = pre_tokenizer_param("bert")
+    open_params = True
 
     @staticmethod
     def make_canonical(tokenizer: HFTokenizer) -> None:
@@ -206,10 +215,8 @@ class HFWordPiece(HFTokenizersAdapter):
         )
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(
-            models.WordPiece(unk_token=UNK), spec.params, cls.default_pre_tokenizer
-        )
+    def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
+        tokenizer, params = _pipeline(models.WordPiece(unk_token=UNK), spec.params)
         tokenizer.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX)
         trainer = trainers.WordPieceTrainer(
             vocab_size=spec.vocab_size,
@@ -225,7 +232,8 @@ class HFUnigram(HFTokenizersAdapter):
 
     name = "hf_unigram"
     lossless = True
-    default_pre_tokenizer: ClassVar[str] = "metaspace"
+    params_spec = pre_tokenizer_param("metaspace")
+    open_params = True
 
     @staticmethod
     def make_canonical(tokenizer: HFTokenizer) -> None:
@@ -247,8 +255,8 @@ class HFUnigram(HFTokenizersAdapter):
         tokenizer.model = models.Unigram(ordered, unk_id=0, byte_fallback=False)
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(models.Unigram(), spec.params, cls.default_pre_tokenizer)
+    def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
+        tokenizer, params = _pipeline(models.Unigram(), spec.params)
         trainer = trainers.UnigramTrainer(
             vocab_size=spec.vocab_size,
             special_tokens=list(SPECIAL_TOKENS),
