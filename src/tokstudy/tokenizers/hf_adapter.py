@@ -13,9 +13,9 @@ leading or trailing whitespace and only characters seen in training. ``whitespac
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
@@ -32,6 +32,7 @@ from tokstudy.tokenizers.base import (
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
+    one_line,
 )
 from tokstudy.tokenizers.params import Param
 
@@ -81,8 +82,7 @@ def read_tokenizer_json(path: Path) -> HFTokenizer:
     try:
         return HFTokenizer.from_file(str(path))
     except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
-        detail = " ".join(str(exc).split())
-        raise TokstudyError(f"{path}: not a valid HF tokenizer.json ({detail})") from None
+        raise TokstudyError(f"{path}: not a valid HF tokenizer.json ({one_line(exc)})") from None
 
 
 class HFTokenizersAdapter(Tokenizer):
@@ -153,39 +153,65 @@ def pre_tokenizer_param(default: str) -> dict[str, Param]:
     return {"pre_tokenizer": Param(str, default, choices=tuple(sorted(PRE_TOKENIZERS)))}
 
 
-def _pipeline(model: models.Model, params: Mapping[str, Any]) -> tuple[HFTokenizer, dict[str, Any]]:
-    """A tokenizer with NFKC and the configured pre-tokenizer; returns the trainer params."""
-    params = dict(params)
-    choice = params.pop("pre_tokenizer")
-    tokenizer = HFTokenizer(model)
-    tokenizer.normalizer = normalizers.NFKC()
-    tokenizer.pre_tokenizer = PRE_TOKENIZERS[choice]()
-    if choice == "metaspace":
-        tokenizer.decoder = _metaspace()[1]
-    return tokenizer, params
+class TrainedPipeline(HFTokenizersAdapter):
+    """NFKC → the configured pre-tokenizer → a model trained by its library trainer.
 
+    A subclass names the model and trainer; every parameter but ``pre_tokenizer`` goes to
+    the trainer.
+    """
 
-class HFBPE(HFTokenizersAdapter):
-    """Byte-pair encoding (Sennrich et al., 2016) from HF ``tokenizers``."""
-
-    name = "hf_bpe"
-    lossless = True
-    params_spec = pre_tokenizer_param("metaspace")
     open_params = True
+    #: extra keyword arguments of the trainer
+    trainer_options: ClassVar[dict[str, Any]] = {}
+
+    @staticmethod
+    def new_model() -> models.Model:
+        """An untrained model."""
+        raise NotImplementedError
+
+    @staticmethod
+    def new_trainer(**options: Any) -> trainers.Trainer:
+        """The library trainer of the model."""
+        raise NotImplementedError
+
+    @staticmethod
+    def new_decoder(pre_tokenizer: str) -> decoders.Decoder | None:
+        """The decoder (default: the pre-tokenizer's, if it has one)."""
+        return _metaspace()[1] if pre_tokenizer == "metaspace" else None
 
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(models.BPE(unk_token=UNK), spec.params)
-        trainer = trainers.BpeTrainer(
+        params = dict(spec.params)
+        choice = params.pop("pre_tokenizer")
+        tokenizer = HFTokenizer(cls.new_model())
+        tokenizer.normalizer = normalizers.NFKC()
+        tokenizer.pre_tokenizer = PRE_TOKENIZERS[choice]()
+        if (decoder := cls.new_decoder(choice)) is not None:
+            tokenizer.decoder = decoder
+        trainer = cls.new_trainer(
             vocab_size=spec.vocab_size,
             special_tokens=list(SPECIAL_TOKENS),
             show_progress=False,
+            **cls.trainer_options,
             **params,
         )
         return cls.train_pipeline(tokenizer, trainer, corpus, spec)
 
 
-class HFWordPiece(HFTokenizersAdapter):
+class HFBPE(TrainedPipeline):
+    """Byte-pair encoding (Sennrich et al., 2016) from HF ``tokenizers``."""
+
+    name = "hf_bpe"
+    lossless = True
+    params_spec = pre_tokenizer_param("metaspace")
+    new_trainer = staticmethod(trainers.BpeTrainer)
+
+    @staticmethod
+    def new_model() -> models.Model:
+        return models.BPE(unk_token=UNK)
+
+
+class HFWordPiece(TrainedPipeline):
     """WordPiece (Schuster & Nakajima, 2012; BERT) from HF ``tokenizers``.
 
     Not deterministic: the library's trainer numbers ``##`` tokens in hash-map order and
@@ -197,7 +223,15 @@ class HFWordPiece(HFTokenizersAdapter):
     name = "hf_wordpiece"
     deterministic = False
     params_spec = pre_tokenizer_param("bert")
-    open_params = True
+    new_trainer = staticmethod(trainers.WordPieceTrainer)
+
+    @staticmethod
+    def new_model() -> models.Model:
+        return models.WordPiece(unk_token=UNK)
+
+    @staticmethod
+    def new_decoder(pre_tokenizer: str) -> decoders.Decoder:
+        return decoders.WordPiece(prefix=WORDPIECE_PREFIX)
 
     @staticmethod
     def make_canonical(tokenizer: HFTokenizer) -> None:
@@ -214,26 +248,19 @@ class HFWordPiece(HFTokenizersAdapter):
             continuing_subword_prefix=WORDPIECE_PREFIX,
         )
 
-    @classmethod
-    def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(models.WordPiece(unk_token=UNK), spec.params)
-        tokenizer.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX)
-        trainer = trainers.WordPieceTrainer(
-            vocab_size=spec.vocab_size,
-            special_tokens=list(SPECIAL_TOKENS),
-            show_progress=False,
-            **params,
-        )
-        return cls.train_pipeline(tokenizer, trainer, corpus, spec)
 
-
-class HFUnigram(HFTokenizersAdapter):
+class HFUnigram(TrainedPipeline):
     """The Unigram language model (Kudo, 2018) from HF ``tokenizers``."""
 
     name = "hf_unigram"
     lossless = True
     params_spec = pre_tokenizer_param("metaspace")
-    open_params = True
+    new_trainer = staticmethod(trainers.UnigramTrainer)
+    trainer_options: ClassVar[dict[str, Any]] = {"unk_token": UNK}
+
+    @staticmethod
+    def new_model() -> models.Model:
+        return models.Unigram()
 
     @staticmethod
     def make_canonical(tokenizer: HFTokenizer) -> None:
@@ -253,15 +280,3 @@ class HFUnigram(HFTokenizersAdapter):
         rest.sort(key=lambda item: (-item[1], item[0]))
         ordered = sorted(specials, key=lambda item: SPECIAL_TOKENS.index(item[0])) + rest
         tokenizer.model = models.Unigram(ordered, unk_id=0, byte_fallback=False)
-
-    @classmethod
-    def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(models.Unigram(), spec.params)
-        trainer = trainers.UnigramTrainer(
-            vocab_size=spec.vocab_size,
-            special_tokens=list(SPECIAL_TOKENS),
-            unk_token=UNK,
-            show_progress=False,
-            **params,
-        )
-        return cls.train_pipeline(tokenizer, trainer, corpus, spec)

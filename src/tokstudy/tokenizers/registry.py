@@ -9,7 +9,7 @@ import importlib
 from pathlib import Path
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.base import Tokenizer, one_line
 from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, read_meta
 
 __all__ = [
@@ -69,5 +69,5 @@ def load_tokenizer(directory: Path) -> Tokenizer:
     except TokstudyError:
         raise
     except Exception as exc:  # a library's own error on a damaged file
-        detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+        detail = one_line(f"{type(exc).__name__}: {exc}")
         raise TokstudyError(f"{directory}: cannot load the {name} tokenizer ({detail})") from exc

@@ -45,6 +45,7 @@ from tokstudy.tokenizers.base import (
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
+    one_line,
 )
 from tokstudy.tokenizers.params import Param
 
@@ -179,8 +180,7 @@ class _SentencePiece(Tokenizer):
         try:
             return cls(Path(path).read_bytes())
         except (OSError, RuntimeError) as exc:
-            detail = " ".join(str(exc).split())
-            raise TokstudyError(f"{path}: not a SentencePiece model ({detail})") from None
+            raise TokstudyError(f"{path}: not a SentencePiece model ({one_line(exc)})") from None
 
     def to_transformers(self) -> PreTrainedTokenizerBase:
         from transformers.tokenization_utils_sentencepiece import SentencePieceBackend
