@@ -107,6 +107,19 @@ def test_declared_defaults_pass_the_adapters_own_check(name: str) -> None:
     adapter_class(name).check_params({})
 
 
+@pytest.mark.parametrize("name", adapter_names())
+def test_every_adapter_refuses_a_missing_or_non_utf8_corpus_in_one_line(
+    name: str, tmp_path: Path
+) -> None:
+    spec = TrainSpec(size_of(name), label="xx")
+    with pytest.raises(TokstudyError, match=r"nope\.txt: corpus file not found$"):
+        adapter_class(name).train(tmp_path / "nope.txt", spec)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"good line\nbad \xfe line\n")
+    with pytest.raises(TokstudyError, match=r"bad\.txt: not UTF-8 \(invalid start byte"):
+        adapter_class(name).train(bad, spec)
+
+
 # --- one list of names, no import cycles ---------------------------------------------
 
 
