@@ -133,5 +133,5 @@ def test_corpus_without_flagged_words_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_unknown_parameter_is_a_clear_error(german_corpus: Path) -> None:
-    with pytest.raises(TokstudyError, match="unknown parameter z_treshold"):
+    with pytest.raises(TokstudyError, match="unknown parameter 'z_treshold'"):
         WordmapWordPiece.train(german_corpus, TrainSpec(SIZE, {"z_treshold": 1.0}))

@@ -180,7 +180,10 @@ def _single(
 @pytest.mark.parametrize(
     ("config_changes", "message"),
     [
-        ({"tokenizers": {"bpe": {}}}, r"'bpe' is not one of \['bbpe', 'char', .*'sp_bpe'"),
+        (
+            {"tokenizers": {"bpe": {}}},
+            r"config error: unknown tokenizer 'bpe'; valid choices: bbpe, char, .*sp_bpe",
+        ),
         ({"metrics": ["fertilty"]}, r"'fertilty' is not one of \['f95'"),
         ({"vocab_sizes": ["many"]}, r"'many' is not of type 'integer'"),
         ({"corpus_defaults": {"heldout": -3}}, r"-3 is less than or equal to the minimum of 0"),

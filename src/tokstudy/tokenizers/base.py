@@ -1,20 +1,34 @@
-"""The one interface every tokenizer adapter implements.
+"""The one interface every tokenizer adapter implements, and what all adapters share.
 
 An adapter wraps one tokenization algorithm (usually a well-kept library) behind
 ``train / encode_batch / decode / vocab / save / load / to_transformers``. The workflow
 only ever sees adapter *names* (see :mod:`tokstudy.tokenizers.registry`).
+
+:meth:`Tokenizer.train` is the same for every adapter: it checks the corpus, the size and
+the parameters (declared per adapter in ``params_spec``, see
+:mod:`tokstudy.tokenizers.params`), sets the library thread count, and calls the
+adapter's :meth:`Tokenizer.fit`. :func:`corpus_lines` reads the training text and
+:func:`enforce_size_policy` applies ``size_policy`` when a size cannot be reached.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from tokstudy.corpus_io import iter_lines
+from tokstudy.errors import TokstudyError, VocabSizeError
+from tokstudy.tokenizers.params import Param, check_params
+
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
+
+log = logging.getLogger(__name__)
 
 UNK = "[UNK]"
 PAD = "[PAD]"
@@ -30,6 +44,7 @@ SPECIAL_TOKEN_KWARGS: dict[str, str] = {
     "sep_token": SEP,
     "mask_token": MASK,
 }
+SIZE_POLICIES: tuple[str, ...] = ("error", "adjust")
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,51 @@ class TrainSpec:
     size_policy: str = "error"
     label: str = ""
 
+    def __post_init__(self) -> None:
+        if self.size_policy not in SIZE_POLICIES:
+            raise TokstudyError(
+                f"size_policy must be one of {', '.join(SIZE_POLICIES)}, got {self.size_policy!r}"
+            )
+        if self.threads < 1:
+            raise TokstudyError(f"threads must be ≥ 1, got {self.threads}")
+
+
+def corpus_lines(path: Path) -> Iterator[str]:
+    """Lines of a prepared corpus; a file that is not UTF-8 raises TokstudyError."""
+    try:
+        yield from iter_lines(path)
+    except UnicodeDecodeError as err:
+        raise TokstudyError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
+
+
+def one_line(text: object) -> str:
+    """``text`` with every run of whitespace (newlines too) as one space: a library's
+    multi-line message fit for a one-line error."""
+    return " ".join(str(text).split())
+
+
+def set_library_threads(threads: int) -> None:
+    """Let the Rust libraries (HF ``tokenizers``) use ``threads`` threads."""
+    os.environ["RAYON_NUM_THREADS"] = str(max(1, threads))
+
+
+def enforce_size_policy(name: str, spec: TrainSpec, reachable: int, detail: str = "") -> None:
+    """Raise :class:`VocabSizeError` when ``reachable`` misses the requested size, or log a
+    warning under ``size_policy: adjust`` (the caller then keeps ``reachable``)."""
+    if spec.vocab_size is None or reachable == spec.vocab_size:
+        return
+    if reachable > spec.vocab_size:
+        why, bound = "below the alphabet size", "smallest"
+    else:
+        why, bound = "above what the corpus yields", "largest"
+    message = (
+        f"{name} ({spec.label}): vocabulary size {spec.vocab_size} cannot be reached ({why}); "
+        f"the algorithm reached {reachable}, the {bound} reachable size{detail}"
+    )
+    if spec.size_policy != "adjust":
+        raise VocabSizeError(message)
+    log.warning("%s; using %d (size_policy: adjust)", message, reachable)
+
 
 class Tokenizer(ABC):
     """A trained tokenizer: ids are positions in :attr:`vocab`."""
@@ -60,11 +120,36 @@ class Tokenizer(ABC):
     lossless: ClassVar[bool] = False
     #: whether two trainings on the same data give identical files (see each adapter's docs)
     deterministic: ClassVar[bool] = True
+    #: the parameters the adapter accepts (``tokenizers.<name>.params``)
+    params_spec: ClassVar[Mapping[str, Param]] = {}
+    #: whether keys beyond ``params_spec`` go to the library unchecked
+    open_params: ClassVar[bool] = False
 
     @classmethod
-    @abstractmethod
+    def check_params(cls, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``params`` checked against :attr:`params_spec`, defaults filled in."""
+        return check_params(cls.name, params, cls.params_spec, open_ended=cls.open_params)
+
+    @classmethod
     def train(cls, corpus: Path, spec: TrainSpec) -> Tokenizer:
-        """Train on a UTF-8 file with one sentence per line."""
+        """Train on a UTF-8 file with one sentence per line.
+
+        Checks what every adapter needs (corpus file, size, parameters), sets the library
+        thread count and hands :meth:`fit` the spec with checked parameters.
+        """
+        corpus = Path(corpus)
+        if not corpus.is_file():
+            raise TokstudyError(f"{corpus}: corpus file not found")
+        if cls.sized and spec.vocab_size is None:
+            raise TokstudyError(f"{cls.name} ({spec.label}): a vocabulary size is required")
+        checked = replace(spec, params=cls.check_params(spec.params))
+        set_library_threads(spec.threads)
+        return cls.fit(corpus, checked)
+
+    @classmethod
+    def fit(cls, corpus: Path, spec: TrainSpec) -> Tokenizer:
+        """The adapter's training (``spec.params`` already checked); see :meth:`train`."""
+        raise TokstudyError(f"{cls.name}: this tokenizer is loaded, not trained")
 
     @abstractmethod
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:

@@ -17,35 +17,19 @@ smallest reachable size is 261. Training is deterministic (``spec.seed`` is unus
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
 from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter, fast_tokenizer
+from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from transformers import PreTrainedTokenizerFast
-
-
-def checked_params(name: str, params: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    """``params`` over ``defaults``; unknown keys or values of the wrong type are errors."""
-    unknown = sorted(set(params) - set(defaults))
-    if unknown:
-        raise TokstudyError(
-            f"{name}: unknown parameter {unknown[0]!r}; valid parameters: {', '.join(defaults)}"
-        )
-    merged = {**defaults, **params}
-    for key, value in merged.items():
-        if type(value) is not type(defaults[key]):
-            raise TokstudyError(
-                f"{name}: parameter {key!r} must be {type(defaults[key]).__name__}, got {value!r}"
-            )
-    return merged
 
 
 @functools.cache
@@ -61,19 +45,18 @@ class HFByteLevelBPE(HFTokenizersAdapter):
 
     name = "hf_bytelevel_bpe"
     lossless = True
-    defaults: ClassVar[dict[str, Any]] = {"add_prefix_space": False}
+    params_spec: ClassVar[dict[str, Param]] = {"add_prefix_space": Param(bool, False)}
 
     def __init__(self, tokenizer: HFTokenizer) -> None:
         tokenizer.encode_special_tokens = True  # "[UNK]" in text is text: never an [UNK] id
         super().__init__(tokenizer)
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
+    def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
         """Train on a corpus file, streaming it."""
-        params = checked_params(cls.name, spec.params, cls.defaults)
         tokenizer = HFTokenizer(models.BPE(unk_token=UNK))
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(
-            add_prefix_space=params["add_prefix_space"], use_regex=True
+            add_prefix_space=spec.params["add_prefix_space"], use_regex=True
         )
         tokenizer.decoder = decoders.ByteLevel()
         trainer = trainers.BpeTrainer(

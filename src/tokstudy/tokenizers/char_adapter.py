@@ -14,20 +14,21 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from pathlib import Path
+from typing import ClassVar
 
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers
 from tokenizers import Tokenizer as HFTokenizer
 
-from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
+from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec, corpus_lines
 from tokstudy.tokenizers.hf_adapter import METASPACE, HFTokenizersAdapter
+from tokstudy.tokenizers.params import Param
 
 
 def character_counts(corpus: Path) -> Counter[str]:
     """Counts of the characters of the NFKC-normalised corpus, spaces written as ``▁``."""
     counts: Counter[str] = Counter()
-    for line in iter_lines(corpus):
+    for line in corpus_lines(corpus):
         counts.update(unicodedata.normalize("NFKC", line).replace(" ", METASPACE))
     return counts
 
@@ -38,15 +39,11 @@ class CharTokenizer(HFTokenizersAdapter):
     name = "char"
     sized = False
     lossless = True
+    params_spec: ClassVar[dict[str, Param]] = {"min_count": Param(int, 1, minimum=1)}
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> CharTokenizer:
-        min_count = int(spec.params.get("min_count", 1))
-        unknown = sorted(set(spec.params) - {"min_count"})
-        if unknown:
-            raise TokstudyError(
-                f"char: unknown parameter(s) {', '.join(unknown)}; valid: min_count"
-            )
+    def fit(cls, corpus: Path, spec: TrainSpec) -> CharTokenizer:
+        min_count = spec.params["min_count"]
         counts = character_counts(corpus)
         kept = sorted(
             (c for c, n in counts.items() if n >= min_count), key=lambda c: (-counts[c], c)

@@ -13,16 +13,14 @@ leading or trailing whitespace and only characters seen in training. ``whitespac
 from __future__ import annotations
 
 import json
-import logging
-import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
 
-from tokstudy.corpus_io import count_lines, iter_lines
+from tokstudy.corpus_io import count_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.base import (
     CLS,
@@ -32,12 +30,14 @@ from tokstudy.tokenizers.base import (
     UNK,
     Tokenizer,
     TrainSpec,
+    corpus_lines,
+    enforce_size_policy,
+    one_line,
 )
+from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerFast
-
-log = logging.getLogger(__name__)
 
 TOKENIZER_FILE = "tokenizer.json"
 METASPACE = "▁"
@@ -58,31 +58,31 @@ PRE_TOKENIZERS: dict[str, Callable[[], pre_tokenizers.PreTokenizer]] = {
 }
 
 
-def fast_tokenizer(tokenizer: HFTokenizer) -> PreTrainedTokenizerFast:
-    """Wrap a ``tokenizers.Tokenizer`` as a ``transformers`` fast tokenizer (``[CLS] … [SEP]``)."""
-    from transformers import PreTrainedTokenizerFast
-
-    wrapped = HFTokenizer.from_str(tokenizer.to_str())
+def with_cls_sep(tokenizer_json: str) -> HFTokenizer:
+    """A copy of a serialised pipeline that wraps sequences as ``[CLS] … [SEP]``."""
+    wrapped = HFTokenizer.from_str(tokenizer_json)
     wrapped.post_processor = processors.TemplateProcessing(
         single=f"{CLS} $A {SEP}",
         pair=f"{CLS} $A {SEP} $B:1 {SEP}:1",
         special_tokens=[(CLS, wrapped.token_to_id(CLS)), (SEP, wrapped.token_to_id(SEP))],
     )
+    return wrapped
+
+
+def fast_tokenizer(tokenizer: HFTokenizer) -> PreTrainedTokenizerFast:
+    """Wrap a ``tokenizers.Tokenizer`` as a ``transformers`` fast tokenizer (``[CLS] … [SEP]``)."""
+    from transformers import PreTrainedTokenizerFast
+
+    wrapped = with_cls_sep(tokenizer.to_str())
     return PreTrainedTokenizerFast(tokenizer_object=wrapped, **SPECIAL_TOKEN_KWARGS)
 
 
-def check_size(name: str, spec: TrainSpec, reached: int) -> None:
-    """Raise (or log, under ``size_policy: adjust``) when training missed the requested size."""
-    if spec.vocab_size is None or reached == spec.vocab_size:
-        return
-    why = "below the alphabet size" if reached > spec.vocab_size else "above what the corpus yields"
-    message = (
-        f"{name} ({spec.label}): vocabulary size {spec.vocab_size} is {why}; "
-        f"the algorithm reached {reached}"
-    )
-    if spec.size_policy != "adjust":
-        raise VocabSizeError(message)
-    log.warning("%s; keeping %d (size_policy: adjust)", message, reached)
+def read_tokenizer_json(path: Path) -> HFTokenizer:
+    """An HF ``tokenizer.json``; a damaged file is one TokstudyError line naming it."""
+    try:
+        return HFTokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
+        raise TokstudyError(f"{path}: not a valid HF tokenizer.json ({one_line(exc)})") from None
 
 
 class HFTokenizersAdapter(Tokenizer):
@@ -109,20 +109,22 @@ class HFTokenizersAdapter(Tokenizer):
 
     @classmethod
     def load(cls, directory: Path) -> HFTokenizersAdapter:
-        return cls(HFTokenizer.from_file(str(Path(directory) / TOKENIZER_FILE)))
+        return cls(read_tokenizer_json(Path(directory) / TOKENIZER_FILE))
 
     def to_transformers(self) -> PreTrainedTokenizerFast:
         return fast_tokenizer(self._tokenizer)
 
     @classmethod
-    def train_pipeline(
+    def train_library(
         cls, tokenizer: HFTokenizer, trainer: trainers.Trainer, corpus: Path, spec: TrainSpec
-    ) -> HFTokenizersAdapter:
-        """Train ``tokenizer`` on the corpus, streaming it, and check the size reached."""
-        os.environ["RAYON_NUM_THREADS"] = str(max(1, spec.threads))
-        lines: Iterator[str] = iter_lines(corpus)
+    ) -> HFTokenizer:
+        """Train ``tokenizer`` on the corpus, streaming it, and make the result canonical."""
         try:
-            tokenizer.train_from_iterator(lines, trainer=trainer, length=count_lines(corpus))
+            tokenizer.train_from_iterator(
+                corpus_lines(corpus), trainer=trainer, length=count_lines(corpus)
+            )
+        except TokstudyError:
+            raise
         except Exception as exc:  # the Rust trainers raise a bare Exception
             error = VocabSizeError if "vocabulary" in str(exc).lower() else TokstudyError
             raise error(
@@ -130,8 +132,15 @@ class HFTokenizersAdapter(Tokenizer):
                 f"cannot be reached: {exc}"
             ) from exc
         cls.make_canonical(tokenizer)
-        adapter = cls(tokenizer)
-        check_size(cls.name, spec, len(adapter.vocab))
+        return tokenizer
+
+    @classmethod
+    def train_pipeline(
+        cls, tokenizer: HFTokenizer, trainer: trainers.Trainer, corpus: Path, spec: TrainSpec
+    ) -> HFTokenizersAdapter:
+        """:meth:`train_library`, then the size policy on the size reached."""
+        adapter = cls(cls.train_library(tokenizer, trainer, corpus, spec))
+        enforce_size_policy(cls.name, spec, len(adapter.vocab))
         return adapter
 
     @staticmethod
@@ -139,45 +148,70 @@ class HFTokenizersAdapter(Tokenizer):
         """Remove run-to-run differences the library's trainer leaves (default: none)."""
 
 
-def _pipeline(
-    model: models.Model, params: dict[str, Any], default_pre_tokenizer: str
-) -> tuple[HFTokenizer, dict[str, Any]]:
-    """A tokenizer with NFKC and the configured pre-tokenizer; returns the unused params."""
-    params = dict(params)
-    choice = params.pop("pre_tokenizer", default_pre_tokenizer)
-    if choice not in PRE_TOKENIZERS:
-        valid = ", ".join(sorted(PRE_TOKENIZERS))
-        raise TokstudyError(f"pre_tokenizer {choice!r} is not known; valid choices: {valid}")
-    tokenizer = HFTokenizer(model)
-    tokenizer.normalizer = normalizers.NFKC()
-    tokenizer.pre_tokenizer = PRE_TOKENIZERS[choice]()
-    if choice == "metaspace":
-        tokenizer.decoder = _metaspace()[1]
-    return tokenizer, params
+def pre_tokenizer_param(default: str) -> dict[str, Param]:
+    """The ``pre_tokenizer`` parameter of the HF adapters, with its default."""
+    return {"pre_tokenizer": Param(str, default, choices=tuple(sorted(PRE_TOKENIZERS)))}
 
 
-class HFBPE(HFTokenizersAdapter):
-    """Byte-pair encoding (Sennrich et al., 2016) from HF ``tokenizers``."""
+class TrainedPipeline(HFTokenizersAdapter):
+    """NFKC → the configured pre-tokenizer → a model trained by its library trainer.
 
-    name = "hf_bpe"
-    lossless = True
-    default_pre_tokenizer: ClassVar[str] = "metaspace"
+    A subclass names the model and trainer; every parameter but ``pre_tokenizer`` goes to
+    the trainer.
+    """
+
+    open_params = True
+    #: extra keyword arguments of the trainer
+    trainer_options: ClassVar[dict[str, Any]] = {}
+
+    @staticmethod
+    def new_model() -> models.Model:
+        """An untrained model."""
+        raise NotImplementedError
+
+    @staticmethod
+    def new_trainer(**options: Any) -> trainers.Trainer:
+        """The library trainer of the model."""
+        raise NotImplementedError
+
+    @staticmethod
+    def new_decoder(pre_tokenizer: str) -> decoders.Decoder | None:
+        """The decoder (default: the pre-tokenizer's, if it has one)."""
+        return _metaspace()[1] if pre_tokenizer == "metaspace" else None
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(
-            models.BPE(unk_token=UNK), spec.params, cls.default_pre_tokenizer
-        )
-        trainer = trainers.BpeTrainer(
+    def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
+        params = dict(spec.params)
+        choice = params.pop("pre_tokenizer")
+        tokenizer = HFTokenizer(cls.new_model())
+        tokenizer.normalizer = normalizers.NFKC()
+        tokenizer.pre_tokenizer = PRE_TOKENIZERS[choice]()
+        if (decoder := cls.new_decoder(choice)) is not None:
+            tokenizer.decoder = decoder
+        trainer = cls.new_trainer(
             vocab_size=spec.vocab_size,
             special_tokens=list(SPECIAL_TOKENS),
             show_progress=False,
+            **cls.trainer_options,
             **params,
         )
         return cls.train_pipeline(tokenizer, trainer, corpus, spec)
 
 
-class HFWordPiece(HFTokenizersAdapter):
+class HFBPE(TrainedPipeline):
+    """Byte-pair encoding (Sennrich et al., 2016) from HF ``tokenizers``."""
+
+    name = "hf_bpe"
+    lossless = True
+    params_spec = pre_tokenizer_param("metaspace")
+    new_trainer = staticmethod(trainers.BpeTrainer)
+
+    @staticmethod
+    def new_model() -> models.Model:
+        return models.BPE(unk_token=UNK)
+
+
+class HFWordPiece(TrainedPipeline):
     """WordPiece (Schuster & Nakajima, 2012; BERT) from HF ``tokenizers``.
 
     Not deterministic: the library's trainer numbers ``##`` tokens in hash-map order and
@@ -188,7 +222,16 @@ class HFWordPiece(HFTokenizersAdapter):
 
     name = "hf_wordpiece"
     deterministic = False
-    default_pre_tokenizer: ClassVar[str] = "bert"
+    params_spec = pre_tokenizer_param("bert")
+    new_trainer = staticmethod(trainers.WordPieceTrainer)
+
+    @staticmethod
+    def new_model() -> models.Model:
+        return models.WordPiece(unk_token=UNK)
+
+    @staticmethod
+    def new_decoder(pre_tokenizer: str) -> decoders.Decoder:
+        return decoders.WordPiece(prefix=WORDPIECE_PREFIX)
 
     @staticmethod
     def make_canonical(tokenizer: HFTokenizer) -> None:
@@ -205,27 +248,19 @@ class HFWordPiece(HFTokenizersAdapter):
             continuing_subword_prefix=WORDPIECE_PREFIX,
         )
 
-    @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(
-            models.WordPiece(unk_token=UNK), spec.params, cls.default_pre_tokenizer
-        )
-        tokenizer.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX)
-        trainer = trainers.WordPieceTrainer(
-            vocab_size=spec.vocab_size,
-            special_tokens=list(SPECIAL_TOKENS),
-            show_progress=False,
-            **params,
-        )
-        return cls.train_pipeline(tokenizer, trainer, corpus, spec)
 
-
-class HFUnigram(HFTokenizersAdapter):
+class HFUnigram(TrainedPipeline):
     """The Unigram language model (Kudo, 2018) from HF ``tokenizers``."""
 
     name = "hf_unigram"
     lossless = True
-    default_pre_tokenizer: ClassVar[str] = "metaspace"
+    params_spec = pre_tokenizer_param("metaspace")
+    new_trainer = staticmethod(trainers.UnigramTrainer)
+    trainer_options: ClassVar[dict[str, Any]] = {"unk_token": UNK}
+
+    @staticmethod
+    def new_model() -> models.Model:
+        return models.Unigram()
 
     @staticmethod
     def make_canonical(tokenizer: HFTokenizer) -> None:
@@ -245,15 +280,3 @@ class HFUnigram(HFTokenizersAdapter):
         rest.sort(key=lambda item: (-item[1], item[0]))
         ordered = sorted(specials, key=lambda item: SPECIAL_TOKENS.index(item[0])) + rest
         tokenizer.model = models.Unigram(ordered, unk_id=0, byte_fallback=False)
-
-    @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:
-        tokenizer, params = _pipeline(models.Unigram(), spec.params, cls.default_pre_tokenizer)
-        trainer = trainers.UnigramTrainer(
-            vocab_size=spec.vocab_size,
-            special_tokens=list(SPECIAL_TOKENS),
-            unk_token=UNK,
-            show_progress=False,
-            **params,
-        )
-        return cls.train_pipeline(tokenizer, trainer, corpus, spec)

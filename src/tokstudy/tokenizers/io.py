@@ -2,12 +2,12 @@
 
 ``vocab.tsv`` lists every vocabulary item in id order with its frequency in the tokenized
 training text (``token<TAB>frequency``); ``meta.json`` records what was asked for and what
-was reached, so a run can always be traced back to its configuration.
+was reached, so a run can always be traced back to its configuration, and the SHA-256 of
+every other file (see :mod:`tokstudy.tokenizers.directory`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -16,7 +16,8 @@ import numpy as np
 from tokstudy import __version__
 from tokstudy.corpus_io import batched, iter_lines
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
-from tokstudy.tokenizers.registry import META_FILE, VOCAB_FILE, adapter_class
+from tokstudy.tokenizers.directory import VOCAB_FILE, write_meta
+from tokstudy.tokenizers.registry import adapter_class
 
 log = logging.getLogger(__name__)
 
@@ -61,5 +62,5 @@ def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path
         "size_policy": spec.size_policy,
         "tokstudy_version": __version__,
     }
-    (directory / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", "utf-8")
+    write_meta(directory, meta)
     return tokenizer

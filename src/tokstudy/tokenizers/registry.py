@@ -6,13 +6,23 @@ Adapters are imported lazily so that naming one does not import every library.
 from __future__ import annotations
 
 import importlib
-import json
 from pathlib import Path
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.base import Tokenizer, one_line
+from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, read_meta
 
-#: name → "module:Class"; keep in sync with workflow/schemas/config.schema.yaml (tested)
+__all__ = [
+    "ADAPTERS",
+    "META_FILE",
+    "VOCAB_FILE",
+    "adapter_class",
+    "adapter_names",
+    "load_tokenizer",
+]
+
+#: name → "module:Class": the one list of tokenizer names (config/README.md documents each;
+#: tests/test_tokenizer_layer.py checks that nothing else lists them)
 ADAPTERS: dict[str, str] = {
     "sp_bpe": "tokstudy.tokenizers.sentencepiece_adapter:SentencePieceBPE",
     "sp_unigram": "tokstudy.tokenizers.sentencepiece_adapter:SentencePieceUnigram",
@@ -29,9 +39,6 @@ ADAPTERS: dict[str, str] = {
         "tokstudy.tokenizers.hft.pretok_sentencepiece:PretokenizedSentencePieceUnigram"
     ),
 }
-
-META_FILE = "meta.json"
-VOCAB_FILE = "vocab.tsv"
 
 
 def adapter_names() -> list[str]:
@@ -50,9 +57,17 @@ def adapter_class(name: str) -> type[Tokenizer]:
 
 
 def load_tokenizer(directory: Path) -> Tokenizer:
-    """Load a tokenizer directory written by :func:`tokstudy.tokenizers.io.save_trained`."""
-    meta_path = Path(directory) / META_FILE
-    if not meta_path.is_file():
-        raise TokstudyError(f"{directory}: not a tokstudy tokenizer directory (no {META_FILE})")
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    return adapter_class(meta["tokenizer"]).load(Path(directory))
+    """Load a tokenizer directory written by :func:`tokstudy.tokenizers.io.train_to_directory`.
+
+    The checksums in ``meta.json`` are verified first; any failure is one
+    :class:`TokstudyError` line naming the file.
+    """
+    directory = Path(directory)
+    name = read_meta(directory)["tokenizer"]
+    try:
+        return adapter_class(name).load(directory)
+    except TokstudyError:
+        raise
+    except Exception as exc:  # a library's own error on a damaged file
+        detail = one_line(f"{type(exc).__name__}: {exc}")
+        raise TokstudyError(f"{directory}: cannot load the {name} tokenizer ({detail})") from exc

@@ -9,6 +9,14 @@ SentencePiece's unknown piece, the other four are control symbols that never sta
 Round trip: ``decode(encode(text)) == text`` holds for text that is NFKC-stable, uses single
 spaces between words, has no leading or trailing whitespace and only characters seen in
 training (SentencePiece normalises whitespace and maps unseen characters to ``[UNK]``).
+
+Set by tokstudy, whatever the params say:
+
+* one training thread (:data:`TRAINING_THREADS`): SentencePiece's Unigram EM sums
+  per-thread partial counts, so the model (and, for BPE too, the ``num_threads`` stored in
+  ``spm.model``) would depend on the CPU count a job gets;
+* ``max_sentence_length`` at least the longest training line in bytes: SentencePiece
+  silently skips longer lines, so no line is ever skipped.
 """
 
 from __future__ import annotations
@@ -18,13 +26,13 @@ import logging
 import re
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import sentencepiece as spm
 
-from tokstudy.corpus_io import iter_lines
-from tokstudy.errors import TokstudyError, VocabSizeError
+from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import (
     CLS,
     MASK,
@@ -35,7 +43,11 @@ from tokstudy.tokenizers.base import (
     UNK,
     Tokenizer,
     TrainSpec,
+    corpus_lines,
+    enforce_size_policy,
+    one_line,
 )
+from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -43,26 +55,61 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MODEL_FILE = "spm.model"
+#: SentencePiece's threads: a constant, so the model does not depend on the CPUs a job gets
+TRAINING_THREADS = 1
+#: SentencePiece's own default ``max_sentence_length`` (bytes)
+DEFAULT_MAX_SENTENCE_LENGTH = 4192
+#: defaults of the trainer options tokstudy sets; any other trainer option may be given
+SENTENCEPIECE_PARAMS: dict[str, Param] = {
+    "character_coverage": Param((int, float), 1.0),
+    "normalization_rule_name": Param(str, "nmt_nfkc"),
+    "input_sentence_size": Param(int, 2_000_000, minimum=0),
+    "shuffle_input_sentence": Param(bool, True),
+    # left unset unless a line is longer (a set field is stored in spm.model)
+    "max_sentence_length": Param(int, minimum=1),
+}
 _TOO_SMALL = re.compile(r"smaller than required_chars\. (\d+) vs (\d+)")
 _TOO_LARGE = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
+
+
+def corpus_shape(corpus: Path) -> tuple[int, int]:
+    """Number of lines and length in UTF-8 bytes of the longest line of a corpus."""
+    lines = longest = 0
+    for line in corpus_lines(corpus):
+        lines += 1
+        longest = max(longest, len(line.encode("utf-8")))
+    return lines, longest
 
 
 def _trainer_options(
     model_type: str, spec: TrainSpec, corpus: Path, writer: io.BytesIO
 ) -> dict[str, Any]:
-    options: dict[str, Any] = {
-        "character_coverage": 1.0,
-        "normalization_rule_name": "nmt_nfkc",
-        "input_sentence_size": 2_000_000,
-        "shuffle_input_sentence": True,
-    }
-    options.update(spec.params)
+    options = dict(spec.params)
+    lines, longest = corpus_shape(corpus)
+    if 0 < options["input_sentence_size"] < lines:
+        log.warning(
+            "%s: SentencePiece trains on a random sample of input_sentence_size=%d of the "
+            "%d lines (params.input_sentence_size: 0 uses all)",
+            corpus,
+            options["input_sentence_size"],
+            lines,
+        )
+    limit = options.get("max_sentence_length", DEFAULT_MAX_SENTENCE_LENGTH)
+    if longest > limit:
+        log.info(
+            "%s: longest line has %d bytes; SentencePiece's max_sentence_length raised from "
+            "%d so that no line is skipped",
+            corpus,
+            longest,
+            limit,
+        )
+        options["max_sentence_length"] = longest
     options.update(
-        sentence_iterator=iter_lines(corpus),
+        sentence_iterator=corpus_lines(corpus),
         model_writer=writer,
         model_type=model_type,
         vocab_size=spec.vocab_size,
-        num_threads=max(1, spec.threads),
+        num_threads=TRAINING_THREADS,
         unk_id=0,
         unk_piece=UNK,
         bos_id=-1,
@@ -86,6 +133,8 @@ def _reachable_size(message: str, requested: int) -> int | None:
 class _SentencePiece(Tokenizer):
     model_type: ClassVar[str]
     lossless = True
+    params_spec = SENTENCEPIECE_PARAMS
+    open_params = True
 
     def __init__(self, model_proto: bytes) -> None:
         self._proto = model_proto
@@ -95,9 +144,7 @@ class _SentencePiece(Tokenizer):
         ]
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> _SentencePiece:
-        if spec.vocab_size is None:
-            raise TokstudyError(f"{cls.name}: a vocabulary size is required")
+    def fit(cls, corpus: Path, spec: TrainSpec) -> _SentencePiece:
         spm.set_random_generator_seed(spec.seed)
         writer = io.BytesIO()
         try:
@@ -106,17 +153,8 @@ class _SentencePiece(Tokenizer):
             reachable = _reachable_size(str(exc), spec.vocab_size)
             if reachable is None:
                 raise TokstudyError(f"{cls.name} ({spec.label}): {exc}") from exc
-            message = (
-                f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} cannot be "
-                f"reached; the nearest reachable size is {reachable}"
-            )
-            if spec.size_policy != "adjust":
-                raise VocabSizeError(message) from exc
-            log.warning("%s; training with %d instead (size_policy: adjust)", message, reachable)
-            adjusted = TrainSpec(
-                reachable, spec.params, spec.seed, spec.threads, "error", spec.label
-            )
-            return cls.train(corpus, adjusted)
+            enforce_size_policy(cls.name, spec, reachable)
+            return cls.fit(corpus, replace(spec, vocab_size=reachable, size_policy="error"))
         return cls(writer.getvalue())
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
@@ -134,7 +172,15 @@ class _SentencePiece(Tokenizer):
 
     @classmethod
     def load(cls, directory: Path) -> _SentencePiece:
-        return cls((Path(directory) / MODEL_FILE).read_bytes())
+        return cls.from_file(Path(directory) / MODEL_FILE)
+
+    @classmethod
+    def from_file(cls, path: Path) -> _SentencePiece:
+        """A SentencePiece model file; a damaged one is one TokstudyError line naming it."""
+        try:
+            return cls(Path(path).read_bytes())
+        except (OSError, RuntimeError) as exc:
+            raise TokstudyError(f"{path}: not a SentencePiece model ({one_line(exc)})") from None
 
     def to_transformers(self) -> PreTrainedTokenizerBase:
         from transformers.tokenization_utils_sentencepiece import SentencePieceBackend

@@ -1,7 +1,7 @@
 """BBPE: byte-level BPE with word boundaries (Wei et al., 2021), adapter ``bbpe``.
 
-Pipeline (details in :mod:`~tokstudy.tokenizers.bbpe.units` and
-:mod:`~tokstudy.tokenizers.bbpe.learner`):
+Pipeline (details in :mod:`~tokstudy.tokenizers.bbpe.units`,
+:mod:`~tokstudy.tokenizers.bbpe.learner` and :mod:`~tokstudy.tokenizers.bbpe.model`):
 
 1. every CJK, punctuation and whitespace character becomes a unit of its own, runs of
    other characters are units (words); a single space between two words is implicit;
@@ -24,151 +24,50 @@ then an explicit token, since unit starts are no longer visible).
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import models
-
-from tokstudy.corpus_io import iter_lines
-from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec, corpus_lines, enforce_size_policy
 from tokstudy.tokenizers.bbpe.learner import learn_bpe
-from tokstudy.tokenizers.bbpe.units import (
-    TRAILING_PREFIX,
-    hex_to_symbols,
-    join_units,
-    split_units,
-    symbols_to_hex,
-    to_symbols,
-)
-from tokstudy.tokenizers.bytelevel_adapter import checked_params
-from tokstudy.tokenizers.hf_adapter import check_size
+from tokstudy.tokenizers.bbpe.model import MODEL_FILE, WORD_BOUNDARY_MODES, BBPEModel
+from tokstudy.tokenizers.bbpe.units import symbols_to_hex
+from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:
     from tokstudy.tokenizers.bbpe.transformers_tokenizer import BBPETransformersTokenizer
 
-WORD_BOUNDARY_MODES = ("leading_trailing", "none")
-MODEL_FILE = "bbpe.json"
-FORMAT_VERSION = 1
 
-
-def marks_word_boundaries(word_boundary: str) -> bool:
-    """Whether a ``word_boundary`` value asks for leading/trailing forms (validated)."""
-    if word_boundary not in WORD_BOUNDARY_MODES:
-        raise TokstudyError(
-            f"bbpe: parameter 'word_boundary' must be one of "
-            f"{', '.join(WORD_BOUNDARY_MODES)}, got {word_boundary!r}"
-        )
-    return word_boundary == "leading_trailing"
-
-
-class BBPE(Tokenizer):
-    """Byte-level subwords with leading/trailing byte tokens; ids index :attr:`vocab`."""
+class BBPE(BBPEModel, Tokenizer):
+    """The ``bbpe`` adapter: a :class:`BBPEModel` that trains, saves and loads."""
 
     name = "bbpe"
     lossless = True
-    defaults: ClassVar[dict[str, Any]] = {"word_boundary": "leading_trailing"}
-
-    def __init__(self, word_boundary: str, vocab: list[str], merges: list[tuple[str, str]]):
-        """A BBPE tokenizer from hex-form vocabulary (id order) and merges (rank order)."""
-        self._marked = marks_word_boundaries(word_boundary)
-        self.word_boundary = word_boundary
-        self._vocab = vocab
-        self._merges = merges
-        symbol_ids = {hex_to_symbols(token): i for i, token in enumerate(vocab)}
-        prefix = {"continuing_subword_prefix": TRAILING_PREFIX} if self._marked else {}
-        model = models.BPE(
-            vocab=symbol_ids,
-            merges=[(hex_to_symbols(left), hex_to_symbols(right)) for left, right in merges],
-            **prefix,
-        )
-        self._bpe = HFTokenizer(model)
+    params_spec: ClassVar[dict[str, Param]] = {
+        "word_boundary": Param(str, "leading_trailing", choices=WORD_BOUNDARY_MODES)
+    }
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> BBPE:
+    def fit(cls, corpus: Path, spec: TrainSpec) -> BBPE:
         """Learn merges from a corpus file; ``spec.seed`` is unused (training is deterministic)."""
-        word_boundary = checked_params(cls.name, spec.params, cls.defaults)["word_boundary"]
-        marked = marks_word_boundaries(word_boundary)
-        if spec.vocab_size is None:
-            raise TokstudyError(f"{cls.name} ({spec.label}): vocab_size is required")
-        os.environ["RAYON_NUM_THREADS"] = str(max(1, spec.threads))
-        try:
-            vocab, merges = learn_bpe(iter_lines(corpus), spec.vocab_size, marked)
-        except UnicodeDecodeError as error:
-            raise TokstudyError(f"{corpus}: not valid UTF-8 ({error})") from error
+        word_boundary = spec.params["word_boundary"]
+        marked = word_boundary == "leading_trailing"
+        vocab, merges = learn_bpe(corpus_lines(corpus), spec.vocab_size, marked)
         trained = cls(
             word_boundary,
             [symbols_to_hex(token) for token in vocab],
             [(symbols_to_hex(left), symbols_to_hex(right)) for left, right in merges],
         )
-        check_size(cls.name, spec, len(trained.vocab))
+        enforce_size_policy(cls.name, spec, len(trained.vocab))
         return trained
-
-    def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
-        """Token ids of each line; never ``[UNK]``."""
-        words = [[to_symbols(unit) for unit in split_units(line, self._marked)] for line in lines]
-        encodings = self._bpe.encode_batch_fast(
-            words, is_pretokenized=True, add_special_tokens=False
-        )
-        return [encoding.ids for encoding in encodings]
-
-    def decode(self, ids: Sequence[int]) -> str:
-        """Text of ids; the inverse of :meth:`encode_batch`."""
-        return self.detokenize([self._vocab[i] for i in ids])
-
-    def detokenize(self, tokens: Sequence[str]) -> str:
-        """Text of hex-form token strings (special tokens as their literal text)."""
-        return join_units(tokens, self._marked)
-
-    @property
-    def vocab(self) -> list[str]:
-        """Token strings (hex pairs, ``##`` on trailing tokens), indexed by id."""
-        return self._vocab
-
-    @property
-    def merges(self) -> list[tuple[str, str]]:
-        """Learned merges in rank order, as hex-form token pairs."""
-        return self._merges
 
     def save(self, directory: Path) -> None:
         """Write ``bbpe.json`` (mode, vocabulary, merges)."""
         self.save_file(Path(directory) / MODEL_FILE)
 
-    def save_file(self, path: Path) -> None:
-        """Write the model as one JSON file."""
-        data = {
-            "tokenizer": self.name,
-            "format_version": FORMAT_VERSION,
-            "word_boundary": self.word_boundary,
-            "vocab": self._vocab,
-            "merges": [list(pair) for pair in self._merges],
-        }
-        Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", "utf-8")
-
     @classmethod
     def load(cls, directory: Path) -> BBPE:
         """Read ``bbpe.json``."""
         return cls.load_file(Path(directory) / MODEL_FILE)
-
-    @classmethod
-    def load_file(cls, path: Path) -> BBPE:
-        """Read a model file written by :meth:`save_file`."""
-        path = Path(path)
-        if not path.is_file():
-            raise TokstudyError(f"{path}: {cls.name} model file not found")
-        try:
-            data = json.loads(path.read_text("utf-8"))
-            if data["format_version"] != FORMAT_VERSION:
-                raise TokstudyError(
-                    f"{path}: format_version {data['format_version']!r} is not {FORMAT_VERSION}"
-                )
-            return cls(data["word_boundary"], data["vocab"], [tuple(m) for m in data["merges"]])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
-            raise TokstudyError(f"{path}: not a {cls.name} model file ({error})") from error
 
     def to_transformers(self) -> BBPETransformersTokenizer:
         """A slow ``transformers`` tokenizer with the same ids (see its module for why slow)."""

@@ -3,7 +3,7 @@
 A ``PreTrainedTokenizerFast`` would need the whole pipeline in HF ``tokenizers``
 components, and BBPE's decoding cannot be written that way: whether a space goes between
 two units depends on whether both are plain words (not CJK, punctuation or whitespace),
-which no ``tokenizers`` decoder can decide. This class therefore wraps :class:`BBPE`
+which no ``tokenizers`` decoder can decide. This class therefore wraps a BBPE model (:mod:`.model`)
 (whose BPE itself runs in HF ``tokenizers``), with the same ids and token strings.
 
 Special tokens: ``[UNK] [PAD] [CLS] [SEP] [MASK]`` (ids 0–4); ``add_special_tokens=True``
@@ -16,52 +16,30 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
-
-from transformers import PreTrainedTokenizer
+from typing import Any, ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, UNK
-from tokstudy.tokenizers.bbpe.adapter import BBPE, MODEL_FILE
+from tokstudy.tokenizers.bbpe.model import MODEL_FILE, BBPEModel
+from tokstudy.tokenizers.slow_wrapper import TokenListTokenizer
 
 
-class BBPETransformersTokenizer(PreTrainedTokenizer):
-    """``transformers`` front end of a :class:`BBPE` model."""
+class BBPETransformersTokenizer(TokenListTokenizer):
+    """``transformers`` front end of a BBPE model."""
 
-    vocab_files_names = {"model_file": MODEL_FILE}  # noqa: RUF012 (transformers API)
+    vocab_files_names: ClassVar[dict[str, str]] = {"model_file": MODEL_FILE}
 
-    def __init__(self, model_file: str | None = None, *, bbpe: BBPE | None = None, **kwargs: Any):
+    def __init__(
+        self, model_file: str | None = None, *, bbpe: BBPEModel | None = None, **kwargs: Any
+    ):
         if bbpe is None:
             if model_file is None:
                 raise TokstudyError("BBPETransformersTokenizer needs model_file or bbpe")
-            bbpe = BBPE.load_file(Path(model_file))
+            bbpe = BBPEModel.load_file(Path(model_file))
         self.bbpe = bbpe
-        self._token_ids = {token: i for i, token in enumerate(bbpe.vocab)}
-        settings: dict[str, Any] = {
-            **SPECIAL_TOKEN_KWARGS,
-            "split_special_tokens": True,
-            "clean_up_tokenization_spaces": False,
-            "special_tokens_pattern": "cls_sep",
-        }
-        super().__init__(**{**settings, **kwargs})
-
-    @property
-    def vocab_size(self) -> int:
-        """Number of tokens (special tokens included)."""
-        return len(self.bbpe.vocab)
-
-    def get_vocab(self) -> dict[str, int]:
-        """Token string → id."""
-        return dict(self._token_ids)
+        super().__init__(bbpe.vocab, **kwargs)
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         return self.bbpe.tokenize(text)
-
-    def _convert_token_to_id(self, token: str) -> int:
-        return self._token_ids.get(token, self._token_ids[UNK])
-
-    def _convert_id_to_token(self, index: int) -> str:
-        return self.bbpe.vocab[index]
 
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
         """Text of token strings (lossless for tokens from :meth:`tokenize`)."""

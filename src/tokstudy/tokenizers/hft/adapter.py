@@ -15,15 +15,19 @@ id order, special tokens excluded) and ``hft_config.json`` (marks and training p
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from tempfile import TemporaryDirectory
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from tokstudy.corpus_io import iter_lines
-from tokstudy.errors import TokstudyError, VocabSizeError
-from tokstudy.tokenizers.base import SPECIAL_TOKENS, Tokenizer, TrainSpec
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.base import (
+    SPECIAL_TOKENS,
+    Tokenizer,
+    TrainSpec,
+    corpus_lines,
+    enforce_size_policy,
+)
 from tokstudy.tokenizers.hft.encoder import HFTEncoder
 from tokstudy.tokenizers.hft.learn import (
     DEFAULT_MAX_ITERATIONS,
@@ -34,53 +38,15 @@ from tokstudy.tokenizers.hft.learn import (
 )
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.vocab import HFTVocab
+from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:
     from tokstudy.tokenizers.hft.hf_wrapper import HFTTransformersTokenizer
 
-log = logging.getLogger(__name__)
-
 VOCAB_FILE = "hft_vocab.tsv"
 CONFIG_FILE = "hft_config.json"
-PARAMS = ("step_fraction", "max_iterations", "marks")
-SIZE_POLICIES = ("error", "adjust")
-
-
-def read_lines(path: Path) -> Iterator[str]:
-    """Lines of a prepared corpus; a missing or non-UTF-8 file raises TokstudyError."""
-    path = Path(path)
-    if not path.is_file():
-        raise TokstudyError(f"{path}: corpus file not found")
-    try:
-        yield from iter_lines(path)
-    except UnicodeDecodeError as err:
-        raise TokstudyError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
-
-
-def checked_params(params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` with defaults filled in; unknown or ill-typed ones raise TokstudyError."""
-    unknown = sorted(set(params) - set(PARAMS))
-    if unknown:
-        raise TokstudyError(f"hft: unknown params {unknown}; valid: {', '.join(PARAMS)}")
-    out = {
-        "step_fraction": params.get("step_fraction", DEFAULT_STEP_FRACTION),
-        "max_iterations": params.get("max_iterations", DEFAULT_MAX_ITERATIONS),
-        "marks": Marks.from_param(params.get("marks")).as_dict(),
-    }
-    if isinstance(out["step_fraction"], bool) or not isinstance(out["step_fraction"], int | float):
-        raise TokstudyError(
-            f"hft param 'step_fraction' must be a number, got {out['step_fraction']!r}"
-        )
-    max_iterations = out["max_iterations"]
-    if (
-        isinstance(max_iterations, bool)
-        or not isinstance(max_iterations, int)
-        or max_iterations < 1
-    ):
-        raise TokstudyError(
-            f"hft param 'max_iterations' must be an integer ≥ 1, got {max_iterations!r}"
-        )
-    return out
+#: the ``marks`` parameter (``{name: character}``), shared with ``sp_*_hftpretok``
+MARKS_PARAM = Param((dict, type(None)), None)
 
 
 class HFT(Tokenizer):
@@ -89,6 +55,18 @@ class HFT(Tokenizer):
     name = "hft"
     sized = True
     lossless = True
+    params_spec: ClassVar[dict[str, Param]] = {
+        "step_fraction": Param((int, float), DEFAULT_STEP_FRACTION),
+        "max_iterations": Param(int, DEFAULT_MAX_ITERATIONS, minimum=1),
+        "marks": MARKS_PARAM,
+    }
+
+    @classmethod
+    def check_params(cls, params: dict[str, Any] | None) -> dict[str, Any]:
+        """The declared check, with ``marks`` completed to all five marks."""
+        checked = super().check_params(params)
+        checked["marks"] = Marks.from_param(checked["marks"]).as_dict()
+        return checked
 
     def __init__(self, vocab: HFTVocab, params: dict[str, Any]) -> None:
         self.hft_vocab = vocab
@@ -97,17 +75,11 @@ class HFT(Tokenizer):
         self._encoder = HFTEncoder(vocab, self.marks, SPECIAL_TOKENS)
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> HFT:
+    def fit(cls, corpus: Path, spec: TrainSpec) -> HFT:
         """Learn ``spec.vocab_size`` entries (special tokens and marks included)."""
-        params = checked_params(spec.params)
-        if spec.size_policy not in SIZE_POLICIES:
-            raise TokstudyError(
-                f"size_policy must be one of {', '.join(SIZE_POLICIES)}, got {spec.size_policy!r}"
-            )
-        if spec.vocab_size is None:
-            raise TokstudyError(f"{cls.name} ({spec.label}): a vocabulary size is required")
+        params = spec.params
         marks = Marks.from_param(params["marks"])
-        counts = count_pretokens(read_lines(corpus), Pretokenizer(marks), str(corpus))
+        counts = count_pretokens(corpus_lines(corpus), Pretokenizer(marks), str(corpus))
         if not counts:
             raise TokstudyError(f"{corpus}: no text to train hft on (empty corpus)")
         target = spec.vocab_size - len(SPECIAL_TOKENS)
@@ -120,16 +92,11 @@ class HFT(Tokenizer):
         )
         reached = len(result.vocab) + len(SPECIAL_TOKENS)
         if result.outcome != "target":
-            bound = "smallest" if result.outcome == "too_small" else "largest"
-            message = (
-                f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} cannot be "
-                f"reached; the {bound} reachable size is {reached} ({len(SPECIAL_TOKENS)} "
-                f"special tokens + {len(result.vocab)} HFT entries, {result.n_characters} of "
-                "them characters and marks)"
+            detail = (
+                f" ({len(SPECIAL_TOKENS)} special tokens + {len(result.vocab)} HFT entries, "
+                f"{result.n_characters} of them characters and marks)"
             )
-            if spec.size_policy == "error":
-                raise VocabSizeError(message)
-            log.warning("%s; keeping %d entries (size_policy 'adjust')", message, reached)
+            enforce_size_policy(cls.name, spec, reached, detail)
         return cls(result.vocab, params)
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
@@ -167,8 +134,8 @@ class HFT(Tokenizer):
             raise TokstudyError(f"{directory}: no {CONFIG_FILE}")
         try:
             config = json.loads(config_path.read_text(encoding="utf-8"))
-            params = checked_params(config["params"])
-        except (json.JSONDecodeError, KeyError, TypeError) as err:
+            params = cls.check_params(config["params"])
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as err:
             raise TokstudyError(f"{config_path}: invalid hft config ({err})") from None
         return cls(HFTVocab.read_tsv(Path(directory) / VOCAB_FILE), params)
 

@@ -12,17 +12,16 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
-from transformers import PreTrainedTokenizer
-
-from tokstudy.tokenizers.base import CLS, MASK, PAD, SEP, SPECIAL_TOKENS, UNK
+from tokstudy.tokenizers.base import SPECIAL_TOKENS
 from tokstudy.tokenizers.hft.encoder import HFTEncoder
 from tokstudy.tokenizers.hft.pretokenize import Marks
 from tokstudy.tokenizers.hft.vocab import HFTVocab
+from tokstudy.tokenizers.slow_wrapper import TokenListTokenizer
 
 VOCAB_FILE = "hft_vocab.tsv"
 
 
-class HFTTransformersTokenizer(PreTrainedTokenizer):
+class HFTTransformersTokenizer(TokenListTokenizer):
     """HFT as a ``transformers.PreTrainedTokenizer``."""
 
     vocab_files_names: ClassVar[dict[str, str]] = {"vocab_file": VOCAB_FILE}
@@ -33,38 +32,11 @@ class HFTTransformersTokenizer(PreTrainedTokenizer):
         self.hft_vocab = HFTVocab.read_tsv(vocab_file)
         self.hft_marks = Marks.from_param(marks)
         self._encoder = HFTEncoder(self.hft_vocab, self.hft_marks, SPECIAL_TOKENS)
-        self._ids = {token: i for i, token in enumerate(self._encoder.tokens)}
-        for key, token in (
-            ("unk_token", UNK),
-            ("pad_token", PAD),
-            ("cls_token", CLS),
-            ("sep_token", SEP),
-            ("mask_token", MASK),
-        ):
-            kwargs.setdefault(key, token)
-        kwargs.setdefault("split_special_tokens", True)
-        kwargs.setdefault("special_tokens_pattern", "cls_sep")
-        kwargs.setdefault("clean_up_tokenization_spaces", False)
-        super().__init__(marks=self.hft_marks.as_dict(), **kwargs)
-
-    @property
-    def vocab_size(self) -> int:
-        """Entries of the base vocabulary (special tokens included)."""
-        return len(self._encoder.tokens)
-
-    def get_vocab(self) -> dict[str, int]:
-        """Token → id, added tokens included."""
-        return {**self._ids, **self.added_tokens_encoder}
+        super().__init__(self._encoder.tokens, marks=self.hft_marks.as_dict(), **kwargs)
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         tokens = self._encoder.tokens
         return [tokens[i] for i in self._encoder.encode_lines([text], where="hft tokenize")[0]]
-
-    def _convert_token_to_id(self, token: str) -> int:
-        return self._ids.get(token, self._ids[UNK])
-
-    def _convert_id_to_token(self, index: int) -> str:
-        return self._encoder.tokens[index]
 
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
         """Text of tokens: the HFT marks are resolved, ``[UNK]`` becomes U+FFFD."""

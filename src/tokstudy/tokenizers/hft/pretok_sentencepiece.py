@@ -26,15 +26,17 @@ from typing import Any, ClassVar
 from transformers.tokenization_utils_sentencepiece import SentencePieceBackend
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, UNK, Tokenizer, TrainSpec
-from tokstudy.tokenizers.hft.adapter import read_lines
+from tokstudy.tokenizers.base import UNK, Tokenizer, TrainSpec, corpus_lines
+from tokstudy.tokenizers.hft.adapter import MARKS_PARAM
 from tokstudy.tokenizers.hft.encoder import UNK_TEXT
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.sentencepiece_adapter import (
     MODEL_FILE,
     SentencePieceBPE,
     SentencePieceUnigram,
 )
+from tokstudy.tokenizers.slow_wrapper import WrapperSettings
 
 CONFIG_FILE = "hft_pretok.json"
 SP_DEFAULTS = {"normalization_rule_name": "identity", "split_by_unicode_script": False}
@@ -47,18 +49,13 @@ def pieces_to_text(pieces: Sequence[str], pretokenizer: Pretokenizer) -> str:
     return pretokenizer.detokenize(marked.replace(WORD_BOUNDARY, "").replace(" ", ""))
 
 
-class HFTSentencePieceTokenizer(SentencePieceBackend):
+class HFTSentencePieceTokenizer(WrapperSettings, SentencePieceBackend):
     """``transformers`` tokenizer: HFT pre-tokenization, then the SentencePiece model."""
 
     def __init__(self, vocab_file: str, marks: dict[str, str] | None = None, **kwargs: Any):
         """``vocab_file``: a SentencePiece model; ``marks``: the ``marks`` param."""
         self.hft_marks = Marks.from_param(marks)
         self._pretokenizer = Pretokenizer(self.hft_marks)
-        for key, token in SPECIAL_TOKEN_KWARGS.items():
-            kwargs.setdefault(key, token)
-        kwargs.setdefault("split_special_tokens", True)
-        kwargs.setdefault("special_tokens_pattern", "cls_sep")
-        kwargs.setdefault("clean_up_tokenization_spaces", False)
         super().__init__(vocab_file=vocab_file, marks=self.hft_marks.as_dict(), **kwargs)
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
@@ -75,6 +72,8 @@ class _PretokenizedSentencePiece(Tokenizer):
 
     inner_class: ClassVar[type[SentencePieceBPE] | type[SentencePieceUnigram]]
     lossless = True
+    params_spec: ClassVar[dict[str, Param]] = {"marks": MARKS_PARAM}
+    open_params = True  # the rest goes to SentencePiece, checked there
 
     def __init__(self, inner: SentencePieceBPE | SentencePieceUnigram, marks: Marks) -> None:
         self.inner = inner
@@ -82,15 +81,15 @@ class _PretokenizedSentencePiece(Tokenizer):
         self.pretokenizer = Pretokenizer(marks)
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> _PretokenizedSentencePiece:
+    def fit(cls, corpus: Path, spec: TrainSpec) -> _PretokenizedSentencePiece:
         """Pre-tokenize ``corpus`` into a temporary file and train SentencePiece on it."""
         params = dict(spec.params)
-        marks = Marks.from_param(params.pop("marks", None))
+        marks = Marks.from_param(params.pop("marks"))
         pretokenizer = Pretokenizer(marks)
         with tempfile.TemporaryDirectory(prefix="tokstudy-hftpretok-") as tmp:
             pretokenized = Path(tmp) / "pretokenized.txt"
             with open(pretokenized, "w", encoding="utf-8", newline="\n") as out:
-                for number, line in enumerate(read_lines(corpus), start=1):
+                for number, line in enumerate(corpus_lines(corpus), start=1):
                     pretokens = pretokenizer.pretokenize(line, f"{corpus}:{number}")
                     out.write(" ".join(pretokens) + "\n")
             inner_spec = replace(spec, params=SP_DEFAULTS | params)

@@ -35,24 +35,30 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import decoders, models, normalizers, processors, trainers
+from tokenizers import decoders, models, normalizers, trainers
 
-from tokstudy.corpus_io import count_lines, iter_lines
-from tokstudy.errors import TokstudyError, VocabSizeError
-from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.base import (
+    SPECIAL_TOKENS,
+    UNK,
+    TrainSpec,
+    corpus_lines,
+    enforce_size_policy,
+)
 from tokstudy.tokenizers.hf_adapter import (
     TOKENIZER_FILE,
     WORDPIECE_PREFIX,
+    HFTokenizersAdapter,
     HFWordPiece,
-    check_size,
+    read_tokenizer_json,
+    with_cls_sep,
 )
+from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.wordmap.presegment import WordmapPreSegmenter, serialisable_pre_tokenizer
 from tokstudy.tokenizers.wordmap.segmenter import Segmenter
 from tokstudy.tokenizers.wordmap.tagging import (
@@ -69,33 +75,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 WORDMAP_FILE = "wordmap.json"
-
-#: Wordmap parameters and their defaults
-WORDMAP_DEFAULTS: dict[str, Any] = {
-    "pos_tags": list(DEFAULT_POS_TAGS),
-    "z_threshold": 0.0,
-    "min_affix_count": 2,
-    "min_stem_length": 2,
-    "max_segments": 8,
-    "max_lexemes": 5000,
-}
 #: parameters handed to the WordPiece trainer when given
 TRAINER_PARAMS = ("min_frequency", "limit_alphabet")
-
-
-def wordmap_settings(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Split ``spec.params`` into Wordmap settings (defaults filled in) and trainer params."""
-    unknown = sorted(set(params) - set(WORDMAP_DEFAULTS) - set(TRAINER_PARAMS))
-    if unknown:
-        valid = ", ".join(sorted([*WORDMAP_DEFAULTS, *TRAINER_PARAMS]))
-        raise TokstudyError(
-            f"wordmap_wordpiece: unknown parameter {', '.join(unknown)}; valid parameters: {valid}"
-        )
-    settings = {key: params.get(key, default) for key, default in WORDMAP_DEFAULTS.items()}
-    if isinstance(settings["pos_tags"], str):
-        raise TokstudyError("wordmap_wordpiece parameter pos_tags: expected a list of STTS tags")
-    trainer_params = {key: params[key] for key in TRAINER_PARAMS if key in params}
-    return settings, trainer_params
 
 
 def word_type_counts(corpus: Path, tokenizer: HFTokenizer) -> Counter[str]:
@@ -103,17 +84,28 @@ def word_type_counts(corpus: Path, tokenizer: HFTokenizer) -> Counter[str]:
     splitter = serialisable_pre_tokenizer()
     normalizer = tokenizer.normalizer
     counts: Counter[str] = Counter()
-    for line in iter_lines(corpus):
+    for line in corpus_lines(corpus):
         text = normalizer.normalize_str(line) if normalizer is not None else line
         counts.update(word for word, _ in splitter.pre_tokenize_str(text))
     return counts
 
 
-class WordmapWordPiece(Tokenizer):
+class WordmapWordPiece(HFTokenizersAdapter):
     """WordPiece on text pre-segmented by Wordmap (Jung, 2023)."""
 
     name = "wordmap_wordpiece"
     deterministic = False  # the WordPiece trainer's tie-breaking (see HFWordPiece)
+    params_spec: ClassVar[dict[str, Param]] = {
+        "pos_tags": Param(list, list(DEFAULT_POS_TAGS)),
+        "z_threshold": Param((int, float), 0.0),
+        "min_affix_count": Param(int, 2),
+        "min_stem_length": Param(int, 2),
+        "max_segments": Param(int, 8, minimum=1),
+        "max_lexemes": Param(int, 5000, minimum=1),
+        "min_frequency": Param(int, minimum=0),
+        "limit_alphabet": Param(int, minimum=1),
+    }
+    make_canonical = staticmethod(HFWordPiece.make_canonical)
 
     def __init__(
         self,
@@ -121,22 +113,20 @@ class WordmapWordPiece(Tokenizer):
         presegmenter: WordmapPreSegmenter,
         segment_vocabulary: SegmentVocabulary,
     ) -> None:
-        self._tokenizer = tokenizer
-        self._tokenizer.pre_tokenizer = presegmenter.hf_pre_tokenizer()
+        tokenizer.pre_tokenizer = presegmenter.hf_pre_tokenizer()
+        super().__init__(tokenizer)
         self.presegmenter = presegmenter
         self.segment_vocabulary = segment_vocabulary
-        size = tokenizer.get_vocab_size(with_added_tokens=True)
-        self._vocab = [tokenizer.id_to_token(i) for i in range(size)]
 
     @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> WordmapWordPiece:
-        settings, trainer_params = wordmap_settings(spec.params)
-        flagger = HanTaFlagger(settings["pos_tags"])
+    def fit(cls, corpus: Path, spec: TrainSpec) -> WordmapWordPiece:
+        params = spec.params
+        flagger = HanTaFlagger(params["pos_tags"])
         tokenizer = HFTokenizer(models.WordPiece(unk_token=UNK))
         tokenizer.normalizer = normalizers.NFKC()
         tokenizer.decoder = decoders.WordPiece(prefix=WORDPIECE_PREFIX, cleanup=False)
         counts = word_type_counts(corpus, tokenizer)
-        lexemes = lexeme_list(counts, flagger, settings["max_lexemes"])
+        lexemes = lexeme_list(counts, flagger, params["max_lexemes"])
         if not lexemes:
             raise TokstudyError(
                 f"{corpus}: no word tagged {', '.join(flagger.pos_tags)} by HanTa; "
@@ -147,11 +137,11 @@ class WordmapWordPiece(Tokenizer):
         )
         vocabulary = build_segment_vocabulary(
             lexemes,
-            z_threshold=float(settings["z_threshold"]),
-            min_affix_count=int(settings["min_affix_count"]),
-            min_stem_length=int(settings["min_stem_length"]),
+            z_threshold=float(params["z_threshold"]),
+            min_affix_count=params["min_affix_count"],
+            min_stem_length=params["min_stem_length"],
         )
-        segmenter = Segmenter(vocabulary.entries, max_segments=int(settings["max_segments"]))
+        segmenter = Segmenter(vocabulary.entries, max_segments=params["max_segments"])
         presegmenter = WordmapPreSegmenter(flagger, segmenter)
         tokenizer.pre_tokenizer = presegmenter.hf_pre_tokenizer()
         trainer = trainers.WordPieceTrainer(
@@ -159,33 +149,12 @@ class WordmapWordPiece(Tokenizer):
             special_tokens=list(SPECIAL_TOKENS),
             continuing_subword_prefix=WORDPIECE_PREFIX,
             show_progress=False,
-            **trainer_params,
+            **{key: params[key] for key in TRAINER_PARAMS if key in params},
         )
-        os.environ["RAYON_NUM_THREADS"] = str(max(1, spec.threads))
-        try:
-            tokenizer.train_from_iterator(
-                iter_lines(corpus), trainer=trainer, length=count_lines(corpus)
-            )
-        except Exception as exc:  # the Rust trainers raise a bare Exception
-            raise VocabSizeError(
-                f"{cls.name} ({spec.label}): vocabulary size {spec.vocab_size} "
-                f"cannot be reached: {exc}"
-            ) from exc
-        HFWordPiece.make_canonical(tokenizer)
-        adapter = cls(tokenizer, presegmenter, vocabulary)
-        check_size(cls.name, spec, len(adapter.vocab))
+        trained = cls.train_library(tokenizer, trainer, corpus, spec)
+        adapter = cls(trained, presegmenter, vocabulary)
+        enforce_size_policy(cls.name, spec, len(adapter.vocab))
         return adapter
-
-    def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
-        encodings = self._tokenizer.encode_batch(list(lines), add_special_tokens=False)
-        return [encoding.ids for encoding in encodings]
-
-    def decode(self, ids: Sequence[int]) -> str:
-        return self._tokenizer.decode(list(ids), skip_special_tokens=False)
-
-    @property
-    def vocab(self) -> list[str]:
-        return self._vocab
 
     def presegment(self, word: str) -> list[str]:
         """The pre-tokens WordPiece sees for one word (continuations marked ``##``)."""
@@ -222,27 +191,26 @@ class WordmapWordPiece(Tokenizer):
             raise TokstudyError(
                 f"{directory}: not a wordmap_wordpiece directory (no {WORDMAP_FILE})"
             )
-        wordmap = json.loads(path.read_text(encoding="utf-8"))
-        if wordmap["hanta_version"] != hanta_version():
+        try:
+            wordmap = json.loads(path.read_text(encoding="utf-8"))
+            vocabulary = SegmentVocabulary(tuple(wordmap["functional"]), tuple(wordmap["lexemic"]))
+            max_segments, pos_tags = wordmap["max_segments"], wordmap["pos_tags"]
+            made_with = wordmap["hanta_version"]
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
+            raise TokstudyError(f"{path}: not a Wordmap file ({exc})") from None
+        if made_with != hanta_version():
             log.warning(
                 "%s was made with HanTa %s, HanTa %s is installed: tags may differ",
                 path,
-                wordmap["hanta_version"],
+                made_with,
                 hanta_version(),
             )
-        vocabulary = SegmentVocabulary(tuple(wordmap["functional"]), tuple(wordmap["lexemic"]))
-        segmenter = Segmenter(vocabulary.entries, max_segments=wordmap["max_segments"])
-        presegmenter = WordmapPreSegmenter(HanTaFlagger(wordmap["pos_tags"]), segmenter)
-        tokenizer = HFTokenizer.from_file(str(directory / TOKENIZER_FILE))
+        segmenter = Segmenter(vocabulary.entries, max_segments=max_segments)
+        presegmenter = WordmapPreSegmenter(HanTaFlagger(pos_tags), segmenter)
+        tokenizer = read_tokenizer_json(directory / TOKENIZER_FILE)
         return cls(tokenizer, presegmenter, vocabulary)
 
     def to_transformers(self) -> PreTrainedTokenizerFast:
         from tokstudy.tokenizers.wordmap.transformers_wrapper import WordmapTokenizerFast
 
-        backend = HFTokenizer.from_str(self.serialisable_json())
-        backend.post_processor = processors.TemplateProcessing(
-            single=f"{CLS} $A {SEP}",
-            pair=f"{CLS} $A {SEP} $B:1 {SEP}:1",
-            special_tokens=[(CLS, backend.token_to_id(CLS)), (SEP, backend.token_to_id(SEP))],
-        )
-        return WordmapTokenizerFast.wrap(backend, self.presegmenter)
+        return WordmapTokenizerFast.wrap(with_cls_sep(self.serialisable_json()), self.presegmenter)
