@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import write_lines
 
 from tokstudy.cli import main
 from tokstudy.corpora import download
@@ -92,3 +94,70 @@ def test_download_verifies_the_checksum(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match="'xx': checksum mismatch"):
         download(source.as_uri(), "0" * 64, tmp_path / "yy.raw", "xx")
     assert not (tmp_path / "yy.raw").exists()
+
+
+def _metrics(tokenizer: Path, corpus: Path, *extra: str) -> int:
+    return main(["metrics", "--tokenizer", str(tokenizer), "--corpus", str(corpus), *extra])
+
+
+def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("tokstudy: error: "), err
+    return err[0]
+
+
+def test_metrics_cli_cleans_crlf_and_bom_as_the_workflow_does(
+    trained: dict[str, Path], english_corpus: Path, tmp_path: Path
+) -> None:
+    lines = english_corpus.read_text(encoding="utf-8").splitlines()[:300]
+    windows = tmp_path / "windows.txt"
+    windows.write_bytes("\ufeff".encode() + "".join(f"{line}\r\n" for line in lines).encode())
+    prepared = write_lines(tmp_path / "prepared.txt", lines)
+    output = tmp_path / "m.csv"
+    assert _metrics(trained["sp_unigram"], windows, "--output", str(output)) == 0
+    table = pd.read_csv(output).set_index("metric")["value"]
+    expected, _ = compute_metrics(load_tokenizer(trained["sp_unigram"]), prepared)
+    assert table["lines"] == expected["lines"] == 300
+    for name, value in table.items():
+        assert value == pytest.approx(expected[name]), name
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("blank", b"\n   \n\r\n\t\n", r"no lines after cleaning \(4 read, all empty\)"),
+        ("invalid", b"fine\nbad \xff here\n", r"invalid UTF-8 at line 2 \(byte 4\)"),
+        ("utf16", "one line\n".encode("utf-16"), r"invalid UTF-8 at line 1 \(byte 0\)"),
+        ("binary", bytes(range(256)) * 4, r"(invalid UTF-8|NUL byte) at line 1"),
+        ("nul", b"text\nnul\x00\n", r"NUL byte at line 2"),
+    ],
+)
+def test_metrics_cli_refuses_what_prepare_corpus_refuses_in_one_line(
+    trained: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    content: bytes,
+    message: str,
+) -> None:
+    corpus = tmp_path / f"{name}.bin"
+    corpus.write_bytes(content)
+    assert _metrics(trained["hf_bpe"], corpus) == 1
+    line = _one_error_line(capsys)
+    assert str(corpus) in line and re.search(message, line), line
+
+
+def test_metrics_cli_names_a_directory_without_a_tokenizer(
+    english_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _metrics(tmp_path, english_corpus) == 1
+    line = _one_error_line(capsys)
+    assert f"--tokenizer {tmp_path}: a directory without a tokenizer" in line
+    assert "no such" not in line
+
+
+def test_metrics_cli_refuses_batch_lines_below_one(
+    trained: dict[str, Path], english_corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _metrics(trained["hf_bpe"], english_corpus, "--batch-lines", "0") == 1
+    assert "--batch-lines must be at least 1, got 0" in _one_error_line(capsys)

@@ -1,17 +1,27 @@
-"""The ``tokstudy`` command line: metrics of any saved tokenizer on any corpus."""
+"""The ``tokstudy`` command line: metrics of any saved tokenizer on any corpus.
+
+A corpus is read and cleaned exactly as the workflow's ``prepare_corpus`` does (line
+endings, byte-order mark, whitespace, empty lines, long lines; invalid UTF-8 and NUL bytes
+are an error naming the file and line), so the numbers are the workflow's.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.corpora import CleaningStats, clean_lines
+from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
 from tokstudy.report.tables import tidy_rows
 from tokstudy.tokenizers.external import load_any
+from tokstudy.tokenizers.registry import META_FILE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,7 +41,14 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         type=Path,
         action="append",
-        help="UTF-8 text, one sentence per line (repeat for several corpora)",
+        help="UTF-8 text, one sentence per line, cleaned as the workflow cleans a corpus "
+        "(repeat for several corpora)",
+    )
+    metrics.add_argument(
+        "--on-invalid-utf8",
+        choices=["error", "replace"],
+        default="error",
+        help="invalid UTF-8 or NUL bytes: stop naming file and line, or replace by U+FFFD",
     )
     metrics.add_argument(
         "--metric", action="append", help=f"metric to report (default: all of {', '.join(METRICS)})"
@@ -41,16 +58,50 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_tokenizer_path(path: Path) -> None:
+    if path.is_dir() and not any((path / name).is_file() for name in (META_FILE, "tokenizer.json")):
+        raise TokstudyError(
+            f"--tokenizer {path}: a directory without a tokenizer (no {META_FILE} or "
+            "tokenizer.json in it)"
+        )
+
+
+def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str) -> Path:
+    """``corpus`` cleaned as ``prepare_corpus`` cleans it, written into ``folder``.
+
+    What cleaning changed is reported on stderr; no line left is an error.
+    """
+    if not corpus.is_file():
+        raise TokstudyError(f"--corpus {corpus}: no such file")
+    stats = CleaningStats()
+    path = folder / "corpus.txt"
+    write_text_lines(path, clean_lines([corpus], "", on_invalid_utf8, stats))
+    if stats.lines_kept == 0:
+        raise TokstudyError(
+            f"--corpus {corpus}: no lines after cleaning ({stats.lines_read} read, all empty)"
+        )
+    changes = {
+        k: v for k, v in asdict(stats).items() if v and k not in ("lines_read", "lines_kept")
+    }
+    if changes:
+        counts = ", ".join(f"{key} {value}" for key, value in changes.items())
+        print(f"tokstudy: note: --corpus {corpus}: {counts}", file=sys.stderr)
+    return path
+
+
 def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     """Compute the metrics table the ``metrics`` subcommand prints."""
     selected = args.metric or list(METRICS)
     check_metric_names(selected)
+    if args.batch_lines < 1:
+        raise TokstudyError(f"--batch-lines must be at least 1, got {args.batch_lines}")
+    _check_tokenizer_path(args.tokenizer)
     tokenizer = load_any(args.tokenizer)
     frames = []
     for corpus in args.corpus:
-        if not corpus.is_file():
-            raise TokstudyError(f"--corpus {corpus}: no such file")
-        metrics, _ = compute_metrics(tokenizer, corpus, args.batch_lines)
+        with tempfile.TemporaryDirectory(prefix="tokstudy-") as folder:
+            clean = cleaned_corpus(corpus, Path(folder), args.on_invalid_utf8)
+            metrics, _ = compute_metrics(tokenizer, clean, args.batch_lines)
         chosen = {name: metrics[name] for name in selected}
         frames.append(
             tidy_rows("-", str(args.tokenizer), len(tokenizer.vocab), str(corpus), chosen)
