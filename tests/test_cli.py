@@ -161,3 +161,24 @@ def test_metrics_cli_refuses_batch_lines_below_one(
 ) -> None:
     assert _metrics(trained["hf_bpe"], english_corpus, "--batch-lines", "0") == 1
     assert "--batch-lines must be at least 1, got 0" in _one_error_line(capsys)
+
+
+def test_check_config_names_file_and_line_of_malformed_yaml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.yaml"
+    good.write_text(
+        "languages: {en: {chatterbot: english}}\ntokenizers: {char: {}}\nmetrics: [mu]\n",
+        encoding="utf-8",
+    )
+    assert main(["check-config", str(good)]) == 0
+    assert capsys.readouterr().out.strip() == f"{good}: ok"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("languages:\n  en: {chatterbot: english\ntokenizers: {}\n", encoding="utf-8")
+    assert main(["check-config", str(bad)]) == 1
+    line = _one_error_line(capsys)
+    assert line.startswith(f"tokstudy: error: config file {bad}: line 3, column 11: ")
+    unknown = tmp_path / "unknown.yaml"
+    unknown.write_text(good.read_text() + "colour: blue\n", encoding="utf-8")
+    assert main(["check-config", str(unknown)]) == 1
+    assert "('colour' was unexpected); valid keys: analyses" in _one_error_line(capsys)

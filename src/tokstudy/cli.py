@@ -15,13 +15,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.config_files import check_schema, load_config_file
 from tokstudy.corpora import CleaningStats, clean_lines
 from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
 from tokstudy.report.tables import tidy_rows
+from tokstudy.study import Study
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
+
+#: the workflow's config schema, in the source checkout the workflow runs from
+DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,6 +60,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     metrics.add_argument("--output", type=Path, help="write the tidy table to this CSV file")
     metrics.add_argument("--batch-lines", type=int, default=2048, help="lines encoded per batch")
+    check = commands.add_parser(
+        "check-config",
+        help="check study config files as the workflow does at start; malformed YAML and "
+        "duplicated keys name the file and line (Snakemake's own message names neither)",
+    )
+    check.add_argument("configfile", type=Path, nargs="+", help="study config (YAML or JSON)")
+    check.add_argument(
+        "--schema",
+        type=Path,
+        default=DEFAULT_SCHEMA,
+        help=f"config schema (default: {DEFAULT_SCHEMA})",
+    )
     return parser
 
 
@@ -109,10 +126,29 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True).rename(columns={"split": "corpus"})
 
 
+def check_config_command(args: argparse.Namespace) -> None:
+    """Load the config files strictly, merge them as ``--configfile`` does, validate the
+    result against the schema and resolve it as the workflow does (files, names, keys)."""
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in args.configfile:
+        loaded = load_config_file(path)
+        if not isinstance(loaded, dict):
+            raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
+        update_config(config, loaded)
+    check_schema(config, load_config_file(args.schema))
+    Study(config)
+    print(f"{', '.join(map(str, args.configfile))}: ok")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tokstudy`` command."""
     args = _parser().parse_args(argv)
     try:
+        if args.command == "check-config":
+            check_config_command(args)
+            return 0
         table = metrics_command(args)
     except TokstudyError as exc:
         print(f"tokstudy: error: {exc}", file=sys.stderr)
