@@ -1,6 +1,12 @@
 """tokstudy: language × tokenizer × vocabulary size → tokenizers → metrics → tables, plots."""
 
+from pathlib import Path
+
+import yaml
 from snakemake.utils import min_version, validate
+
+from tokstudy.config_files import check_config_files, check_schema
+from tokstudy.errors import TokstudyError
 
 min_version("9.0")
 
@@ -15,13 +21,9 @@ if not workflow.overwrite_configfiles:
 
 # One line for a duplicated key or a schema violation (Snakemake accepts the first and dumps
 # the whole schema for the second); validate() then fills in the defaults.
-import yaml
-from tokstudy.config_files import check_config_files, check_schema
-from tokstudy.errors import TokstudyError
-
 try:
     check_config_files(workflow.configfiles)
-    check_schema(config, yaml.safe_load(open(workflow.source_path(CONFIG_SCHEMA)).read()))
+    check_schema(config, yaml.safe_load(Path(workflow.source_path(CONFIG_SCHEMA)).read_text()))
 except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
 validate(config, CONFIG_SCHEMA)

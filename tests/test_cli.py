@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -182,3 +183,21 @@ def test_check_config_names_file_and_line_of_malformed_yaml(
     unknown.write_text(good.read_text() + "colour: blue\n", encoding="utf-8")
     assert main(["check-config", str(unknown)]) == 1
     assert "('colour' was unexpected); valid keys: analyses" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("name", "file_name"), [("sp_unigram", "meta.json"), ("sp_unigram", "spm.model")]
+)
+def test_metrics_cli_names_a_corrupt_tokenizer(
+    trained: dict[str, Path],
+    english_corpus: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    file_name: str,
+) -> None:
+    copy = tmp_path / name
+    shutil.copytree(trained[name], copy)
+    (copy / file_name).write_bytes(b"{truncated")
+    assert _metrics(copy, english_corpus) == 1
+    assert str(copy) in _one_error_line(capsys)

@@ -22,8 +22,10 @@ from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
 from tokstudy.report.tables import tidy_rows
 from tokstudy.study import Study
+from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
+from tokstudy.workflow_step import one_line
 
 #: the workflow's config schema, in the source checkout the workflow runs from
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -75,12 +77,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_tokenizer_path(path: Path) -> None:
+def _load_tokenizer(path: Path) -> Tokenizer:
+    """The tokenizer at ``path``; a missing or unreadable one is a one-line error naming it."""
     if path.is_dir() and not any((path / name).is_file() for name in (META_FILE, "tokenizer.json")):
         raise TokstudyError(
             f"--tokenizer {path}: a directory without a tokenizer (no {META_FILE} or "
             "tokenizer.json in it)"
         )
+    try:
+        return load_any(path)
+    except TokstudyError:
+        raise
+    except Exception as exc:  # a corrupt file fails inside json, sentencepiece, tokenizers…
+        raise TokstudyError(f"--tokenizer {path}: cannot be loaded ({one_line(exc)})") from exc
 
 
 def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str) -> Path:
@@ -112,8 +121,7 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     check_metric_names(selected)
     if args.batch_lines < 1:
         raise TokstudyError(f"--batch-lines must be at least 1, got {args.batch_lines}")
-    _check_tokenizer_path(args.tokenizer)
-    tokenizer = load_any(args.tokenizer)
+    tokenizer = _load_tokenizer(args.tokenizer)
     frames = []
     for corpus in args.corpus:
         with tempfile.TemporaryDirectory(prefix="tokstudy-") as folder:
