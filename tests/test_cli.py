@@ -201,3 +201,17 @@ def test_metrics_cli_names_a_corrupt_tokenizer(
     (copy / file_name).write_bytes(b"{truncated")
     assert _metrics(copy, english_corpus) == 1
     assert str(copy) in _one_error_line(capsys)
+
+
+def test_metrics_cli_splits_long_lines_and_says_so(
+    trained: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = tmp_path / "long.txt"
+    corpus.write_text("short line\n" + "word " * 100 + "\n", encoding="utf-8")
+    output = tmp_path / "m.csv"
+    options = ("--max-line-bytes", "200", "--output", str(output))
+    assert _metrics(trained["hf_bpe"], corpus, *options) == 0
+    assert pd.read_csv(output).set_index("metric")["value"]["lines"] == 1 + 3
+    assert f"note: --corpus {corpus}: long_lines_split 1, long_line_pieces 3" in (
+        capsys.readouterr().err
+    )

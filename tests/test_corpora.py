@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,22 @@ def test_prepare_corpus_verifies_the_checksum_of_a_download(tmp_path: Path) -> N
     message = str(error.value)
     assert "\n" not in message and str(source) in message
     assert f"expected {good}" in message and f"got {sha256_of(source)}" in message
+
+
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(["a", "語", " ", "\t", "\r", "\ufeff", "é"]), max_size=30),
+        max_size=20,
+    )
+)
+def test_cleaning_a_cleaned_corpus_changes_nothing(lines: list[str]) -> None:
+    """What the metrics CLI relies on: a prepared corpus, cleaned again, is the same text."""
+    with tempfile.TemporaryDirectory() as folder:
+        raw = Path(folder) / "raw.txt"
+        raw.write_text("\n".join(lines), encoding="utf-8")
+        once = list(clean_lines([raw], "xx", "error", CleaningStats(), max_line_bytes=64))
+        prepared = Path(folder) / "prepared.txt"
+        prepared.write_text("".join(f"{line}\n" for line in once), encoding="utf-8")
+        stats = CleaningStats()
+        assert list(clean_lines([prepared], "xx", "error", stats, max_line_bytes=64)) == once
+        assert stats.lines_read == stats.lines_kept == len(once)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.config_files import check_schema, load_config_file
-from tokstudy.corpora import CleaningStats, clean_lines
+from tokstudy.corpora import MAX_LINE_BYTES, CleaningStats, clean_lines
 from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
@@ -58,6 +58,13 @@ def _parser() -> argparse.ArgumentParser:
         help="invalid UTF-8 or NUL bytes: stop naming file and line, or replace by U+FFFD",
     )
     metrics.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=MAX_LINE_BYTES,
+        help="split longer lines at whitespace, as corpus_defaults.max_line_bytes does "
+        f"(default: {MAX_LINE_BYTES})",
+    )
+    metrics.add_argument(
         "--metric", action="append", help=f"metric to report (default: all of {', '.join(METRICS)})"
     )
     metrics.add_argument("--output", type=Path, help="write the tidy table to this CSV file")
@@ -92,7 +99,7 @@ def _load_tokenizer(path: Path) -> Tokenizer:
         raise TokstudyError(f"--tokenizer {path}: cannot be loaded ({one_line(exc)})") from exc
 
 
-def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str) -> Path:
+def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str, max_line_bytes: int) -> Path:
     """``corpus`` cleaned as ``prepare_corpus`` cleans it, written into ``folder``.
 
     What cleaning changed is reported on stderr; no line left is an error.
@@ -101,7 +108,7 @@ def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str) -> Path:
         raise TokstudyError(f"--corpus {corpus}: no such file")
     stats = CleaningStats()
     path = folder / "corpus.txt"
-    write_text_lines(path, clean_lines([corpus], "", on_invalid_utf8, stats))
+    write_text_lines(path, clean_lines([corpus], "", on_invalid_utf8, stats, max_line_bytes))
     if stats.lines_kept == 0:
         raise TokstudyError(
             f"--corpus {corpus}: no lines after cleaning ({stats.lines_read} read, all empty)"
@@ -119,13 +126,17 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     """Compute the metrics table the ``metrics`` subcommand prints."""
     selected = args.metric or list(METRICS)
     check_metric_names(selected)
-    if args.batch_lines < 1:
-        raise TokstudyError(f"--batch-lines must be at least 1, got {args.batch_lines}")
+    for option, value, least in (
+        ("--batch-lines", args.batch_lines, 1),
+        ("--max-line-bytes", args.max_line_bytes, 64),
+    ):
+        if value < least:
+            raise TokstudyError(f"{option} must be at least {least}, got {value}")
     tokenizer = _load_tokenizer(args.tokenizer)
     frames = []
     for corpus in args.corpus:
         with tempfile.TemporaryDirectory(prefix="tokstudy-") as folder:
-            clean = cleaned_corpus(corpus, Path(folder), args.on_invalid_utf8)
+            clean = cleaned_corpus(corpus, Path(folder), args.on_invalid_utf8, args.max_line_bytes)
             metrics, _ = compute_metrics(tokenizer, clean, args.batch_lines)
         chosen = {name: metrics[name] for name in selected}
         frames.append(
