@@ -1,8 +1,16 @@
 """tokstudy: language × tokenizer × vocabulary size → tokenizers → metrics → tables, plots."""
 
+from pathlib import Path
+
+import yaml
 from snakemake.utils import min_version, validate
 
+from tokstudy.config_files import check_config_files, check_schema
+from tokstudy.errors import TokstudyError
+
 min_version("9.0")
+
+CONFIG_SCHEMA = "workflow/schemas/config.schema.yaml"
 
 
 # The embedded default; a study given with --configfile replaces it instead of extending it.
@@ -11,7 +19,14 @@ if not workflow.overwrite_configfiles:
     configfile: "config/config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+# One line for a duplicated key or a schema violation (Snakemake accepts the first and dumps
+# the whole schema for the second); validate() then fills in the defaults.
+try:
+    check_config_files(workflow.configfiles)
+    check_schema(config, yaml.safe_load(Path(workflow.source_path(CONFIG_SCHEMA)).read_text()))
+except TokstudyError as exc:
+    raise WorkflowError(f"config error: {exc}") from None
+validate(config, CONFIG_SCHEMA)
 
 
 report: "workflow/report/workflow.rst"

@@ -5,11 +5,12 @@ from pathlib import Path
 from tokstudy.corpora import download
 from tokstudy.workflow_step import run_step
 
+url, languages = snakemake.params.source
 run_step(
     snakemake.log[0],
     download,
-    snakemake.params.url,
-    snakemake.params.sha256,
+    url,
+    snakemake.wildcards.sha256,
     Path(snakemake.output[0]),
-    snakemake.wildcards.language,
+    languages,
 )

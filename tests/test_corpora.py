@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import gzip
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from tokstudy.corpora import CleaningStats, clean_lines, heldout_count, prepare_corpus
+from tokstudy.corpora import (
+    CleaningStats,
+    clean_lines,
+    heldout_count,
+    prepare_corpus,
+    sha256_of,
+    split_long_line,
+)
 from tokstudy.errors import TokstudyError
 
 
@@ -28,7 +38,7 @@ def test_cleaning_normalises_endings_bom_whitespace_and_drops_empty(tmp_path: Pa
     source.write_bytes("\ufeffone\r\ntwo\rthree\n\n   \n  four  \n".encode())
     stats = CleaningStats()
     assert list(clean_lines([source], "xx", "error", stats)) == ["one", "two", "three", "four"]
-    assert stats.empty_dropped == 3 and stats.lines_kept == 4
+    assert stats.lines_read == 6 and stats.empty_dropped == 2 and stats.lines_kept == 4
 
 
 def test_gzip_input_is_recognised_by_content(tmp_path: Path) -> None:
@@ -126,3 +136,98 @@ def test_empty_corpus_after_cleaning_is_an_error(tmp_path: Path) -> None:
 def test_heldout_that_empties_a_split_is_an_error(heldout: float) -> None:
     with pytest.raises(TokstudyError, match="leaves no train or no held-out"):
         heldout_count(10, heldout, "xx")
+
+
+def test_crlf_and_bom_lines_are_counted_once(tmp_path: Path) -> None:
+    source = tmp_path / "crlf.txt"
+    source.write_bytes(b"\xef\xbb\xbf" + b"".join(b"line %d\r\n" % i for i in range(400)))
+    summary = _prepare(tmp_path, source, heldout=40)
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    assert stats == summary
+    assert stats["lines_read"] == 400 and stats["empty_dropped"] == 0
+    assert stats["lines_kept"] == 400 and stats["train_lines"] == 360
+
+
+def test_a_lone_cr_still_ends_a_line(tmp_path: Path) -> None:
+    source = tmp_path / "mac.txt"
+    source.write_bytes(b"a\rb\r\rc\r")
+    stats = CleaningStats()
+    assert list(clean_lines([source], "xx", "error", stats)) == ["a", "b", "c"]
+    assert stats.lines_read == 4 and stats.empty_dropped == 1
+
+
+def test_nul_bytes_are_invalid_input(tmp_path: Path) -> None:
+    source = tmp_path / "nul.txt"
+    source.write_bytes(b"fine\nnul\x00 inside\n")
+    with pytest.raises(TokstudyError, match=r"'xx'.*nul\.txt: NUL byte at line 2"):
+        list(clean_lines([source], "xx", "error", CleaningStats()))
+    summary = _prepare(tmp_path, source, heldout=1, on_invalid_utf8="replace")
+    assert summary["nul_lines_replaced"] == 1
+    text = (tmp_path / "train.txt").read_text() + (tmp_path / "heldout.txt").read_text()
+    assert "\x00" not in text and "nul\ufffd inside" in text
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(["a", "é", "語", "😀", " ", "\t", "\u3000", "\u0301"]),
+        min_size=1,
+        max_size=300,
+    ),
+    st.integers(min_value=4, max_value=40),
+)
+def test_split_long_line_keeps_every_character_and_respects_the_limit(
+    line: str, limit: int
+) -> None:
+    line = line.strip()
+    pieces = split_long_line(line, limit)
+    assert all(0 < len(piece.encode()) <= limit for piece in pieces)
+    assert all(piece == piece.strip() for piece in pieces)
+    assert "".join("".join(p.split()) for p in pieces) == "".join(line.split())
+    if len(line.encode()) <= limit:
+        assert pieces == ([line] if line else [])
+
+
+def test_long_lines_split_at_whitespace_and_are_recorded(tmp_path: Path) -> None:
+    words = " ".join(f"w{i:04d}" for i in range(2000))  # 11,999 bytes
+    source = tmp_path / "long.txt"
+    source.write_text(f"short\n{words}\n{'x' * 9000}\nend\n", encoding="utf-8")
+    summary = _prepare(tmp_path, source, heldout=1, max_line_bytes=4096)
+    lines = (tmp_path / "train.txt").read_text().splitlines()
+    lines += (tmp_path / "heldout.txt").read_text().splitlines()
+    assert max(len(line.encode()) for line in lines) <= 4096
+    assert summary["long_lines_split"] == 2 and summary["long_line_pieces"] == 3 + 3
+    assert summary["lines_kept"] == 2 + 6 and summary["lines_read"] == 4
+    assert all(not line.startswith(" ") and "w0" in line for line in lines if "w0" in line)
+    assert sorted(w for line in lines for w in line.split() if w.startswith("w")) == (words.split())
+
+
+def test_prepare_corpus_verifies_the_checksum_of_a_download(tmp_path: Path) -> None:
+    source = tmp_path / "download.raw"
+    source.write_text("a b c\nd e f\n", encoding="utf-8")
+    good = sha256_of(source)
+    _prepare(tmp_path, source, heldout=1, checksums={str(source): good})
+    source.write_text("a b c\nd e X\n", encoding="utf-8")
+    with pytest.raises(TokstudyError) as error:
+        _prepare(tmp_path, source, heldout=1, checksums={str(source): good})
+    message = str(error.value)
+    assert "\n" not in message and str(source) in message
+    assert f"expected {good}" in message and f"got {sha256_of(source)}" in message
+
+
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(["a", "語", " ", "\t", "\r", "\ufeff", "é"]), max_size=30),
+        max_size=20,
+    )
+)
+def test_cleaning_a_cleaned_corpus_changes_nothing(lines: list[str]) -> None:
+    """What the metrics CLI relies on: a prepared corpus, cleaned again, is the same text."""
+    with tempfile.TemporaryDirectory() as folder:
+        raw = Path(folder) / "raw.txt"
+        raw.write_text("\n".join(lines), encoding="utf-8")
+        once = list(clean_lines([raw], "xx", "error", CleaningStats(), max_line_bytes=64))
+        prepared = Path(folder) / "prepared.txt"
+        prepared.write_text("".join(f"{line}\n" for line in once), encoding="utf-8")
+        stats = CleaningStats()
+        assert list(clean_lines([prepared], "xx", "error", stats, max_line_bytes=64)) == once
+        assert stats.lines_read == stats.lines_kept == len(once)

@@ -1,17 +1,34 @@
-"""The ``tokstudy`` command line: metrics of any saved tokenizer on any corpus."""
+"""The ``tokstudy`` command line: metrics of any saved tokenizer on any corpus.
+
+A corpus is read and cleaned exactly as the workflow's ``prepare_corpus`` does (line
+endings, byte-order mark, whitespace, empty lines, long lines; invalid UTF-8 and NUL bytes
+are an error naming the file and line), so the numbers are the workflow's.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.config_files import check_schema, load_config_file
+from tokstudy.corpora import MAX_LINE_BYTES, CleaningStats, clean_lines
+from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
 from tokstudy.report.tables import tidy_rows
+from tokstudy.study import Study
+from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
+from tokstudy.tokenizers.registry import META_FILE
+from tokstudy.workflow_step import one_line
+
+#: the workflow's config schema, in the source checkout the workflow runs from
+DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,26 +48,96 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         type=Path,
         action="append",
-        help="UTF-8 text, one sentence per line (repeat for several corpora)",
+        help="UTF-8 text, one sentence per line, cleaned as the workflow cleans a corpus "
+        "(repeat for several corpora)",
+    )
+    metrics.add_argument(
+        "--on-invalid-utf8",
+        choices=["error", "replace"],
+        default="error",
+        help="invalid UTF-8 or NUL bytes: stop naming file and line, or replace by U+FFFD",
+    )
+    metrics.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=MAX_LINE_BYTES,
+        help="split longer lines at whitespace, as corpus_defaults.max_line_bytes does "
+        f"(default: {MAX_LINE_BYTES})",
     )
     metrics.add_argument(
         "--metric", action="append", help=f"metric to report (default: all of {', '.join(METRICS)})"
     )
     metrics.add_argument("--output", type=Path, help="write the tidy table to this CSV file")
     metrics.add_argument("--batch-lines", type=int, default=2048, help="lines encoded per batch")
+    check = commands.add_parser(
+        "check-config",
+        help="check study config files as the workflow does at start; malformed YAML and "
+        "duplicated keys name the file and line (Snakemake's own message names neither)",
+    )
+    check.add_argument("configfile", type=Path, nargs="+", help="study config (YAML or JSON)")
+    check.add_argument(
+        "--schema",
+        type=Path,
+        default=DEFAULT_SCHEMA,
+        help=f"config schema (default: {DEFAULT_SCHEMA})",
+    )
     return parser
+
+
+def _load_tokenizer(path: Path) -> Tokenizer:
+    """The tokenizer at ``path``; a missing or unreadable one is a one-line error naming it."""
+    if path.is_dir() and not any((path / name).is_file() for name in (META_FILE, "tokenizer.json")):
+        raise TokstudyError(
+            f"--tokenizer {path}: a directory without a tokenizer (no {META_FILE} or "
+            "tokenizer.json in it)"
+        )
+    try:
+        return load_any(path)
+    except TokstudyError:
+        raise
+    except Exception as exc:  # a corrupt file fails inside json, sentencepiece, tokenizers…
+        raise TokstudyError(f"--tokenizer {path}: cannot be loaded ({one_line(exc)})") from exc
+
+
+def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str, max_line_bytes: int) -> Path:
+    """``corpus`` cleaned as ``prepare_corpus`` cleans it, written into ``folder``.
+
+    What cleaning changed is reported on stderr; no line left is an error.
+    """
+    if not corpus.is_file():
+        raise TokstudyError(f"--corpus {corpus}: no such file")
+    stats = CleaningStats()
+    path = folder / "corpus.txt"
+    write_text_lines(path, clean_lines([corpus], "", on_invalid_utf8, stats, max_line_bytes))
+    if stats.lines_kept == 0:
+        raise TokstudyError(
+            f"--corpus {corpus}: no lines after cleaning ({stats.lines_read} read, all empty)"
+        )
+    changes = {
+        k: v for k, v in asdict(stats).items() if v and k not in ("lines_read", "lines_kept")
+    }
+    if changes:
+        counts = ", ".join(f"{key} {value}" for key, value in changes.items())
+        print(f"tokstudy: note: --corpus {corpus}: {counts}", file=sys.stderr)
+    return path
 
 
 def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     """Compute the metrics table the ``metrics`` subcommand prints."""
     selected = args.metric or list(METRICS)
     check_metric_names(selected)
-    tokenizer = load_any(args.tokenizer)
+    for option, value, least in (
+        ("--batch-lines", args.batch_lines, 1),
+        ("--max-line-bytes", args.max_line_bytes, 64),
+    ):
+        if value < least:
+            raise TokstudyError(f"{option} must be at least {least}, got {value}")
+    tokenizer = _load_tokenizer(args.tokenizer)
     frames = []
     for corpus in args.corpus:
-        if not corpus.is_file():
-            raise TokstudyError(f"--corpus {corpus}: no such file")
-        metrics, _ = compute_metrics(tokenizer, corpus, args.batch_lines)
+        with tempfile.TemporaryDirectory(prefix="tokstudy-") as folder:
+            clean = cleaned_corpus(corpus, Path(folder), args.on_invalid_utf8, args.max_line_bytes)
+            metrics, _ = compute_metrics(tokenizer, clean, args.batch_lines)
         chosen = {name: metrics[name] for name in selected}
         frames.append(
             tidy_rows("-", str(args.tokenizer), len(tokenizer.vocab), str(corpus), chosen)
@@ -58,10 +145,29 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True).rename(columns={"split": "corpus"})
 
 
+def check_config_command(args: argparse.Namespace) -> None:
+    """Load the config files strictly, merge them as ``--configfile`` does, validate the
+    result against the schema and resolve it as the workflow does (files, names, keys)."""
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in args.configfile:
+        loaded = load_config_file(path)
+        if not isinstance(loaded, dict):
+            raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
+        update_config(config, loaded)
+    check_schema(config, load_config_file(args.schema))
+    Study(config)
+    print(f"{', '.join(map(str, args.configfile))}: ok")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tokstudy`` command."""
     args = _parser().parse_args(argv)
     try:
+        if args.command == "check-config":
+            check_config_command(args)
+            return 0
         table = metrics_command(args)
     except TokstudyError as exc:
         print(f"tokstudy: error: {exc}", file=sys.stderr)

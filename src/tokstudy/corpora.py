@@ -1,11 +1,15 @@
 """Corpus preparation: clean raw text and write a seeded train / held-out split.
 
 Cleaning, line by line: line endings (``\\r\\n``, ``\\r``) become ``\\n``, a byte-order mark
-is removed, bytes that are not UTF-8 are an error naming the file and line (or are
-replaced by U+FFFD when ``on_invalid_utf8: replace``), leading and trailing whitespace is
-stripped and empty lines are dropped. Input may be plain or gzip-compressed (recognised by
-its magic bytes), the YAML dialog files of the ``chatterbot-corpus`` package, or CoNLL-U
-files (plain or gzip), whose ``# text =`` sentences are the lines.
+is removed, bytes that are not UTF-8 and NUL bytes are an error naming the file and line
+(or are replaced by U+FFFD when ``on_invalid_utf8: replace``), leading and trailing
+whitespace is stripped, empty lines are dropped, and a line longer than ``max_line_bytes``
+UTF-8 bytes is split at whitespace (at a character boundary where a span has none), so
+every tokenizer trains on the same text (SentencePiece skips lines over 4,192 bytes).
+
+Input may be plain or gzip-compressed (recognised by its magic bytes), the YAML dialog
+files of the ``chatterbot-corpus`` package, or CoNLL-U files (plain or gzip), whose
+``# text =`` sentences are the lines.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import io
 import json
 import logging
 import random
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +34,10 @@ log = logging.getLogger(__name__)
 
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = "\ufeff"
+NUL = "\x00"
+#: longest line (UTF-8 bytes) a prepared corpus holds; below SentencePiece's 4,192
+MAX_LINE_BYTES = 4096
+_LAST_WHITESPACE = re.compile(r"\s+(?=\S*$)")
 
 
 @dataclass
@@ -38,6 +47,9 @@ class CleaningStats:
     lines_read: int = 0
     empty_dropped: int = 0
     invalid_lines_replaced: int = 0
+    nul_lines_replaced: int = 0
+    long_lines_split: int = 0
+    long_line_pieces: int = 0
     lines_kept: int = 0
 
 
@@ -51,7 +63,7 @@ def _raw_lines(path: Path) -> Iterator[bytes]:
     """Physical lines of a text file, any of ``\\n``, ``\\r\\n`` or ``\\r`` ending a line."""
     with _open_binary(path) as handle:
         for raw in handle:
-            yield from raw.rstrip(b"\n").split(b"\r")
+            yield from raw.splitlines()
 
 
 def _chatterbot_lines(path: Path) -> Iterator[bytes]:
@@ -85,33 +97,89 @@ def _source_lines(path: Path) -> Iterator[bytes]:
     return _conllu_lines(path) if is_conllu(path) else _raw_lines(path)
 
 
+def split_long_line(line: str, max_bytes: int) -> list[str]:
+    """``line`` (stripped) in stripped, non-empty pieces of at most ``max_bytes`` UTF-8 bytes.
+
+    A piece ends at the last whitespace that keeps it within the limit, or at a character
+    boundary where a span has no whitespace.
+    """
+    data = line.encode("utf-8")
+    pieces = []
+    start = 0
+    while len(data) - start > max_bytes:
+        window = data[start : start + max_bytes + 1].decode("utf-8", errors="ignore")
+        space = _LAST_WHITESPACE.search(window)
+        if space and space.start() > 0 and len(window[: space.start()].encode()) <= max_bytes:
+            piece, consumed = window[: space.start()], window[: space.end()]
+        else:
+            piece = data[start : start + max_bytes].decode("utf-8", errors="ignore")
+            consumed = piece
+        start += len(consumed.encode("utf-8"))
+        if piece.strip():
+            pieces.append(piece.strip())
+    rest = data[start:].decode("utf-8").strip()
+    return [*pieces, rest] if rest else pieces
+
+
+def _corpus_name(label: str) -> str:
+    return f"corpus of language {label!r}" if label else "corpus"
+
+
+def _decode(raw: bytes, where: tuple[str, str], on_invalid_utf8: str, stats: CleaningStats) -> str:
+    """One raw line as text; invalid UTF-8 or a NUL byte is an error or replaced by U+FFFD.
+
+    ``where`` is (file, place in the file) for the error message.
+    """
+    file, place = where
+    hint = "set on_invalid_utf8: replace to substitute U+FFFD"
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if on_invalid_utf8 != "replace":
+            raise TokstudyError(
+                f"{file}: invalid UTF-8 at {place} (byte {exc.start}); {hint}"
+            ) from exc
+        line = raw.decode("utf-8", errors="replace")
+        stats.invalid_lines_replaced += 1
+    if NUL in line:
+        if on_invalid_utf8 != "replace":
+            raise TokstudyError(f"{file}: NUL byte at {place} (byte {raw.index(0)}); {hint}")
+        line = line.replace(NUL, "\ufffd")
+        stats.nul_lines_replaced += 1
+    return line
+
+
 def clean_lines(
-    paths: Sequence[Path], label: str, on_invalid_utf8: str, stats: CleaningStats
+    paths: Sequence[Path],
+    label: str,
+    on_invalid_utf8: str,
+    stats: CleaningStats,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[str]:
-    """Cleaned, non-empty lines of the raw source files of one language, in order."""
+    """Cleaned, non-empty lines of the raw source files of one language, in order.
+
+    ``label`` names the language in errors (empty: a corpus given outside a study).
+    """
+    name = _corpus_name(label)
     for path in paths:
         path = Path(path)
         if not path.is_file():
-            raise TokstudyError(f"corpus of language {label!r}: file not found: {path}")
+            raise TokstudyError(f"{name}: file not found: {path}")
+        unit = "sentence" if is_conllu(path) else "line"
         for number, raw in enumerate(_source_lines(path), start=1):
             stats.lines_read += 1
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                if on_invalid_utf8 != "replace":
-                    raise TokstudyError(
-                        f"corpus of language {label!r}: {path}: invalid UTF-8 at "
-                        f"{'sentence' if is_conllu(path) else 'line'} {number} "
-                        f"(byte {exc.start}); set on_invalid_utf8: replace to substitute U+FFFD"
-                    ) from exc
-                line = raw.decode("utf-8", errors="replace")
-                stats.invalid_lines_replaced += 1
-            line = line.replace(BOM, "").strip()
+            where = (f"{name}: {path}", f"{unit} {number}")
+            line = _decode(raw, where, on_invalid_utf8, stats).replace(BOM, "").strip()
             if not line:
                 stats.empty_dropped += 1
                 continue
-            stats.lines_kept += 1
-            yield line
+            pieces = [line]
+            if len(line) > max_line_bytes // 4 and len(line.encode("utf-8")) > max_line_bytes:
+                pieces = split_long_line(line, max_line_bytes)
+                stats.long_lines_split += 1
+                stats.long_line_pieces += len(pieces)
+            stats.lines_kept += len(pieces)
+            yield from pieces
 
 
 def heldout_count(total: int, heldout: float | int, label: str) -> int:
@@ -136,20 +204,33 @@ def prepare_corpus(
     seed: int,
     max_lines: int | None = None,
     on_invalid_utf8: str = "error",
+    max_line_bytes: int = MAX_LINE_BYTES,
+    checksums: dict[str, str] | None = None,
 ) -> dict[str, int]:
     """Clean ``sources`` and write a seeded train / held-out split plus a stats JSON file.
 
-    Memory holds only the held-out line numbers, never the corpus.
+    ``checksums`` (path → SHA-256) are verified before a source is read. Memory holds only
+    the held-out line numbers, never the corpus.
     """
+    for path, expected in sorted((checksums or {}).items()):
+        verify_checksum(Path(path), expected, _corpus_name(label))
     counting = CleaningStats()
-    total = sum(1 for _ in clean_lines(sources, label, on_invalid_utf8, counting))
+    total = sum(1 for _ in clean_lines(sources, label, on_invalid_utf8, counting, max_line_bytes))
     if max_lines is not None:
         total = min(total, max_lines)
     if total == 0:
-        raise TokstudyError(f"corpus of language {label!r}: empty after cleaning ({sources[0]})")
+        raise TokstudyError(f"{_corpus_name(label)}: empty after cleaning ({sources[0]})")
+    if counting.long_lines_split:
+        log.warning(
+            "%s: split %d lines longer than %d bytes into %d lines (at whitespace)",
+            label,
+            counting.long_lines_split,
+            max_line_bytes,
+            counting.long_line_pieces,
+        )
     picked = set(random.Random(seed).sample(range(total), heldout_count(total, heldout, label)))
     stats = CleaningStats()
-    lines = clean_lines(sources, label, on_invalid_utf8, stats)
+    lines = clean_lines(sources, label, on_invalid_utf8, stats, max_line_bytes)
     with (
         open(train_path, "w", encoding="utf-8") as train,
         open(heldout_path, "w", encoding="utf-8") as held,
@@ -158,6 +239,7 @@ def prepare_corpus(
             (held if index in picked else train).write(line + "\n")
     summary = {
         **asdict(counting),
+        "max_line_bytes": max_line_bytes,
         "lines_used": total,
         "heldout_lines": len(picked),
         "train_lines": total - len(picked),
@@ -176,17 +258,38 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def verify_checksum(path: Path, expected: str, what: str, source: str | None = None) -> None:
+    """Raise a one-line error unless the file's SHA-256 is ``expected``.
+
+    ``source`` (a URL) is named instead of ``path`` when given.
+    """
+    actual = sha256_of(path)
+    if actual != expected.lower():
+        raise TokstudyError(
+            f"{what}: checksum mismatch for {source or path}: "
+            f"expected {expected.lower()}, got {actual}"
+        )
+
+
 def download(url: str, sha256: str, destination: Path, label: str) -> None:
-    """Download ``url`` to ``destination`` and verify its SHA-256 checksum."""
+    """Download ``url`` to ``destination`` and verify its SHA-256 checksum.
+
+    A failed request or a wrong checksum is a one-line error naming the URL; nothing is
+    left at ``destination`` then.
+    """
     import shutil
+    import urllib.error
     import urllib.request
 
-    with urllib.request.urlopen(url) as response, open(destination, "wb") as out:
-        shutil.copyfileobj(response, out)
-    actual = sha256_of(destination)
-    if actual != sha256.lower():
-        Path(destination).unlink()
-        raise TokstudyError(
-            f"corpus of language {label!r}: checksum mismatch for {url}: "
-            f"expected {sha256}, got {actual}"
-        )
+    destination = Path(destination)
+    log.info("%s: downloading %s to %s", label, url, destination)
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response, open(destination, "wb") as out:
+            shutil.copyfileobj(response, out)
+        verify_checksum(destination, sha256, _corpus_name(label), source=url)
+    except (OSError, TokstudyError) as exc:  # urllib's URLError and HTTPError are OSErrors
+        destination.unlink(missing_ok=True)
+        if isinstance(exc, TokstudyError):
+            raise
+        reason = exc if isinstance(exc, urllib.error.HTTPError) else getattr(exc, "reason", exc)
+        raise TokstudyError(f"{_corpus_name(label)}: download of {url} failed: {reason}") from exc

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.analysis.ud import treebank_files
+from tokstudy.config_files import check_results_dir
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import check_metric_names
 from tokstudy.models.config import ModelsConfig, from_mapping
@@ -20,7 +21,8 @@ from tokstudy.models.tsv import check_header
 from tokstudy.tokenizers.registry import adapter_class
 
 UNSIZED = "full"
-DOWNLOAD_DIR = "resources/downloads"
+#: where a study keeps its downloaded corpora, named by checksum: <results_dir>/downloads
+DOWNLOAD_DIR = "downloads"
 #: the language that gets silver POS labels (HanTa's German model) without a UD treebank
 SILVER_LANGUAGE = "de"
 #: sampling temperature of the multilingual tokenizers' mixed training text, unless configured
@@ -56,6 +58,7 @@ class Study:
     def __init__(self, config: dict[str, Any], base: Path = Path(".")) -> None:
         self.config = config
         self.base = Path(base)
+        check_results_dir(self.results_dir, self.base)
         for name in config["tokenizers"]:
             adapter_class(name)
             self._check_tokenizer_languages(name)
@@ -65,6 +68,11 @@ class Study:
         if "models" in config:
             self.models_config()
         self._check_analyses()
+
+    @property
+    def results_dir(self) -> str:
+        """The folder of every output of the study."""
+        return self.config.get("results_dir", "results")
 
     @property
     def languages(self) -> list[str]:
@@ -129,7 +137,7 @@ class Study:
         if "chatterbot" in entry:
             return chatterbot_files(entry["chatterbot"])
         if "url" in entry:
-            return [Path(DOWNLOAD_DIR) / f"{language}.raw"]
+            return [self.download_path(entry["sha256"])]
         data_root = self.config.get("data_root")
         if "path" in entry:
             path = Path(entry["path"])
@@ -148,6 +156,29 @@ class Study:
         if not path.is_file():
             raise TokstudyError(f"corpus of language {language!r}: file not found: {path}")
         return [path]
+
+    def download_path(self, sha256: str) -> Path:
+        """Where a downloaded corpus is kept: named by its checksum, inside the study's
+        ``results_dir`` (studies never share a download)."""
+        return Path(self.results_dir) / DOWNLOAD_DIR / f"{sha256.lower()}.raw"
+
+    def download_source(self, sha256: str) -> tuple[str, str]:
+        """(URL, languages joined by ``+``) of the download with this checksum."""
+        languages = [
+            language
+            for language in self.languages
+            if self.language_entry(language).get("sha256", "").lower() == sha256
+        ]
+        if not languages:
+            raise TokstudyError(f"no language of the study has sha256 {sha256}")
+        return self.language_entry(languages[0])["url"], "+".join(languages)
+
+    def corpus_checksums(self, language: str) -> dict[str, str]:
+        """Downloaded source file → its SHA-256, verified before the corpus is prepared."""
+        entry = self.language_entry(language)
+        if "url" not in entry:
+            return {}
+        return {str(self.download_path(entry["sha256"])): entry["sha256"].lower()}
 
     def _treebank_sources(self, language: str, folder: Path) -> list[Path]:
         folder = folder if folder.is_absolute() else self.base / folder

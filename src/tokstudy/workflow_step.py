@@ -12,15 +12,29 @@ from typing import Any
 from tokstudy.errors import TokstudyError
 
 
+def _not_the_failure(record: logging.LogRecord) -> bool:
+    """Keep the failure record off the console: the one ``error:`` line stands for it."""
+    return not getattr(record, "step_failure", False)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its type (unless a :class:`TokstudyError`) and message."""
+    message = " ".join(str(exc).split()) or repr(exc)
+    return message if isinstance(exc, TokstudyError) else f"{type(exc).__name__}: {message}"
+
+
 def run_step(log_path: str, step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run ``step`` with logging to ``log_path``; a :class:`TokstudyError` exits with one line."""
+    """Run ``step`` with logging to ``log_path``; any exception exits with one line.
+
+    The rule's log gets the message, the step's arguments (its files and URLs) and, for
+    an unexpected exception, the traceback; stderr gets only ``error: <message>``.
+    """
+    console = logging.StreamHandler()
+    console.addFilter(_not_the_failure)
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=[
-            logging.FileHandler(log_path, mode="w", encoding="utf-8"),
-            logging.StreamHandler(),
-        ],
+        handlers=[logging.FileHandler(log_path, mode="w", encoding="utf-8"), console],
         force=True,
     )
     log = logging.getLogger(step.__module__)
@@ -28,9 +42,18 @@ def run_step(log_path: str, step: Callable[..., Any], *args: Any, **kwargs: Any)
     started = time.perf_counter()
     try:
         result = step(*args, **kwargs)
-    except TokstudyError as exc:
-        log.error("%s", exc)
-        sys.exit(f"error: {exc}")
+    except Exception as exc:  # every failure of a step becomes one line
+        message = one_line(exc)
+        log.error(
+            "%s failed: %s\narguments: %r %r",
+            step.__name__,
+            message,
+            args,
+            kwargs,
+            exc_info=not isinstance(exc, TokstudyError),
+            extra={"step_failure": True},
+        )
+        sys.exit(f"error: {message}")
     log.info("%s: finished in %.1f s", step.__name__, time.perf_counter() - started)
     return result
 

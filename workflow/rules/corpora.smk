@@ -1,11 +1,18 @@
+from tokstudy.corpora import MAX_LINE_BYTES
+
+
+# Downloads are named by their checksum inside the study's results folder (content-addressed:
+# two studies never share one, a new URL + sha256 is a new file); prepare_corpus verifies the
+# checksum again before reading.
 rule download_corpus:
     output:
-        "resources/downloads/{language}.raw",
+        out("downloads/{sha256}.raw"),
+    wildcard_constraints:
+        sha256="[0-9a-f]{64}",
     params:
-        url=lambda w: study.language_entry(w.language)["url"],
-        sha256=lambda w: study.language_entry(w.language)["sha256"],
+        source=lambda w: study.download_source(w.sha256),
     log:
-        out("logs/download_corpus/{language}.log"),
+        out("logs/download_corpus/{sha256}.log"),
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -28,6 +35,9 @@ rule prepare_corpus:
             "heldout": study.corpus_setting(w.language, "heldout") or 0.1,
             "max_lines": study.corpus_setting(w.language, "max_lines"),
             "on_invalid_utf8": study.corpus_setting(w.language, "on_invalid_utf8") or "error",
+            "max_line_bytes": study.corpus_setting(w.language, "max_line_bytes")
+            or MAX_LINE_BYTES,
+            "checksums": study.corpus_checksums(w.language),
             "seed": config["seed"],
         },
     log:
