@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,8 @@ from test_workflow import snakemake
 pytestmark = pytest.mark.slow
 
 CLUSTER_JOBS = {"prepare_corpus", "train_tokenizer", "compute_metrics"}
+# the metrics and one table (a local rule); plots would only add minutes
+TARGETS = ["results/tables/metrics.csv", "results/tables/metrics_train.md"]
 RUN_TIMEOUT_S = 600
 
 
@@ -50,12 +53,12 @@ def cluster() -> Iterator[Cluster]:
 
 
 def tiny_study(workdir: Path) -> Path:
-    """Two package-corpus languages, two tokenizers, one size: five cluster jobs each."""
+    """One package-corpus language, two tokenizers, one size: five cluster jobs."""
     workdir.mkdir(parents=True, exist_ok=True)
     config = {
         "seed": 3,
         "corpus_defaults": {"heldout": 0.1, "max_lines": 500},
-        "languages": {"en": {"chatterbot": "english"}, "bn": {"chatterbot": "bengali"}},
+        "languages": {"bn": {"chatterbot": "bengali"}},
         "vocab_sizes": [250],
         "tokenizers": {"sp_bpe": {}, "hf_unigram": {}},
         "metrics": ["mu", "fertility"],
@@ -84,6 +87,7 @@ def run_on_cluster(cluster: Cluster, workdir: Path) -> subprocess.CompletedProce
         "--slurm-init-seconds-before-status-checks",
         "2",
         "--slurm-keep-successful-logs",
+        *TARGETS,
     ]
     env = {**cluster.env, "PYTHONHASHSEED": "0"}
     try:
@@ -96,13 +100,16 @@ def run_on_cluster(cluster: Cluster, workdir: Path) -> subprocess.CompletedProce
 
 
 def test_slurm_profile_gives_the_metrics_of_a_local_run(cluster: Cluster, tmp_path: Path) -> None:
-    on_cluster = tmp_path / "slurm"
+    on_cluster, local = tmp_path / "slurm", tmp_path / "local"
     tiny_study(on_cluster)
-    result = run_on_cluster(cluster, on_cluster)
+    # the local run goes on while the cluster run mostly waits for job states
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        local_run = pool.submit(
+            snakemake, local, "--cores", "1", *TARGETS, config=tiny_study(local)
+        )
+        result = run_on_cluster(cluster, on_cluster)
+        local_result = local_run.result()
     assert result.returncode == 0, result.stderr[-4000:] + cluster.logs()
-
-    local = tmp_path / "local"
-    local_result = snakemake(local, "--cores", "2", config=tiny_study(local))
     assert local_result.returncode == 0, local_result.stderr[-3000:]
 
     metrics = "results/tables/metrics.csv"
@@ -111,4 +118,4 @@ def test_slurm_profile_gives_the_metrics_of_a_local_run(cluster: Cluster, tmp_pa
     submitted = {path.name for path in (on_cluster / ".snakemake" / "slurm_logs").iterdir()}
     assert submitted == {f"rule_{rule}" for rule in CLUSTER_JOBS}, submitted
     assert "localrule collect_metrics:" in result.stderr
-    assert (on_cluster / "results/plots/metrics/mu_train.png").stat().st_size > 1000
+    assert "localrule metric_tables:" in result.stderr
