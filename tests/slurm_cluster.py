@@ -12,6 +12,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -213,3 +214,30 @@ def one_node_cluster(root: Path) -> Iterator[Cluster]:
         stack.callback(cancel_all_jobs, cluster)
         wait_for("slurmd", lambda: node_state(cluster) == "idle", cluster)
         yield cluster
+
+
+def main() -> None:
+    """Start a cluster in the folder given (default: a new temporary one) until Ctrl-C."""
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, help="where config, state and logs go")
+    folder = parser.parse_args().folder or Path(tempfile.mkdtemp(prefix="tokstudy-slurm-"))
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, signal.default_int_handler)
+    with one_node_cluster(folder.resolve()) as cluster:
+        print(
+            f"one-node SLURM cluster up; in another shell:\n"
+            f"  export SLURM_CONF={cluster.env['SLURM_CONF']} PATH={folder.resolve()}/bin:$PATH\n"
+            f"logs: {folder.resolve()}/log; Ctrl-C stops it",
+            flush=True,
+        )
+        try:
+            signal.pause()
+        except KeyboardInterrupt:
+            print("stopping slurmd, slurmctld, munged", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -47,8 +47,10 @@ def cluster() -> Iterator[Cluster]:
             pytest.fail(f"TOKSTUDY_REQUIRE_SLURM=1 but {reason}")
         pytest.skip(reason)
     # short path: the munge socket's path must fit in a unix socket address
-    root = Path(tempfile.mkdtemp(prefix="tokstudy-slurm-"))
-    with one_node_cluster(root) as running:
+    with (
+        tempfile.TemporaryDirectory(prefix="tokstudy-slurm-") as root,
+        one_node_cluster(Path(root)) as running,
+    ):
         yield running
 
 
