@@ -96,8 +96,8 @@ SwitchType=switch/none
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
-# finished jobs stay visible to squeue for 5 minutes: the executor's squeue status check
-MinJobAge=300
+# finished jobs stay visible to squeue (the executor's status check) for an hour
+MinJobAge=3600
 ReturnToService=2
 SlurmdTimeout=60
 NodeName={host} NodeAddr=127.0.0.1 {node_hardware()} State=UNKNOWN

@@ -24,6 +24,7 @@ from test_workflow import snakemake
 pytestmark = pytest.mark.slow
 
 CLUSTER_JOBS = {"prepare_corpus", "train_tokenizer", "compute_metrics"}
+JOB_MEM_MB = 1500
 # the metrics and one table (a local rule); plots would only add minutes
 TARGETS = ["results/tables/metrics.csv", "results/tables/metrics_train.md"]
 RUN_TIMEOUT_S = 600
@@ -65,6 +66,8 @@ def tiny_study(workdir: Path) -> Path:
         "tokenizers": {"sp_bpe": {}, "hf_unigram": {}},
         "metrics": ["mu", "fertility"],
         "plots": {"frequency_vocab_size": 250, "skip_top_ranks": 10},
+        # the study's resources reach sbatch (and fit a small CI machine)
+        "resources": {rule: {"mem_mb": JOB_MEM_MB} for rule in CLUSTER_JOBS},
     }
     path = workdir / "study.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -121,3 +124,6 @@ def test_slurm_profile_gives_the_metrics_of_a_local_run(cluster: Cluster, tmp_pa
     assert submitted == {f"rule_{rule}" for rule in CLUSTER_JOBS}, submitted
     assert "localrule collect_metrics:" in result.stderr
     assert "localrule metric_tables:" in result.stderr
+    requested = client(cluster, "squeue", "--states=all", "-h", "-o", "%k %m").stdout.split("\n")
+    memory = {line.split("_wildcards_")[0]: line.split()[-1] for line in requested if line}
+    assert memory == {f"rule_{rule}": f"{JOB_MEM_MB}M" for rule in CLUSTER_JOBS}, requested
