@@ -1,3 +1,6 @@
+localrules: segmentation_table, plot_multilingual  # trivial jobs: not worth a cluster job
+
+
 rule segmentation_table:
     input:
         train=out("corpora/{language}/train.txt"),

@@ -1,3 +1,6 @@
+localrules: collect_metrics  # trivial jobs: not worth a cluster job
+
+
 rule compute_metrics:
     input:
         tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),

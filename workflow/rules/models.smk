@@ -1,3 +1,6 @@
+localrules: summarize_models  # trivial jobs: not worth a cluster job
+
+
 from tokstudy.models.config import to_dict
 from tokstudy.models.plan import (
     CHARACTERBERT_CORPUS,

@@ -1,3 +1,6 @@
+localrules: nmt_joint_text, nmt_report  # trivial jobs: not worth a cluster job
+
+
 from tokstudy.models.config import to_dict
 from tokstudy.models.plan import slurm_extras
 from tokstudy.nmt.plan import (

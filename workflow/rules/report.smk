@@ -1,3 +1,6 @@
+localrules: metric_tables, plot_metric, plot_frequencies  # trivial jobs: not worth a cluster job
+
+
 rule metric_tables:
     input:
         out("tables/metrics.csv"),
