@@ -25,8 +25,7 @@ from tokstudy.metrics import (
 )
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
-from tokstudy.tokenizers.external import SavedHFTokenizer
-from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
+from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
 
 
@@ -55,12 +54,13 @@ def test_renyi_efficiency_matches_formula() -> None:
     assert renyi_efficiency(np.array([2, 1, 1, 0]), 8) == pytest.approx(expected)
 
 
-def _word_level(vocab: list[str]) -> HFTokenizersAdapter:
+def _word_level(vocab: list[str]) -> PretrainedHF:
     tokenizer = HFTokenizer(
         models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]")
     )
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    return SavedHFTokenizer(tokenizer)
+    tokenizer.add_special_tokens([t for t in SPECIAL_TOKENS if t != "[UNK]" and t in vocab])
+    return PretrainedHF(tokenizer)
 
 
 def test_compute_metrics_on_a_hand_checked_corpus(tmp_path: Path) -> None:

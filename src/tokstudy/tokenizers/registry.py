@@ -55,4 +55,8 @@ def load_tokenizer(directory: Path) -> Tokenizer:
     if not meta_path.is_file():
         raise TokstudyError(f"{directory}: not a tokstudy tokenizer directory (no {META_FILE})")
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    if meta.get("kind") == "pretrained":
+        from tokstudy.tokenizers.pretrained import load_pretrained_directory
+
+        return load_pretrained_directory(Path(directory))
     return adapter_class(meta["tokenizer"]).load(Path(directory))
