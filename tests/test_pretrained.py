@@ -16,7 +16,7 @@ from conftest import REPO, SHARED, write_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report.plots import plot_metric
-from tokstudy.report.tables import tidy_rows, wide
+from tokstudy.report.tables import kind_comparison, tidy_rows, wide
 from tokstudy.study import PRETRAINED, Job, Study
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
@@ -245,3 +245,26 @@ def test_wide_tables_and_plots_show_pretrained_cells(tmp_path: Path) -> None:
     outputs = [tmp_path / "fertility.png"]
     plot_metric(table, "fertility", "train", outputs)
     assert outputs[0].stat().st_size > 0
+
+
+def test_kind_comparison_puts_pretrained_first_and_names_the_best() -> None:
+    table = pd.concat(
+        [
+            tidy_rows("en", "sp_unigram", 32000, "heldout", {"fertility": 1.1}),
+            tidy_rows("en", "sp_unigram", 8000, "heldout", {"fertility": 1.3}),
+            tidy_rows("en", "gpt_4o", 200000, "heldout", {"fertility": 1.2}, "pretrained"),
+            tidy_rows("hi", "sp_unigram", 8000, "heldout", {"fertility": 1.4}),
+            tidy_rows("hi", "gpt_4o", 200000, "heldout", {"fertility": 2.5}, "pretrained"),
+        ]
+    )
+    frame = kind_comparison(table, "fertility", "heldout")
+    assert list(frame.columns) == [
+        "language",
+        "gpt_4o",
+        "sp_unigram 8000",
+        "sp_unigram 32000",
+        "best pretrained",
+        "best trained",
+    ]
+    assert frame["best trained"].tolist() == ["sp_unigram 32000", "sp_unigram 8000"]
+    assert frame["gpt_4o"].tolist() == [1.2, 2.5]

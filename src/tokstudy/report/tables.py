@@ -102,3 +102,24 @@ def write_wide_tables(
         )
     Path(markdown).write_text("\n".join(md_parts), encoding="utf-8")
     Path(latex).write_text("\n".join(tex_parts), encoding="utf-8")
+
+
+def kind_comparison(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:
+    """One metric per language (rows) for every pretrained tokenizer and every trained
+    tokenizer × size (columns, ``sp_unigram 8000``), pretrained ones first; the last
+    columns name the best pretrained and the best trained cell (lowest value)."""
+    subset = table[(table["metric"] == metric) & (table["split"] == split)].copy()
+    pretrained = subset["kind"] == "pretrained"
+    subset["column"] = subset["tokenizer"].where(
+        pretrained, subset["tokenizer"] + " " + subset["vocab_size"].astype(int).astype(str)
+    )
+    frame = subset.pivot_table(index="language", columns="column", values="value", aggfunc="first")
+    first = sorted(subset.loc[pretrained, "column"].unique())
+    rest = sorted(
+        subset.loc[~pretrained, "column"].unique(),
+        key=lambda c: (c.rsplit(" ", 1)[0], int(c.rsplit(" ", 1)[1])),
+    )
+    frame = frame[first + rest]
+    frame["best pretrained"] = frame[first].idxmin(axis=1) if first else None
+    frame["best trained"] = frame[rest].idxmin(axis=1) if rest else None
+    return frame.reset_index().rename_axis(columns=None)
