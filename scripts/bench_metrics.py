@@ -4,6 +4,10 @@ Both compute the same token statistics on the same corpus with the same tokenize
 side in one run; the script checks they agree and prints MB of text per second and the ratio.
 
     python scripts/bench_metrics.py [--corpus ../shared/corpora/hft2022/en.txt.gz] [--lines N]
+        [--tokenizers sp_bpe hf_bpe …] [--pretrained ../shared/pretrained/gpt-4o …]
+
+``--pretrained`` adds pretrained tokenizers (any path ``tokstudy.tokenizers.external.load_any``
+reads, e.g. GPT-4o's 200k-vocabulary ``tokenizer.json``) to the trained ones.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from tokstudy.corpora import prepare_corpus
 from tokstudy.corpus_io import iter_lines
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import adapter_class
 
 REPO = Path(__file__).resolve().parents[1]
@@ -48,6 +53,10 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--lines", type=int, default=None, help="use only the first N lines")
     parser.add_argument("--vocab-size", type=int, default=3000)
+    parser.add_argument(
+        "--tokenizers", nargs="*", default=["sp_bpe", "sp_unigram", "hf_bpe", "hf_unigram"]
+    )
+    parser.add_argument("--pretrained", nargs="*", type=Path, default=[])
     args = parser.parse_args()
     print(
         f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}"
@@ -67,8 +76,15 @@ def main() -> None:
         megabytes = train.stat().st_size / 1e6
         print(f"corpus: {args.corpus} ({megabytes:.2f} MB of training text)")
         print(f"{'tokenizer':<12} {'streaming MB/s':>15} {'naive MB/s':>11} {'speed-up':>9}")
-        for name in ("sp_bpe", "sp_unigram", "hf_bpe", "hf_unigram"):
-            tokenizer = adapter_class(name).train(train, TrainSpec(args.vocab_size, threads=2))
+        tokenizers = {
+            name: lambda name=name: adapter_class(name).train(
+                train, TrainSpec(args.vocab_size, threads=2)
+            )
+            for name in args.tokenizers
+        }
+        tokenizers.update({path.name: lambda path=path: load_any(path) for path in args.pretrained})
+        for name, make in tokenizers.items():
+            tokenizer = make()
             start = time.perf_counter()
             metrics, counts = compute_metrics(tokenizer, train)
             streaming = time.perf_counter() - start

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers
 
 from tokstudy.errors import TokstudyError
-from tokstudy.metrics import check_metric_names, compute_metrics, f95, nu, renyi_efficiency
-from tokstudy.tokenizers.base import SPECIAL_TOKENS
-from tokstudy.tokenizers.external import SavedHFTokenizer
-from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
+from tokstudy.metrics import (
+    check_metric_names,
+    compute_metrics,
+    f95,
+    nu,
+    renyi_efficiency,
+    tokens_per_word,
+)
+from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TrainSpec
+from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
+from tokstudy.tokenizers.pretrained import PretrainedHF
+from tokstudy.tokenizers.registry import adapter_class
 
 
 def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
@@ -42,12 +54,13 @@ def test_renyi_efficiency_matches_formula() -> None:
     assert renyi_efficiency(np.array([2, 1, 1, 0]), 8) == pytest.approx(expected)
 
 
-def _word_level(vocab: list[str]) -> HFTokenizersAdapter:
+def _word_level(vocab: list[str]) -> PretrainedHF:
     tokenizer = HFTokenizer(
         models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]")
     )
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    return SavedHFTokenizer(tokenizer)
+    tokenizer.add_special_tokens([t for t in SPECIAL_TOKENS if t != "[UNK]" and t in vocab])
+    return PretrainedHF(tokenizer)
 
 
 def test_compute_metrics_on_a_hand_checked_corpus(tmp_path: Path) -> None:
@@ -74,13 +87,87 @@ def test_compute_metrics_on_a_hand_checked_corpus(tmp_path: Path) -> None:
 
 def test_continued_words_counts_running_words(tmp_path: Path) -> None:
     tokenizer = _word_level([*SPECIAL_TOKENS, "a", "b"])
-    tokenizer._tokenizer.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
+    tokenizer._tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split("", behavior="isolated")]
+    )
     corpus = tmp_path / "c.txt"
     corpus.write_text("ab a ab\n", encoding="utf-8")
     metrics, _ = compute_metrics(tokenizer, corpus)
     # words: ab (2 tokens) twice, a (1 token) once
     assert metrics["fertility"] == pytest.approx(5 / 3)
     assert metrics["continued_words"] == pytest.approx(2 / 3)
+
+
+def test_a_token_starting_in_whitespace_counts_for_the_next_word(tmp_path: Path) -> None:
+    # every character is a token, the spaces too ([UNK]): " a" and " ab" are 2 and 3 tokens
+    tokenizer = _word_level([*SPECIAL_TOKENS, "a", "b"])
+    tokenizer._tokenizer.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("ab a ab\n\n", encoding="utf-8")
+    metrics, _ = compute_metrics(tokenizer, corpus)
+    assert metrics["words"] == 3 and metrics["tokens"] == 7
+    assert metrics["fertility"] == pytest.approx(7 / 3)
+    assert metrics["continued_words"] == pytest.approx(1.0)
+
+
+def test_tokens_per_word_follows_token_starts() -> None:
+    line = "said  the man"
+    # tokens: "said", "  the" (starts in whitespace), "m", "an", trailing (after the end)
+    offsets = [(0, 4), (4, 9), (10, 11), (11, 13), (13, 13)]
+    counts = tokens_per_word(line, Encoded([0] * len(offsets), offsets))
+    assert counts.tolist() == [1, 1, 3]
+    assert tokens_per_word("   ", Encoded([0], [(0, 3)])).tolist() == []
+
+
+def _bytelevel_bpe(tmp_path: Path) -> HFByteLevelBPE:
+    corpus = tmp_path / "train.txt"
+    corpus.write_text(
+        "the man said that he said it\nshe said the word\nwe said so\n" * 20, encoding="utf-8"
+    )
+    return HFByteLevelBPE.train(corpus, TrainSpec(300, size_policy="adjust"))
+
+
+def test_bytelevel_fertility_is_that_of_the_running_text(tmp_path: Path) -> None:
+    # regression: words were encoded alone, so "said" lost its leading-space token "Ġsaid"
+    tokenizer = _bytelevel_bpe(tmp_path)
+    corpus = tmp_path / "eval.txt"
+    text = ["the man said it", "she said so", "we said that"]
+    corpus.write_text("\n".join(text) + "\n", encoding="utf-8")
+    metrics, _ = compute_metrics(tokenizer, corpus)
+    in_context = sum(len(ids) for ids in tokenizer.encode_batch(text))
+    words = sum(len(line.split()) for line in text)
+    assert metrics["tokens"] == in_context
+    assert metrics["fertility"] == pytest.approx(in_context / words)
+    alone = sum(len(tokenizer.encode(word)) for line in text for word in line.split())
+    assert alone > in_context  # the old definition gave a different (inflated) figure
+
+
+@functools.cache
+def _trained(name: str) -> Tokenizer:
+    """A tiny tokenizer of each offsets implementation (HF, SentencePiece, BBPE)."""
+    folder = Path(tempfile.mkdtemp(prefix="tokstudy-offsets-"))
+    corpus = folder / "train.txt"
+    corpus.write_text("abba baba ésß 日本 ab, ba.\n" * 30, encoding="utf-8")
+    return adapter_class(name).train(
+        corpus, TrainSpec(40 if name == "sp_unigram" else 600, size_policy="adjust")
+    )
+
+
+@given(
+    name=st.sampled_from(["sp_unigram", "bbpe", "hf_bytelevel_bpe", "hf_bpe"]),
+    words=st.lists(st.text(alphabet="abés日本,.", min_size=1, max_size=6), min_size=1, max_size=5),
+)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_library_offsets_count_words_like_the_generic_fallback(name: str, words: list[str]) -> None:
+    # on lossless text, the adapter's offsets and the prefix-decoding fallback agree per word
+    tokenizer = _trained(name)
+    line = " ".join(words)
+    library = tokenizer.encode_batch_with_offsets([line])[0]
+    generic = Tokenizer.encode_batch_with_offsets(tokenizer, [line])[0]
+    assert library.ids == generic.ids == tokenizer.encode(line)
+    per_word = tokens_per_word(line, library)
+    assert per_word.tolist() == tokens_per_word(line, generic).tolist()
+    assert per_word.sum() == len(library.ids)
 
 
 def test_unknown_metric_name_is_one_line_error() -> None:

@@ -1,4 +1,5 @@
-"""Metrics of one trained tokenizer on named corpora, written as tidy and frequency tables."""
+"""Metrics of one tokenizer (trained or pretrained) on named corpora, as tidy and frequency
+tables."""
 
 from __future__ import annotations
 
@@ -17,22 +18,30 @@ log = logging.getLogger(__name__)
 
 
 def evaluate_job(
-    tokenizer_dir: Path, corpora: dict[str, Path], metrics_out: Path, frequencies_out: Path
+    tokenizer_dir: Path,
+    corpora: dict[str, Path],
+    metrics_out: Path,
+    frequencies_out: Path,
+    language: str | None = None,
 ) -> pd.DataFrame:
     """Metrics of a saved tokenizer on each named corpus (e.g. train, heldout).
 
     Writes the tidy metric rows and a frequency table with one column per corpus.
     The ``vocab_size`` column holds the requested size, or the reached size for
-    tokenizers whose size follows from the data.
+    tokenizers whose size follows from the data, or a pretrained tokenizer's own size;
+    ``kind`` is ``trained`` or ``pretrained``. ``language`` names the text's language
+    (default: the one the tokenizer was trained on).
     """
     meta = json.loads((Path(tokenizer_dir) / META_FILE).read_text(encoding="utf-8"))
     tokenizer = load_tokenizer(Path(tokenizer_dir))
     size = meta["requested_vocab_size"] or meta["vocab_size"]
+    kind = meta.get("kind", "trained")
+    language = language or meta["language"]
     frames, frequencies = [], {"token": tokenizer.vocab}
     for split, corpus in corpora.items():
         log.info("metrics of %s on %s (%s)", tokenizer_dir, split, corpus)
         metrics, counts = compute_metrics(tokenizer, corpus)
-        frames.append(tidy_rows(meta["language"], meta["tokenizer"], size, split, metrics))
+        frames.append(tidy_rows(language, meta["tokenizer"], size, split, metrics, kind))
         frequencies[f"{split}_frequency"] = counts
     table = pd.concat(frames, ignore_index=True)
     table.to_csv(metrics_out, sep="\t", index=False)

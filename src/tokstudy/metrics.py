@@ -7,8 +7,13 @@ text, sorted in descending order; ``i`` is the 1-based rank):
   (Signoroni & Rychlý, 2022).
 - ``mu``: mean number of tokens per line.
 - ``nu``: Σᵢ i·fᵢ / Σᵢ i, the rank-weighted average frequency over the occurring items.
-- ``fertility``: mean number of tokens per whitespace-separated word, each word encoded alone.
-- ``continued_words``: share of words (running words, not types) split into ≥ 2 tokens.
+- ``fertility``: mean number of tokens per whitespace-separated word of the running text.
+  Each line is encoded once, in context; a token belongs to the word in which it starts,
+  a token that starts in whitespace (GPT-style ``Ġsaid``, SentencePiece ``▁``) to the next
+  word, one after the last word to the last word (see :func:`tokens_per_word`). So
+  fertility is the line's tokens over its words whatever the adapter; lines without a word
+  add neither.
+- ``continued_words``: share of running words that get ≥ 2 tokens by the same counting.
 - ``unk_rate``: share of tokens that are the unknown token.
 - ``chars_per_token`` / ``bytes_per_token``: characters / UTF-8 bytes of the text per token.
 - ``vocab_used``: share of the non-control vocabulary that occurs at least once.
@@ -21,15 +26,15 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from tokstudy.corpus_io import batched, iter_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.base import Encoded, Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +56,7 @@ METRICS: tuple[str, ...] = (
 )
 RENYI_ALPHA = 2.5
 BATCH_LINES = 2048
+_WORD = re.compile(r"\S+")
 
 
 def check_metric_names(names: Iterable[str]) -> None:
@@ -88,34 +94,54 @@ def renyi_efficiency(frequencies: np.ndarray, vocab_size: int, alpha: float = RE
     return entropy / math.log(vocab_size)
 
 
+def tokens_per_word(line: str, encoded: Encoded) -> np.ndarray:
+    """Tokens of each whitespace-separated word of ``line`` in its in-context encoding.
+
+    A token counts for the first word that ends after the token's start offset (the word
+    it starts in, or the next one when it starts in whitespace); tokens after the last
+    word count for the last word. Empty for a line without words.
+    """
+    word_ends = np.fromiter((m.end() for m in _WORD.finditer(line)), dtype=np.int64)
+    if not len(word_ends):
+        return np.zeros(0, dtype=np.int64)
+    starts = np.fromiter((start for start, _ in encoded.offsets), dtype=np.int64)
+    words = np.minimum(np.searchsorted(word_ends, starts, side="right"), len(word_ends) - 1)
+    return np.bincount(words, minlength=len(word_ends))
+
+
+def _word_counts(lines: Sequence[str], encoded: Sequence[Encoded]) -> np.ndarray:
+    """Tokens per running word of a batch, all lines' words in one array."""
+    parts = [tokens_per_word(line, enc) for line, enc in zip(lines, encoded, strict=True)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
 def compute_metrics(
     tokenizer: Tokenizer, corpus: Path, batch_lines: int = BATCH_LINES
 ) -> tuple[dict[str, float], np.ndarray]:
     """All metrics of ``tokenizer`` on ``corpus`` and the frequency of every vocabulary id.
 
-    Lines are encoded in batches of ``batch_lines``; besides one batch, memory holds the
-    id-frequency array and the word-type counts.
+    Lines are encoded once, in batches of ``batch_lines``, with token offsets (for the
+    per-word counts); besides one batch, memory holds the id-frequency array.
     """
     vocab_size = len(tokenizer.vocab)
     counts = np.zeros(vocab_size, dtype=np.int64)
-    words: Counter[str] = Counter()
-    lines = tokens = chars = utf8_bytes = 0
+    lines = tokens = chars = utf8_bytes = n_words = word_tokens = continued = 0
     for batch in batched(iter_lines(corpus), batch_lines):
-        encoded = tokenizer.encode_batch(batch)
-        flat = np.fromiter((i for ids in encoded for i in ids), dtype=np.int64)
+        encoded = tokenizer.encode_batch_with_offsets(batch)
+        flat = np.fromiter((i for enc in encoded for i in enc.ids), dtype=np.int64)
         counts += np.bincount(flat, minlength=vocab_size)
+        per_word = _word_counts(batch, encoded)
+        n_words += len(per_word)
+        word_tokens += int(per_word.sum())
+        continued += int((per_word >= 2).sum())
         lines += len(batch)
         tokens += len(flat)
         chars += sum(len(line) for line in batch)
         utf8_bytes += sum(len(line.encode("utf-8")) for line in batch)
-        for line in batch:
-            words.update(line.split())
         if lines % (batch_lines * 10) == 0:
             log.info("%d lines, %d tokens", lines, tokens)
     if lines == 0:
         raise TokstudyError(f"{corpus}: no lines to compute metrics on")
-    word_tokens, continued = _word_statistics(tokenizer, words, batch_lines)
-    n_words = sum(words.values())
     frequencies = counts.copy()
     frequencies[list(tokenizer.special_ids)] = 0
     unk = tokenizer.unk_id
@@ -137,15 +163,3 @@ def compute_metrics(
         "vocab_size": vocab_size,
     }
     return metrics, counts
-
-
-def _word_statistics(
-    tokenizer: Tokenizer, words: Counter[str], batch_lines: int
-) -> tuple[int, int]:
-    """Token count of all running words, and the number of running words split into ≥ 2."""
-    total = continued = 0
-    for batch in batched(sorted(words), batch_lines):
-        for word, ids in zip(batch, tokenizer.encode_batch(batch), strict=True):
-            total += len(ids) * words[word]
-            continued += words[word] if len(ids) >= 2 else 0
-    return total, continued

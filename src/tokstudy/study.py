@@ -7,6 +7,7 @@ logic here (not in the ``.smk`` files) makes it testable without Snakemake.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -28,6 +29,12 @@ SILVER_LANGUAGE = "de"
 #: sampling temperature of the multilingual tokenizers' mixed training text, unless configured
 MULTILINGUAL_TEMPERATURE = 5.0
 MULTILINGUAL_KEY = "config key analyses.multilingual"
+#: size label of a pretrained tokenizer's cells (its vocabulary size is what it is)
+PRETRAINED = "pretrained"
+#: where a ``hub:`` tokenizer is downloaded to (never at run time without ``hub:``)
+PRETRAINED_DOWNLOAD_DIR = "resources/downloads/pretrained"
+HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
+_WILDCARD_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,7 @@ class Study:
         if "models" in config:
             self.models_config()
         self._check_analyses()
+        self._check_pretrained()
 
     @property
     def results_dir(self) -> str:
@@ -213,9 +221,12 @@ class Study:
         return str(self.config.get("plots", {}).get("frequency_vocab_size", ""))
 
     def frequency_plot_jobs(self, language: str) -> list[Job]:
-        """Jobs of one language at the plotted size (sized tokenizers that train it)."""
+        """Jobs of one language at the plotted size (sized tokenizers that train it), and the
+        pretrained tokenizers scored on it."""
         size = self.frequency_plot_size()
-        return [j for j in self.jobs() if j.language == language and j.size == size]
+        return [
+            j for j in self.scored_jobs() if j.language == language and j.size in (size, PRETRAINED)
+        ]
 
     def models_config(self) -> ModelsConfig:
         """The ``models:`` section, checked against what the study trains."""
@@ -302,19 +313,25 @@ class Study:
         return sorted(language for language in words if language in self.config["languages"])
 
     def segmentation_jobs(self, language: str) -> list[Job]:
-        """Jobs shown in a language's segmentation table: the chosen size, plus unsized ones."""
+        """Jobs shown in a language's segmentation table: the chosen size, plus unsized and
+        pretrained ones."""
         size = str((self.analyses.get("segmentation") or {}).get("vocab_size", ""))
-        return [j for j in self.jobs() if j.language == language and j.size in (size, UNSIZED)]
+        return [
+            j
+            for j in self.scored_jobs()
+            if j.language == language and j.size in (size, UNSIZED, PRETRAINED)
+        ]
 
     def parity_pairs(self) -> list[tuple[Job, Job]]:
         """(reference job, target job) for every tokenizer and size both parity languages train."""
         parity = self.analyses.get("parity") or {}
         if not parity:
             return []
-        targets = {(j.tokenizer, j.size): j for j in self.jobs() if j.language == parity["target"]}
+        scored = self.scored_jobs()
+        targets = {(j.tokenizer, j.size): j for j in scored if j.language == parity["target"]}
         return [
             (j, targets[(j.tokenizer, j.size)])
-            for j in self.jobs()
+            for j in scored
             if j.language == parity["reference"] and (j.tokenizer, j.size) in targets
         ]
 
@@ -401,6 +418,76 @@ class Study:
             if not word_list:
                 raise TokstudyError(f"config key analyses.segmentation.words.{language} is empty")
         self._check_multilingual()
+
+    @property
+    def pretrained(self) -> dict[str, Any]:
+        """The ``pretrained`` section (empty when absent)."""
+        return self.config.get("pretrained") or {}
+
+    def pretrained_names(self) -> list[str]:
+        """Names of the pretrained tokenizers, sorted."""
+        return sorted(self.pretrained)
+
+    def is_pretrained(self, tokenizer: str) -> bool:
+        """Whether a tokenizer name is a pretrained one (scored, never trained)."""
+        return tokenizer in self.pretrained
+
+    def pretrained_languages(self, name: str) -> list[str]:
+        """The languages a pretrained tokenizer is scored on: its ``languages``, else all."""
+        return sorted(self.pretrained[name].get("languages") or self.languages)
+
+    def scored_jobs(self) -> list[Job]:
+        """Every cell that gets metrics: the trained jobs, then one cell (size label
+        ``pretrained``) per pretrained tokenizer and language it is scored on."""
+        return self.jobs() + [
+            Job(language, name, PRETRAINED)
+            for language in self.languages
+            for name in self.pretrained_names()
+            if language in self.pretrained_languages(name)
+        ]
+
+    def pretrained_dir(self, name: str) -> str:
+        """The tokstudy directory a pretrained tokenizer is imported into."""
+        return f"{self.results_dir}/pretrained/{name}"
+
+    def tokenizer_dir(self, job: Job) -> str:
+        """The tokenizer directory of any scored cell (trained or pretrained)."""
+        if job.size == PRETRAINED:
+            return self.pretrained_dir(job.tokenizer)
+        return f"{self.results_dir}/tokenizers/{job.language}/{job.tokenizer}/{job.size}"
+
+    def pretrained_source(self, name: str) -> Path:
+        """The file or folder a pretrained tokenizer is read from: its ``path`` (relative to
+        the study's base folder), else the file its ``hub:`` download rule writes."""
+        entry = self.pretrained[name]
+        if "path" not in entry:
+            return Path(PRETRAINED_DOWNLOAD_DIR) / name / "tokenizer.json"
+        path = Path(entry["path"])
+        return path if path.is_absolute() else self.base / path
+
+    def pretrained_hub_url(self, name: str) -> str:
+        """The download address of a ``hub:`` tokenizer's ``tokenizer.json``."""
+        return HUB_URL.format(hub=self.pretrained[name]["hub"])
+
+    def _check_pretrained(self) -> None:
+        for name in self.pretrained_names():
+            key = f"config key pretrained.{name}"
+            entry = self.pretrained[name]
+            if name in self.config["tokenizers"]:
+                raise TokstudyError(f"{key}: the name is also a trained tokenizer; rename one")
+            if not _WILDCARD_NAME.fullmatch(name):
+                raise TokstudyError(
+                    f"{key}: a name is lower-case letters, digits and _, starting with a letter"
+                )
+            for language in entry.get("languages") or []:
+                if language not in self.config["languages"]:
+                    raise TokstudyError(f"{key}.languages: {language!r} is not in languages")
+            if "path" not in entry and "hub" not in entry:
+                raise TokstudyError(f"{key}: give path (a local file or folder) or hub")
+            if "path" not in entry and not entry.get("sha256"):
+                raise TokstudyError(f"{key}: a hub download needs sha256")
+            if "path" in entry and not self.pretrained_source(name).exists():
+                raise TokstudyError(f"{key}.path: no such file or folder {entry['path']}")
 
 
 def _check_multilingual_tokenizer(name: str) -> None:

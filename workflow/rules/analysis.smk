@@ -4,10 +4,7 @@ localrules: segmentation_table, plot_multilingual  # trivial jobs: not worth a c
 rule segmentation_table:
     input:
         train=out("corpora/{language}/train.txt"),
-        tokenizers=lambda w: [
-            out(f"tokenizers/{j.language}/{j.tokenizer}/{j.size}")
-            for j in study.segmentation_jobs(w.language)
-        ],
+        tokenizers=lambda w: [study.tokenizer_dir(j) for j in study.segmentation_jobs(w.language)],
     output:
         csv=out("tables/analysis/segmentation_{language}.csv"),
         markdown=report(
@@ -34,7 +31,7 @@ rule segmentation_table:
 
 rule morphological_alignment:
     input:
-        [out(f"tokenizers/{j.language}/{j.tokenizer}/{j.size}") for j in study.jobs()],
+        [study.tokenizer_dir(j) for j in study.scored_jobs()],
     output:
         csv=out("tables/analysis/morphological_alignment.csv"),
         markdown=report(
@@ -44,7 +41,7 @@ rule morphological_alignment:
         ),
     params:
         ud_root=study.analyses.get("ud_root"),
-        jobs=[(j.language, j.tokenizer, j.size) for j in study.jobs()],
+        jobs=[(j.language, j.tokenizer, j.size) for j in study.scored_jobs()],
     log:
         out("logs/morphological_alignment.log"),
     conda:
@@ -61,12 +58,8 @@ rule tokenization_parity:
     input:
         reference_text=out(f"corpora/{study.analyses.get('parity', {}).get('reference', 'none')}/heldout.txt"),
         target_text=out(f"corpora/{study.analyses.get('parity', {}).get('target', 'none')}/heldout.txt"),
-        reference_tokenizers=[
-            out(f"tokenizers/{a.language}/{a.tokenizer}/{a.size}") for a, _ in study.parity_pairs()
-        ],
-        target_tokenizers=[
-            out(f"tokenizers/{b.language}/{b.tokenizer}/{b.size}") for _, b in study.parity_pairs()
-        ],
+        reference_tokenizers=[study.tokenizer_dir(a) for a, _ in study.parity_pairs()],
+        target_tokenizers=[study.tokenizer_dir(b) for _, b in study.parity_pairs()],
     output:
         csv=out("tables/analysis/parity.csv"),
         markdown=report(

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Job, Study
+from tokstudy.study import PRETRAINED_DOWNLOAD_DIR, Job, Study
 
 try:
     study = Study(config)
@@ -20,7 +20,7 @@ def out(path):
 wildcard_constraints:
     language=r"[a-z][a-z0-9_]*",
     tokenizer=r"[a-z][a-z0-9_]*",
-    size=r"\d+|full",
+    size=r"\d+|full|pretrained",
     split="|".join(SPLITS),
     metric="|".join(config["metrics"]),
 

@@ -3,7 +3,7 @@ localrules: collect_metrics  # trivial jobs: not worth a cluster job
 
 rule compute_metrics:
     input:
-        tokenizer=out("tokenizers/{language}/{tokenizer}/{size}"),
+        tokenizer=lambda w: study.tokenizer_dir(job_of(w)),
         train=out("corpora/{language}/train.txt"),
         heldout=out("corpora/{language}/heldout.txt"),
     output:
@@ -23,7 +23,7 @@ rule compute_metrics:
 
 rule collect_metrics:
     input:
-        [f"{RESULTS}/metrics/{j.language}/{j.tokenizer}/{j.size}.tsv" for j in study.jobs()],
+        [f"{RESULTS}/metrics/{j.language}/{j.tokenizer}/{j.size}.tsv" for j in study.scored_jobs()],
     output:
         report(
             out("tables/metrics.csv"),

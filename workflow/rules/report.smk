@@ -65,7 +65,10 @@ rule plot_frequencies:
         ),
         pdf=out("plots/frequencies/{language}.pdf"),
     params:
-        tokenizers=lambda w: [j.tokenizer for j in study.frequency_plot_jobs(w.language)],
+        tokenizers=lambda w: [
+            f"{j.tokenizer} ({j.size})" if study.is_pretrained(j.tokenizer) else j.tokenizer
+            for j in study.frequency_plot_jobs(w.language)
+        ],
         vocab_size=study.frequency_plot_size(),
         skip_top=config.get("plots", {}).get("skip_top_ranks", 100),
     log:

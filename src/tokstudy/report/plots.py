@@ -43,29 +43,64 @@ def _save(figure: plt.Figure, outputs: Sequence[Path]) -> None:
     plt.close(figure)
 
 
-def plot_metric(table: pd.DataFrame, metric: str, split: str, outputs: Sequence[Path]) -> None:
-    """One panel per language, one line per tokenizer: ``metric`` against vocabulary size.
+def _plot_trained(axis: plt.Axes, rows: pd.DataFrame, metric: str) -> None:
+    """Trained tokenizers of one language: a line per tokenizer on a log size axis."""
+    for tokenizer, group in sorted(rows.groupby("tokenizer"), key=lambda item: item[0]):
+        group = group.sort_values("vocab_size")
+        style = "o-" if adapter_class(tokenizer).sized else "o"
+        axis.plot(group["vocab_size"], group["value"], style, label=tokenizer, markersize=3)
+    axis.set_xscale("log")
+    sizes = sorted(rows["vocab_size"].unique())
+    axis.set_xticks(sizes, [str(int(size)) for size in sizes], fontsize="small", rotation=45)
+    axis.minorticks_off()
+    axis.set_xlabel("vocabulary size")
+    axis.set_ylabel(metric)
 
-    Tokenizers whose size follows from the data (``char``) are drawn as single markers.
+
+def _plot_pretrained(axis: plt.Axes, rows: pd.DataFrame) -> None:
+    """Pretrained tokenizers of one language: a labelled marker each (name, own size), in a
+    panel of their own so that 100k–260k sizes do not squash the trained sizes' axis."""
+    rows = rows.sort_values(["vocab_size", "tokenizer"])
+    x = np.arange(len(rows))
+    axis.plot(x, rows["value"], "D", color="black", markersize=4)
+    labels = [f"{r.tokenizer}\n{int(r.vocab_size) // 1000}k" for r in rows.itertuples()]
+    axis.set_xticks(x, labels, fontsize="x-small", rotation=60)
+    axis.set_xlim(-0.6, max(len(rows), 1) - 0.4)
+    axis.tick_params(axis="y", labelleft=False)
+    axis.set_title("pretrained", fontsize="small")
+
+
+def plot_metric(table: pd.DataFrame, metric: str, split: str, outputs: Sequence[Path]) -> None:
+    """One panel per language, one line per trained tokenizer: ``metric`` against vocabulary
+    size (log axis). Tokenizers whose size follows from the data (``char``) are single
+    markers; pretrained tokenizers get a side panel sharing the metric axis, one labelled
+    marker each (name and vocabulary size).
     """
     subset = table[(table["metric"] == metric) & (table["split"] == split)]
+    pretrained = subset["kind"] == "pretrained"
     languages = sorted(subset["language"].unique())
-    figure, axes = _grid(max(1, len(languages)))
-    for axis, language in zip(axes.flat, languages, strict=False):
-        rows = subset[subset["language"] == language]
-        for tokenizer, group in sorted(rows.groupby("tokenizer"), key=lambda item: item[0]):
-            group = group.sort_values("vocab_size")
-            style = "o-" if adapter_class(tokenizer).sized else "o"
-            axis.plot(group["vocab_size"], group["value"], style, label=tokenizer, markersize=3)
+    panels = max(1, len(languages))
+    columns = min(PANEL_COLUMNS, panels)
+    rows_count = math.ceil(panels / columns)
+    width = 4.2 * columns * (1.4 if pretrained.any() else 1.0)
+    figure = plt.figure(figsize=(width, 3.4 * rows_count))
+    grid = figure.add_gridspec(rows_count, columns)
+    first_axis = None
+    for index, language in enumerate(languages):
+        cell = grid[index // columns, index % columns]
+        here = subset["language"] == language
+        trained_rows, pretrained_rows = subset[here & ~pretrained], subset[here & pretrained]
+        if pretrained.any():
+            inner = cell.subgridspec(1, 2, width_ratios=[3, 1.3], wspace=0.05)
+            axis = figure.add_subplot(inner[0])
+            _plot_pretrained(figure.add_subplot(inner[1], sharey=axis), pretrained_rows)
+        else:
+            axis = figure.add_subplot(cell)
+        _plot_trained(axis, trained_rows, metric)
         axis.set_title(language)
-        axis.set_xscale("log")
-        sizes = sorted(rows["vocab_size"].unique())
-        axis.set_xticks(sizes, [str(int(size)) for size in sizes], fontsize="small", rotation=45)
-        axis.minorticks_off()
-        axis.set_xlabel("vocabulary size")
-        axis.set_ylabel(metric)
-    if languages:
-        axes.flat[0].legend(fontsize="small")
+        first_axis = first_axis or axis
+    if first_axis is not None:
+        first_axis.legend(fontsize="small")
     figure.suptitle(f"{metric} ({split})")
     _save(figure, outputs)
 

@@ -7,23 +7,36 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.study import UNSIZED
+from tokstudy.study import PRETRAINED, UNSIZED
 from tokstudy.tokenizers.registry import adapter_class
 
-TIDY_COLUMNS = ["language", "tokenizer", "vocab_size", "split", "metric", "value"]
+TIDY_COLUMNS = ["language", "tokenizer", "vocab_size", "split", "metric", "value", "kind"]
+KINDS = ("trained", "pretrained")
 
 
 def tidy_rows(
-    language: str, tokenizer: str, vocab_size: int, split: str, metrics: dict[str, float]
+    language: str,
+    tokenizer: str,
+    vocab_size: int,
+    split: str,
+    metrics: dict[str, float],
+    kind: str = "trained",
 ) -> pd.DataFrame:
-    """The metric values of one job and split as tidy rows."""
+    """The metric values of one job and split as tidy rows (``kind``: trained/pretrained)."""
     return pd.DataFrame(
         [
-            (language, tokenizer, vocab_size, split, name, float(value))
+            (language, tokenizer, vocab_size, split, name, float(value), kind)
             for name, value in metrics.items()
         ],
         columns=TIDY_COLUMNS,
     )
+
+
+def size_label(row: pd.Series) -> str:
+    """The wide-table column of a tidy row: its size, ``full`` (data-sized) or ``pretrained``."""
+    if row["kind"] == "pretrained":
+        return PRETRAINED
+    return str(int(row["vocab_size"])) if adapter_class(row["tokenizer"]).sized else UNSIZED
 
 
 def collect(paths: Sequence[Path]) -> pd.DataFrame:
@@ -34,18 +47,33 @@ def collect(paths: Sequence[Path]) -> pd.DataFrame:
 
 
 def wide(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:
-    """One metric on one split: rows (language, tokenizer), one column per vocabulary size.
+    """One metric on one split: rows (language, kind, tokenizer), one column per size.
 
-    Tokenizers whose size follows from the data (``char``) go into the column ``full``.
+    Tokenizers whose size follows from the data (``char``) go into the column ``full``,
+    pretrained ones into ``pretrained``, their own size written after the name
+    (``gpt_4o (200000)``).
     """
     subset = table[(table["metric"] == metric) & (table["split"] == split)].copy()
-    sized = subset["tokenizer"].map(lambda name: adapter_class(name).sized)
-    subset["size"] = subset["vocab_size"].astype(int).astype(str).where(sized, UNSIZED)
-    frame = subset.pivot_table(
-        index=["language", "tokenizer"], columns="size", values="value", aggfunc="first"
+    if subset.empty:
+        return pd.DataFrame()
+    subset["size"] = subset.apply(size_label, axis=1)
+    pretrained = subset["kind"] == "pretrained"
+    subset.loc[pretrained, "tokenizer"] = (
+        subset.loc[pretrained, "tokenizer"]
+        + " ("
+        + subset.loc[pretrained, "vocab_size"].astype(int).astype(str)
+        + ")"
     )
-    columns = sorted(frame.columns, key=lambda c: (c == UNSIZED, int(c) if c.isdigit() else 0))
-    return frame[columns].sort_index().reset_index().rename_axis(columns=None)
+    frame = subset.pivot_table(
+        index=["language", "kind", "tokenizer"], columns="size", values="value", aggfunc="first"
+    )
+    order = {UNSIZED: 1, PRETRAINED: 2}
+    columns = sorted(frame.columns, key=lambda c: (order.get(c, 0), int(c) if c.isdigit() else 0))
+    frame = frame[columns].reset_index()
+    frame["kind"] = pd.Categorical(frame["kind"], categories=list(KINDS), ordered=True)
+    frame = frame.sort_values(["language", "kind", "tokenizer"], kind="stable")
+    frame["kind"] = frame["kind"].astype(str)
+    return frame.reset_index(drop=True).rename_axis(columns=None)
 
 
 def write_wide_tables(
@@ -74,3 +102,24 @@ def write_wide_tables(
         )
     Path(markdown).write_text("\n".join(md_parts), encoding="utf-8")
     Path(latex).write_text("\n".join(tex_parts), encoding="utf-8")
+
+
+def kind_comparison(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:
+    """One metric per language (rows) for every pretrained tokenizer and every trained
+    tokenizer × size (columns, ``sp_unigram 8000``), pretrained ones first; the last
+    columns name the best pretrained and the best trained cell (lowest value)."""
+    subset = table[(table["metric"] == metric) & (table["split"] == split)].copy()
+    pretrained = subset["kind"] == "pretrained"
+    subset["column"] = subset["tokenizer"].where(
+        pretrained, subset["tokenizer"] + " " + subset["vocab_size"].astype(int).astype(str)
+    )
+    frame = subset.pivot_table(index="language", columns="column", values="value", aggfunc="first")
+    first = sorted(subset.loc[pretrained, "column"].unique())
+    rest = sorted(
+        subset.loc[~pretrained, "column"].unique(),
+        key=lambda c: (c.rsplit(" ", 1)[0], int(c.rsplit(" ", 1)[1])),
+    )
+    frame = frame[first + rest]
+    frame["best pretrained"] = frame[first].idxmin(axis=1) if first else None
+    frame["best trained"] = frame[rest].idxmin(axis=1) if rest else None
+    return frame.reset_index().rename_axis(columns=None)

@@ -48,6 +48,31 @@ SIZE_POLICIES: tuple[str, ...] = ("error", "adjust")
 
 
 @dataclass(frozen=True)
+class Encoded:
+    """One line's token ids and each token's ``(start, end)`` character offsets in it."""
+
+    ids: list[int]
+    offsets: list[tuple[int, int]]
+
+
+def prefix_offsets(line: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
+    """Token offsets from the decoded text before each token (``prefixes[k]``: tokens 0…k-1).
+
+    A prefix that ends in a replacement character the line does not have there ends inside
+    a character (byte tokens): the token starts at that character. Offsets are clipped to
+    the line and never decrease.
+    """
+    starts, floor = [], 0
+    for text in prefixes:
+        start = len(text)
+        if text.endswith("\ufffd") and line[start - 1 : start] != "\ufffd":
+            start -= 1
+        floor = max(floor, min(start, len(line)))
+        starts.append(floor)
+    return list(zip(starts, [*starts[1:], len(line)], strict=True))
+
+
+@dataclass(frozen=True)
 class TrainSpec:
     """What to train: the requested size, adapter parameters and run settings.
 
@@ -179,6 +204,18 @@ class Tokenizer(ABC):
 
         With ``add_special_tokens=True`` it wraps a sequence as ``[CLS] … [SEP]``.
         """
+
+    def encode_batch_with_offsets(self, lines: Sequence[str]) -> list[Encoded]:
+        """Token ids of each line with each token's ``(start, end)`` character offsets.
+
+        Adapters whose library reports offsets override this. The generic fallback takes
+        the start of token k from the decoded text of tokens 0…k-1 (see
+        :func:`prefix_offsets`): exact where decoding reproduces the text.
+        """
+        return [
+            Encoded(ids, prefix_offsets(line, [self.decode(ids[:k]) for k in range(len(ids))]))
+            for line, ids in zip(lines, self.encode_batch(lines), strict=True)
+        ]
 
     def encode(self, text: str) -> list[int]:
         """Token ids of one text."""

@@ -28,6 +28,7 @@ from tokstudy.tokenizers.base import (
     SPECIAL_TOKEN_KWARGS,
     SPECIAL_TOKENS,
     UNK,
+    Encoded,
     Tokenizer,
     TrainSpec,
     corpus_lines,
@@ -96,6 +97,11 @@ class HFTokenizersAdapter(Tokenizer):
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch(list(lines), add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
+
+    def encode_batch_with_offsets(self, lines: Sequence[str]) -> list[Encoded]:
+        """Ids with the character offsets the library reports for each token."""
+        encodings = self._tokenizer.encode_batch(list(lines), add_special_tokens=False)
+        return [Encoded(encoding.ids, encoding.offsets) for encoding in encodings]
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._tokenizer.decode(list(ids), skip_special_tokens=False)

@@ -63,7 +63,12 @@ def load_tokenizer(directory: Path) -> Tokenizer:
     :class:`TokstudyError` line naming the file.
     """
     directory = Path(directory)
-    name = read_meta(directory)["tokenizer"]
+    meta = read_meta(directory)
+    if meta.get("kind") == "pretrained":
+        from tokstudy.tokenizers.pretrained import load_pretrained_directory
+
+        return load_pretrained_directory(directory)
+    name = meta["tokenizer"]
     try:
         return adapter_class(name).load(directory)
     except TokstudyError:

@@ -41,11 +41,13 @@ from tokstudy.tokenizers.base import (
     SPECIAL_TOKEN_KWARGS,
     SPECIAL_TOKENS,
     UNK,
+    Encoded,
     Tokenizer,
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
     one_line,
+    prefix_offsets,
 )
 from tokstudy.tokenizers.params import Param
 
@@ -159,6 +161,15 @@ class _SentencePiece(Tokenizer):
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         return self._processor.encode(list(lines), out_type=int)
+
+    def encode_batch_with_offsets(self, lines: Sequence[str]) -> list[Encoded]:
+        """Ids with offsets from the decoded prefixes, one batched decode per line (the
+        pieces' own byte offsets need ``protobuf``, not a dependency)."""
+        encoded = []
+        for line, ids in zip(lines, self.encode_batch(lines), strict=True):
+            prefixes = self._processor.decode([ids[:k] for k in range(len(ids))]) if ids else []
+            encoded.append(Encoded(ids, prefix_offsets(line, prefixes)))
+        return encoded
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._processor.decode(list(ids))

@@ -14,6 +14,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models
 
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.base import Encoded
 from tokstudy.tokenizers.bbpe.units import (
     TRAILING_PREFIX,
     hex_to_symbols,
@@ -56,6 +57,33 @@ class BBPEModel:
             words, is_pretokenized=True, add_special_tokens=False
         )
         return [encoding.ids for encoding in encodings]
+
+    def encode_batch_with_offsets(self, lines: Sequence[str]) -> list[Encoded]:
+        """Ids with character offsets: each unit's place in the line plus the token's byte
+        offsets inside the unit (a token ending inside a character ends before it)."""
+        units = [split_units(line, self._marked) for line in lines]
+        encodings = self._bpe.encode_batch(
+            [[to_symbols(unit) for unit in line_units] for line_units in units],
+            is_pretokenized=True,
+            add_special_tokens=False,
+        )
+        encoded = []
+        for line, line_units, encoding in zip(lines, units, encodings, strict=True):
+            starts, position = [], 0
+            for unit in line_units:
+                position = line.index(unit, position)
+                starts.append(position)
+                position += len(unit)
+            unit_bytes = [unit.encode("utf-8") for unit in line_units]
+            offsets = [
+                (
+                    starts[word] + len(unit_bytes[word][:begin].decode("utf-8", "ignore")),
+                    starts[word] + len(unit_bytes[word][:end].decode("utf-8", "ignore")),
+                )
+                for word, (begin, end) in zip(encoding.word_ids, encoding.offsets, strict=True)
+            ]
+            encoded.append(Encoded(encoding.ids, offsets))
+        return encoded
 
     def tokenize(self, text: str) -> list[str]:
         """Token strings of one text."""

@@ -1,0 +1,270 @@
+"""Pretrained tokenizers: formats, import, checks, the study's cells, tables and plots."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO, SHARED, write_lines
+
+from tokstudy.errors import TokstudyError
+from tokstudy.metrics import compute_metrics, tokens_per_word
+from tokstudy.report.plots import plot_metric
+from tokstudy.report.tables import kind_comparison, tidy_rows, wide
+from tokstudy.study import PRETRAINED, Job, Study
+from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
+from tokstudy.tokenizers.external import load_any
+from tokstudy.tokenizers.pretrained import (
+    HOLE,
+    PretrainedHF,
+    PretrainedSentencePiece,
+    PretrainedTiktoken,
+    detect_format,
+    import_pretrained,
+    load_source,
+)
+from tokstudy.tokenizers.registry import load_tokenizer
+from tokstudy.tokenizers.sentencepiece_adapter import MODEL_FILE, SentencePieceUnigram
+
+GPT_4O = SHARED / "pretrained" / "gpt-4o" / "tokenizer.json"
+GPT_4O_SHA256 = "43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e"
+TEXT = ["the man said that he said it", "she said the word", "we said so, said he"]
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One small real file of each format, made with the libraries that read them."""
+    folder = tmp_path_factory.mktemp("sources")
+    corpus = write_lines(folder / "train.txt", TEXT * 30)
+    bytelevel = HFByteLevelBPE.train(corpus, TrainSpec(300, size_policy="adjust"))
+    bytelevel.save(folder)  # tokenizer.json
+    unigram = SentencePieceUnigram.train(corpus, TrainSpec(40, size_policy="adjust"))
+    unigram.save(folder)
+    (folder / MODEL_FILE).rename(folder / "small.model")
+    ranks = [bytes([b]) for b in range(256)] + [b" s", b"ai", b" sai", b" said"]
+    (folder / "small.tiktoken").write_text(
+        "".join(f"{base64.b64encode(t).decode()} {r}\n" for r, t in enumerate(ranks))
+    )
+    return {
+        "tokenizer_json": folder / "tokenizer.json",
+        "sentencepiece": folder / "small.model",
+        "tiktoken": folder / "small.tiktoken",
+    }
+
+
+@pytest.mark.parametrize("fmt", ["tokenizer_json", "sentencepiece", "tiktoken"])
+def test_each_format_is_detected_and_encodes_losslessly(sources: dict[str, Path], fmt: str) -> None:
+    detected, path = detect_format(sources[fmt])
+    assert detected == fmt and path == sources[fmt]
+    tokenizer = load_source(path, fmt, "r50k_base" if fmt == "tiktoken" else None)
+    assert (
+        type(tokenizer)
+        is {
+            "tokenizer_json": PretrainedHF,
+            "sentencepiece": PretrainedSentencePiece,
+            "tiktoken": PretrainedTiktoken,
+        }[fmt]
+    )
+    for line in TEXT:
+        encoded = tokenizer.encode_batch_with_offsets([line])[0]
+        assert encoded.ids == tokenizer.encode(line)
+        assert tokenizer.decode(encoded.ids) == line
+        assert tokens_per_word(line, encoded).sum() == len(encoded.ids)
+
+
+def test_tiktoken_merges_and_pattern_by_encoding_name(sources: dict[str, Path]) -> None:
+    tokenizer = PretrainedTiktoken(sources["tiktoken"], pattern="r50k_base")
+    ids = tokenizer.encode("we said")
+    assert [tokenizer.readable_token(tokenizer.vocab[i]) for i in ids] == ["w", "e", "▁said"]
+    with pytest.raises(
+        TokstudyError, match=r"small\.tiktoken: tiktoken file with 260 ranks matches no"
+    ):
+        PretrainedTiktoken(sources["tiktoken"])
+
+
+def test_a_folder_and_a_forced_format_load_a_tokenizer_json(
+    sources: dict[str, Path], tmp_path: Path
+) -> None:
+    assert detect_format(sources["tokenizer_json"].parent)[0] == "tokenizer_json"
+    renamed = tmp_path / "tokenizer.data"
+    renamed.write_bytes(sources["tokenizer_json"].read_bytes())
+    assert detect_format(renamed) == ("tokenizer_json", renamed)  # sniffed from "{"
+    assert detect_format(renamed, "tokenizer_json")[0] == "tokenizer_json"
+
+
+def test_gpt_4o_holes_specials_and_readable_bytes() -> None:
+    tokenizer = load_any(GPT_4O)
+    assert isinstance(tokenizer, PretrainedHF)
+    assert len(tokenizer.vocab) - tokenizer.vocab.count(HOLE) == 200_000
+    ids = tokenizer.encode("<|endoftext|> said")
+    assert not set(ids) & tokenizer.special_ids  # special-token text is text
+    assert tokenizer.decode(ids) == "<|endoftext|> said"
+    readable = [tokenizer.readable_token(tokenizer.vocab[i]) for i in tokenizer.encode(" मराठी")]
+    assert "".join(readable).replace("▁", " ").startswith(" म")
+
+
+def test_import_writes_a_pretrained_directory(sources: dict[str, Path], tmp_path: Path) -> None:
+    target = tmp_path / "pretrained" / "small"
+    import_pretrained("small", {"format": "auto"}, sources["tiktoken"].parent, target)
+    meta = json.loads((target / "meta.json").read_text())
+    assert meta["kind"] == "pretrained" and meta["format"] == "tokenizer_json"
+    tokenizer = load_tokenizer(target)
+    assert meta["vocab_size"] == len(tokenizer.vocab)
+    assert len((target / "vocab.tsv").read_text().splitlines()) == len(tokenizer.vocab)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["small"]  # no staging left
+
+
+def test_pretrained_metrics_count_no_special_tokens(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.txt", ["the man said it", "<|endoftext|>"])
+    tokenizer = load_any(GPT_4O)
+    metrics, _ = compute_metrics(tokenizer, corpus)
+    expected = sum(len(tokenizer.encode(line)) for line in ["the man said it", "<|endoftext|>"])
+    assert metrics["tokens"] == expected
+    assert metrics["fertility"] == pytest.approx(expected / 5)
+
+
+# --- bad input: one line each, nothing half-written -------------------------------------
+
+
+def test_a_file_of_neither_format_is_one_line_error(tmp_path: Path) -> None:
+    odd = tmp_path / "vocab.bin"
+    odd.write_bytes(b"\x00\x01 not a tokenizer")
+    with pytest.raises(TokstudyError, match=r"vocab.bin: neither an HF tokenizer.json") as err:
+        detect_format(odd)
+    assert "\n" not in str(err.value)
+
+
+def test_a_truncated_tokenizer_json_is_one_line_error(
+    sources: dict[str, Path], tmp_path: Path
+) -> None:
+    broken = tmp_path / "tokenizer.json"
+    broken.write_bytes(sources["tokenizer_json"].read_bytes()[:500])
+    target = tmp_path / "out" / "broken"
+    with pytest.raises(
+        TokstudyError, match=r"tokenizer\.json: not a valid HF tokenizer\.json"
+    ) as err:
+        import_pretrained("broken", {}, broken, target)
+    assert "\n" not in str(err.value)
+    assert not target.exists()
+
+
+def test_a_checksum_mismatch_is_one_line_error(sources: dict[str, Path], tmp_path: Path) -> None:
+    target = tmp_path / "out" / "small"
+    with pytest.raises(TokstudyError, match=r"pretrained.small: checksum mismatch .* expected 0+,"):
+        import_pretrained("small", {"sha256": "0" * 64}, sources["sentencepiece"], target)
+    assert not target.exists()
+
+
+def _study(tmp_path: Path, **pretrained: dict) -> Study:
+    corpus = write_lines(tmp_path / "xx.txt", ["a b"])
+    config = {
+        "languages": {"xx": {"path": str(corpus)}, "yy": {"path": str(corpus)}},
+        "vocab_sizes": [300],
+        "tokenizers": {"sp_bpe": {}},
+        "metrics": ["mu"],
+        "results_dir": "res",
+        "pretrained": pretrained,
+    }
+    return Study(config)
+
+
+def test_a_name_clashing_with_a_trained_tokenizer_is_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(TokstudyError, match=r"pretrained.sp_bpe: the name is also a trained"):
+        _study(tmp_path, sp_bpe={"path": str(GPT_4O)})
+
+
+def test_study_cells_and_directories_of_pretrained_tokenizers(tmp_path: Path) -> None:
+    study = _study(tmp_path, gpt_4o={"path": str(GPT_4O), "languages": ["yy"]})
+    assert study.scored_jobs() == [
+        Job("xx", "sp_bpe", "300"),
+        Job("yy", "sp_bpe", "300"),
+        Job("yy", "gpt_4o", PRETRAINED),
+    ]
+    assert study.tokenizer_dir(Job("yy", "gpt_4o", PRETRAINED)) == "res/pretrained/gpt_4o"
+    assert study.tokenizer_dir(Job("xx", "sp_bpe", "300")) == "res/tokenizers/xx/sp_bpe/300"
+    with pytest.raises(TokstudyError, match=r"pretrained\.hub_only: a hub download needs sha256"):
+        _study(tmp_path, hub_only={"hub": "org/model"})
+    with pytest.raises(TokstudyError, match=r"pretrained\.Bad: a name is lower-case"):
+        _study(tmp_path, Bad={"path": str(GPT_4O)})
+
+
+def _dry_run(tmp_path: Path, entry: dict) -> str:
+    corpus = write_lines(tmp_path / "xx.txt", ["a b c", "b c d"] * 20)
+    config = {
+        "languages": {"xx": {"path": str(corpus)}},
+        "vocab_sizes": [30],
+        "tokenizers": {"char": {}},
+        "metrics": ["mu"],
+        "results_dir": str(tmp_path / "results"),
+        "pretrained": {"llm": entry},
+    }
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(config))
+    command = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(path)]
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True).stdout
+
+
+def test_the_hub_download_rule_runs_only_for_hub_without_path(tmp_path: Path) -> None:
+    sha = GPT_4O_SHA256
+    hub_plan = _dry_run(tmp_path, {"hub": "openai/gpt-4o", "sha256": sha})
+    assert "rule download_pretrained" in hub_plan and "rule import_pretrained" in hub_plan
+    assert "resources/downloads/pretrained/llm/tokenizer.json" in hub_plan
+    local_plan = _dry_run(tmp_path, {"hub": "openai/gpt-4o", "path": str(GPT_4O), "sha256": sha})
+    assert "download_pretrained" not in local_plan and "rule import_pretrained" in local_plan
+
+
+def test_wide_tables_and_plots_show_pretrained_cells(tmp_path: Path) -> None:
+    table = pd.concat(
+        [
+            tidy_rows("en", "sp_bpe", 250, "train", {"fertility": 1.5}),
+            tidy_rows("en", "sp_bpe", 8000, "train", {"fertility": 1.2}),
+            tidy_rows("en", "char", 60, "train", {"fertility": 4.0}),
+            tidy_rows("en", "gpt_4o", 200000, "train", {"fertility": 1.3}, "pretrained"),
+        ]
+    )
+    frame = wide(table, "fertility", "train")
+    assert list(frame.columns) == [
+        "language",
+        "kind",
+        "tokenizer",
+        "250",
+        "8000",
+        "full",
+        "pretrained",
+    ]
+    assert frame["tokenizer"].tolist() == ["char", "sp_bpe", "gpt_4o (200000)"]
+    assert frame["kind"].tolist() == ["trained", "trained", "pretrained"]
+    assert frame["pretrained"].iloc[2] == pytest.approx(1.3)
+    outputs = [tmp_path / "fertility.png"]
+    plot_metric(table, "fertility", "train", outputs)
+    assert outputs[0].stat().st_size > 0
+
+
+def test_kind_comparison_puts_pretrained_first_and_names_the_best() -> None:
+    table = pd.concat(
+        [
+            tidy_rows("en", "sp_unigram", 32000, "heldout", {"fertility": 1.1}),
+            tidy_rows("en", "sp_unigram", 8000, "heldout", {"fertility": 1.3}),
+            tidy_rows("en", "gpt_4o", 200000, "heldout", {"fertility": 1.2}, "pretrained"),
+            tidy_rows("hi", "sp_unigram", 8000, "heldout", {"fertility": 1.4}),
+            tidy_rows("hi", "gpt_4o", 200000, "heldout", {"fertility": 2.5}, "pretrained"),
+        ]
+    )
+    frame = kind_comparison(table, "fertility", "heldout")
+    assert list(frame.columns) == [
+        "language",
+        "gpt_4o",
+        "sp_unigram 8000",
+        "sp_unigram 32000",
+        "best pretrained",
+        "best trained",
+    ]
+    assert frame["best trained"].tolist() == ["sp_unigram 32000", "sp_unigram 8000"]
+    assert frame["gpt_4o"].tolist() == [1.2, 2.5]

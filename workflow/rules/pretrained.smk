@@ -1,0 +1,35 @@
+rule download_pretrained:
+    output:
+        f"{PRETRAINED_DOWNLOAD_DIR}/{{name}}/tokenizer.json",
+    params:
+        url=lambda w: study.pretrained_hub_url(w.name),
+        sha256=lambda w: study.pretrained[w.name]["sha256"],
+    log:
+        out("logs/download_pretrained/{name}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("import_pretrained", "mem_mb", 2000),
+        runtime=resource("import_pretrained", "runtime", 30),
+    script:
+        "../../scripts/download_pretrained.py"
+
+
+rule import_pretrained:
+    input:
+        lambda w: study.pretrained_source(w.name),
+    output:
+        directory(out("pretrained/{name}")),
+    params:
+        entry=lambda w: study.pretrained[w.name],
+    log:
+        out("logs/import_pretrained/{name}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("import_pretrained", "mem_mb", 4000),
+        runtime=resource("import_pretrained", "runtime", 30),
+    script:
+        "../../scripts/import_pretrained.py"
