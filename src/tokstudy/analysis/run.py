@@ -114,6 +114,28 @@ def write_parity(
     _write(pd.DataFrame(rows), csv, markdown, f"Tokenization parity {target}/{reference}")
 
 
+def _parity_selection(
+    tokenizers: Sequence[Mapping[str, Any]], reference: str, record: dict[str, Any]
+) -> dict[str, dict[str, Path]]:
+    """Label → language → tokenizer directory, for labels covering the reference and another
+    language; the others are logged and recorded under ``skipped_tokenizers``."""
+    groups: dict[str, dict[str, Path]] = {}
+    for entry in tokenizers:
+        for language in entry["languages"]:
+            groups.setdefault(entry["label"], {})[language] = Path(entry["directory"])
+    selected = {}
+    for label, directories in groups.items():
+        if reference in directories and len(directories) > 1:
+            selected[label] = directories
+            continue
+        reason = f"covers {', '.join(sorted(directories))}: needs {reference} and another language"
+        log.info("%s: %s; left out", label, reason)
+        record["skipped_tokenizers"][label] = reason
+    if not selected:
+        raise TokstudyError(f"parity: no tokenizer covers {reference} and another language")
+    return selected
+
+
 def write_parallel_parity(
     corpus_files: Mapping[str, Path],
     reference: str,
@@ -143,31 +165,14 @@ def write_parallel_parity(
         if missing:
             log.info("%s: %d reference sentences missing, left out", language, len(missing))
             record["missing_sentences"][language] = missing
-    groups: dict[str, dict[str, Path]] = {}
-    kinds: dict[str, str] = {}
-    for entry in tokenizers:
-        kinds[entry["label"]] = entry["kind"]
-        for language in entry["languages"]:
-            groups.setdefault(entry["label"], {})[language] = Path(entry["directory"])
-    selected = {}
-    for label, directories in groups.items():
-        if reference not in directories or len(directories) < 2:
-            reason = (
-                f"covers {', '.join(sorted(directories))}: needs {reference} and another language"
-            )
-            log.info("%s: %s; left out", label, reason)
-            record["skipped_tokenizers"][label] = reason
-        else:
-            selected[label] = directories
-    if not selected:
-        raise TokstudyError(f"parity: no tokenizer covers {reference} and another language")
-    covered = {language for directories in selected.values() for language in directories}
-    for language in sorted(set(texts) - covered):
+    selected = _parity_selection(tokenizers, reference, record)
+    for language in sorted(set(texts) - {lang for dirs in selected.values() for lang in dirs}):
         log.info("%s: no tokenizer of the study covers it; left out", language)
         record["skipped_languages"][language] = "no tokenizer of the study covers it"
-    loaded: dict[Path, Tokenizer] = {}
-    for directory in sorted({d for directories in selected.values() for d in directories.values()}):
-        loaded[directory] = load_tokenizer(directory)
+    loaded = {
+        path: load_tokenizer(path)
+        for path in sorted({p for d in selected.values() for p in d.values()})
+    }
     table = parallel_parity(
         texts,
         reference,
@@ -176,23 +181,13 @@ def write_parallel_parity(
             for label, directories in selected.items()
         },
     )
-    table.insert(1, "kind", table["tokenizer"].map(kinds))
+    table.insert(1, "kind", table["tokenizer"].map({e["label"]: e["kind"] for e in tokenizers}))
     for row in table.itertuples():
-        log.info(
-            "%s %s: premium %.3f (median %.3f)",
-            row.tokenizer,
-            row.language,
-            row.premium,
-            row.premium_median,
-        )
+        log.info("%s %s: premium %.3f", row.tokenizer, row.language, row.premium)
     title = f"Tokenization premium over {reference} (multi-parallel corpus)"
     _write(table, outputs["csv"], outputs["markdown"], title)
-    _write(
-        fairness_summary(table),
-        outputs["fairness_csv"],
-        outputs["fairness_markdown"],
-        f"Fairness: {title}",
-    )
+    fairness = fairness_summary(table)
+    _write(fairness, outputs["fairness_csv"], outputs["fairness_markdown"], f"Fairness: {title}")
     Path(outputs["json"]).write_text(
         json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8"
     )

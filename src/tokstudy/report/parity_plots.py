@@ -32,19 +32,18 @@ def plot_premium_heatmap(table: pd.DataFrame, reference: str, outputs: Sequence[
     low = min(float(finite.min()) if finite.size else 1.0, 0.99)
     high = max(float(finite.max()) if finite.size else 1.0, 1.01)
     rows, columns = matrix.shape
-    figure, axis = plt.subplots(figsize=(2.5 + 0.75 * columns, 1.5 + 0.4 * rows))
-    image = axis.imshow(
-        np.ma.masked_invalid(values),
-        cmap="RdBu_r",
-        norm=TwoSlopeNorm(vcenter=1.0, vmin=low, vmax=high),
-        aspect="auto",
-    )
+    figure, axis = plt.subplots(figsize=(3 + 0.75 * columns, 3.5 + 0.4 * rows))
+    norm = TwoSlopeNorm(vcenter=1.0, vmin=low, vmax=high)
+    image = axis.imshow(np.ma.masked_invalid(values), cmap="RdBu_r", norm=norm, aspect="auto")
     for (row, column), value in np.ndenumerate(values):
         if np.isfinite(value):
-            axis.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=7)
+            colour = "white" if abs(float(norm(value)) - 0.5) > 0.35 else "black"
+            axis.text(
+                column, row, f"{value:.2f}", ha="center", va="center", fontsize=7, color=colour
+            )
     axis.set_xticks(range(columns), matrix.columns, rotation=45, ha="right")
     axis.set_yticks(range(rows), matrix.index)
-    figure.colorbar(image, ax=axis, label=f"premium (tokens / tokens of {reference})")
+    figure.colorbar(image, ax=axis, label=f"tokens / tokens of {reference}")
     figure.suptitle(f"Tokenization premium over {reference}")
     _save(figure, outputs)
 
