@@ -351,6 +351,18 @@ def test_write_parallel_parity_records_what_it_leaves_out(
     assert "| char" in outputs["markdown"].read_text()
 
 
+def test_write_parallel_parity_fails_on_a_file_without_ids_and_writes_nothing(
+    tmp_path: Path, pud_root: Path
+) -> None:
+    files = pud_treebanks(pud_root)
+    files["de"].write_bytes(gzip.compress(conllu_text(GERMAN, with_ids=False).encode()))
+    outputs = {key: tmp_path / key for key in ("csv", "markdown", "fairness_csv", "json")}
+    entries = [{"label": "x", "kind": "trained", "directory": "none", "languages": ["en", "de"]}]
+    with pytest.raises(TokstudyError, match=rf"^{files['de']}: sentence 1 has no '# sent_id'"):
+        write_parallel_parity(files, "en", entries, outputs)
+    assert not any(path.exists() for path in outputs.values())
+
+
 # --- end to end --------------------------------------------------------------------------------
 
 
