@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tokstudy.analysis.ud import treebank_files
+from tokstudy.analysis.ud import pud_treebanks, treebank_files
 from tokstudy.config_files import check_results_dir
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import check_metric_names
@@ -35,6 +35,7 @@ PRETRAINED = "pretrained"
 PRETRAINED_DOWNLOAD_DIR = "resources/downloads/pretrained"
 HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
 _WILDCARD_NAME = re.compile(r"[a-z][a-z0-9_]*")
+PARITY_KEY = "config key analyses.parity"
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,21 @@ class Job:
     language: str
     tokenizer: str
     size: str
+
+
+@dataclass(frozen=True)
+class ParityTokenizer:
+    """A tokenizer of the multi-parallel parity analysis: ``directory`` serves ``languages``.
+
+    ``label`` names the tokenizer in the tables; a tokenizer trained per language has one
+    entry per language under one label (``sp_bpe 1000``), a multilingual one a single
+    entry for all its languages. ``kind``: ``trained`` or ``multilingual``.
+    """
+
+    label: str
+    kind: str
+    directory: str
+    languages: tuple[str, ...]
 
 
 def chatterbot_files(language_dir: str) -> list[Path]:
@@ -325,7 +341,7 @@ class Study:
     def parity_pairs(self) -> list[tuple[Job, Job]]:
         """(reference job, target job) for every tokenizer and size both parity languages train."""
         parity = self.analyses.get("parity") or {}
-        if not parity:
+        if "target" not in parity:
             return []
         scored = self.scored_jobs()
         targets = {(j.tokenizer, j.size): j for j in scored if j.language == parity["target"]}
@@ -334,6 +350,65 @@ class Study:
             for j in scored
             if j.language == parity["reference"] and (j.tokenizer, j.size) in targets
         ]
+
+    def parity_files(self) -> dict[str, Path]:
+        """PUD CoNLL-U file of each language of the multi-parallel parity, sorted by code.
+
+        The languages are the reference and ``analyses.parity.languages``, or every PUD
+        language under ``pud_root``; empty without ``pud_root``.
+        """
+        parity = self.analyses.get("parity") or {}
+        if "pud_root" not in parity:
+            return {}
+        root = Path(parity["pud_root"])
+        folder = root if root.is_absolute() else self.base / root
+        if not folder.is_dir():
+            raise TokstudyError(f"{PARITY_KEY}.pud_root: no folder {folder}")
+        files = pud_treebanks(folder)
+        wanted = parity.get("languages", sorted(files))
+        for key, languages in (("reference", [parity["reference"]]), ("languages", wanted)):
+            for language in languages:
+                if language not in files:
+                    raise TokstudyError(
+                        f"{PARITY_KEY}.{key}: language {language!r} is not in the parallel "
+                        f"corpus under {root} (has: {', '.join(sorted(files)) or 'nothing'})"
+                    )
+        return {language: files[language] for language in sorted({parity["reference"], *wanted})}
+
+    def parity_tokenizers(self) -> list[ParityTokenizer]:
+        """The tokenizers the multi-parallel parity scores, each with the parity languages
+        it covers: a tokenizer trained per language covers that language, a multilingual
+        one all of its languages, a pretrained one every parity language (or those of its
+        ``languages`` list). Empty without ``analyses.parity.pud_root``."""
+        languages = set(self.parity_files())
+        results = self.config.get("results_dir", "results")
+        entries = [
+            ParityTokenizer(
+                j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
+                "trained",
+                f"{results}/tokenizers/{j.language}/{j.tokenizer}/{j.size}",
+                (j.language,),
+            )
+            for j in self.jobs()
+            if j.language in languages
+        ]
+        covered = tuple(sorted(languages & set(self.multilingual_languages())))
+        entries += [
+            ParityTokenizer(
+                f"{j.tokenizer} {j.size} ({j.language})",
+                "multilingual",
+                f"{results}/multilingual/tokenizers/{j.tokenizer}/{j.size}",
+                covered,
+            )
+            for j in self.multilingual_jobs()
+            if covered
+        ]
+        for name in self.pretrained_names():
+            listed = self.pretrained[name].get("languages")
+            reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
+            if reach:
+                entries.append(ParityTokenizer(name, "pretrained", self.pretrained_dir(name), reach))
+        return entries
 
     def multilingual_languages(self) -> list[str]:
         """Languages of the multilingual tokenizers (default: all), sorted; empty without."""
@@ -401,14 +476,28 @@ class Study:
                 f"languages, got {', '.join(sorted(set(languages)))}"
             )
 
-    def _check_analyses(self) -> None:
+    def _check_parity(self) -> None:
         parity = self.analyses.get("parity") or {}
         for key in ("reference", "target"):
-            if parity and parity[key] not in self.config["languages"]:
+            if "target" in parity and parity[key] not in self.config["languages"]:
                 raise TokstudyError(
-                    f"config key analyses.parity.{key}: "
-                    f"language {parity[key]!r} is not in languages"
+                    f"{PARITY_KEY}.{key}: language {parity[key]!r} is not in languages"
                 )
+        if "languages" in parity and "pud_root" not in parity:
+            raise TokstudyError(f"{PARITY_KEY}.languages needs pud_root (a parallel corpus)")
+        if "pud_root" not in parity:
+            return
+        covered: dict[str, set[str]] = {}
+        for entry in self.parity_tokenizers():
+            covered.setdefault(entry.label, set()).update(entry.languages)
+        if not any(parity["reference"] in langs and len(langs) > 1 for langs in covered.values()):
+            raise TokstudyError(
+                f"{PARITY_KEY}: no tokenizer of the study covers {parity['reference']!r} and "
+                f"another language of the parallel corpus ({', '.join(self.parity_files())})"
+            )
+
+    def _check_analyses(self) -> None:
+        self._check_parity()
         words = (self.analyses.get("segmentation") or {}).get("words") or {}
         for language, word_list in sorted(words.items()):
             if language not in self.config["languages"]:

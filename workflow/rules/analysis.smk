@@ -83,6 +83,70 @@ rule tokenization_parity:
         "../../scripts/analysis_parity.py"
 
 
+rule tokenization_parity_pud:
+    input:
+        corpora=list(study.parity_files().values()),
+        tokenizers=sorted({p.directory for p in study.parity_tokenizers()}),
+    output:
+        csv=out("tables/analysis/parity_pud.csv"),
+        markdown=report(
+            out("tables/analysis/parity_pud.md"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium (PUD)"},
+        ),
+        fairness_csv=out("tables/analysis/parity_pud_fairness.csv"),
+        fairness_markdown=report(
+            out("tables/analysis/parity_pud_fairness.md"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium fairness (PUD)"},
+        ),
+        json=out("tables/analysis/parity_pud.json"),
+    params:
+        languages=list(study.parity_files()),
+        reference=study.analyses.get("parity", {}).get("reference"),
+        tokenizers=[vars(p) for p in study.parity_tokenizers()],
+    log:
+        out("logs/tokenization_parity_pud.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 4000),
+        runtime=resource("default", "runtime", 60),
+    script:
+        "../../scripts/analysis_parity_pud.py"
+
+
+rule plot_parity_pud:
+    input:
+        out("tables/analysis/parity_pud.csv"),
+    output:
+        heatmap_png=report(
+            out("plots/analysis/parity_pud_heatmap.png"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium (PUD): heat map"},
+        ),
+        heatmap_pdf=out("plots/analysis/parity_pud_heatmap.pdf"),
+        bars_png=report(
+            out("plots/analysis/parity_pud_bars.png"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium (PUD): bars"},
+        ),
+        bars_pdf=out("plots/analysis/parity_pud_bars.pdf"),
+    params:
+        reference=study.analyses.get("parity", {}).get("reference"),
+    log:
+        out("logs/plot_parity_pud.log"),
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 2000),
+        runtime=resource("default", "runtime", 10),
+    script:
+        "../../scripts/plot_parity_pud.py"
+
+
 rule multilingual_corpus:
     input:
         [out(f"corpora/{language}/train.txt") for language in study.multilingual_languages()],
@@ -196,6 +260,16 @@ rule analysis_outputs:
         expand(
             out("tables/analysis/parity.{ext}"),
             ext=["csv", "md"] if study.parity_pairs() else [],
+        ),
+        expand(
+            out("tables/analysis/parity_pud{table}.{ext}"),
+            table=["", "_fairness"],
+            ext=["csv", "md"] if study.parity_files() else [],
+        ),
+        expand(
+            out("plots/analysis/parity_pud_{plot}.{ext}"),
+            plot=["heatmap", "bars"],
+            ext=["png", "pdf"] if study.parity_files() else [],
         ),
         expand(
             out("tables/analysis/multilingual_{table}.{ext}"),

@@ -5,7 +5,8 @@
   (:mod:`.spans` maps tokens onto a word's characters, :mod:`.ud` finds treebanks);
 - :mod:`.multilingual`: temperature-sampled mixed corpora, per-language vocabulary share
   and fertility;
-- :mod:`.parity`: tokenization parity on line-aligned parallel text.
+- :mod:`.parity`: tokenization parity on line-aligned parallel text, and premiums and
+  their fairness on a multi-parallel corpus (PUD, read by :mod:`.ud`).
 
 The workflow's scripts load tokenizers and text and write the tables; :mod:`.texts` has
 the small file helpers they share.

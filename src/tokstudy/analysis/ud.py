@@ -1,9 +1,11 @@
-"""Universal Dependencies treebanks: finding a language's folder and reading its words."""
+"""Universal Dependencies treebanks: finding a language's folder, reading its words, and
+the Parallel UD (PUD) treebanks' sentences keyed by ``# sent_id``."""
 
 from __future__ import annotations
 
 import gzip
 import logging
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,9 @@ UD_TREEBANKS: dict[str, tuple[str, str]] = {
     "sv": ("Swedish", "Talbanken"),
 }
 CONLLU_PATTERNS = ("*.conllu", "*.conllu.gz")
+#: a Parallel UD folder, and the file in it whose name gives the language code
+PUD_FOLDER = "UD_*-PUD"
+PUD_FILE = re.compile(r"(?P<code>[a-z]{2,3})_pud-ud-test\.conllu(?:\.gz)?")
 
 
 @dataclass(frozen=True)
@@ -80,13 +85,56 @@ def iter_ud_words(paths: Iterable[Path]) -> Iterator[UDWord]:
     the text, so neither the token nor its parts are yielded.
     """
     for path in paths:
-        opener = gzip.open if Path(path).suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            try:
-                for sentence in conllu.parse_incr(handle):
-                    yield from _sentence_words(sentence)
-            except conllu.exceptions.ParseException as exc:
-                raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
+        for sentence in iter_sentences(Path(path)):
+            yield from _sentence_words(sentence)
+
+
+def iter_sentences(path: Path) -> Iterator[conllu.TokenList]:
+    """The sentences of a CoNLL-U file (plain or gzip); a parse error names the file."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        try:
+            yield from conllu.parse_incr(handle)
+        except conllu.exceptions.ParseException as exc:
+            raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
+
+
+def sentence_texts(path: Path) -> dict[str, str]:
+    """``# sent_id`` → ``# text`` of every sentence of a CoNLL-U file, in file order.
+
+    Every sentence must carry both comments and the ids must be unique: parallel treebanks
+    are joined on the id, never on the position.
+    """
+    texts: dict[str, str] = {}
+    for number, sentence in enumerate(iter_sentences(path), start=1):
+        sent_id, text = sentence.metadata.get("sent_id"), sentence.metadata.get("text")
+        if not sent_id or text is None:
+            missing = "# sent_id" if not sent_id else "# text"
+            raise TokstudyError(f"{path}: sentence {number} has no '{missing}' comment")
+        if sent_id in texts:
+            raise TokstudyError(f"{path}: sentence {number} repeats sent_id {sent_id!r}")
+        texts[sent_id] = text
+    return texts
+
+
+def pud_treebanks(pud_root: Path) -> dict[str, Path]:
+    """Language code → CoNLL-U file of every ``UD_<Language>-PUD`` folder under a root.
+
+    The code is read from the file name (``de_pud-ud-test.conllu.gz`` → ``de``). A folder
+    without exactly one such file, or two folders of one code, are errors naming them.
+    """
+    files: dict[str, Path] = {}
+    for folder in sorted(Path(pud_root).glob(PUD_FOLDER)):
+        found = [path for path in treebank_files(folder) if PUD_FILE.fullmatch(path.name)]
+        if len(found) != 1:
+            raise TokstudyError(
+                f"{folder}: expected one <code>_pud-ud-test.conllu(.gz) file, found {len(found)}"
+            )
+        code = PUD_FILE.fullmatch(found[0].name)["code"]
+        if code in files:
+            raise TokstudyError(f"{found[0]}: language {code!r} also in {files[code]}")
+        files[code] = found[0]
+    return files
 
 
 def _sentence_words(sentence: conllu.TokenList) -> Iterator[UDWord]:
