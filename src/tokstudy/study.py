@@ -353,7 +353,25 @@ class Study:
                 f"languages, got {', '.join(sorted(set(languages)))}"
             )
 
+    def correlation(self) -> dict[str, Any] | None:
+        """Settings of the correlation analysis, or ``None`` when it does not run.
+
+        On by default whenever the study has a downstream stage (``models:`` or ``nmt:``):
+        ``analyses.correlation`` absent or ``true`` → default settings, a mapping → those
+        settings, ``false`` → off.
+        """
+        section = self.analyses.get("correlation", True)
+        if section is False or not {"models", "nmt"} & set(self.config):
+            return None
+        return {} if section is True else dict(section)
+
     def _check_analyses(self) -> None:
+        section = self.analyses.get("correlation")
+        if section not in (None, False) and not {"models", "nmt"} & set(self.config):
+            raise TokstudyError(
+                "config key analyses.correlation: the study has no downstream stage "
+                "(a models: or nmt: section) to correlate intrinsic metrics with"
+            )
         parity = self.analyses.get("parity") or {}
         for key in ("reference", "target"):
             if parity and parity[key] not in self.config["languages"]:
