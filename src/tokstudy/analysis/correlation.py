@@ -207,6 +207,13 @@ def join_cells(intrinsic: pd.DataFrame, downstream: pd.DataFrame) -> tuple[pd.Da
         missing = int(cells_per_scope[scope]) - len(rows)
         if missing:
             notes.append(f"{downstream_name} ({scope}): {missing} cell(s) without a score left out")
+    most_seeds = scored.groupby("downstream")["seeds"].transform("max")
+    fewer = scored[scored["seeds"] < most_seeds]
+    for (downstream_name, scope), rows in fewer.groupby(["downstream", "scope"], sort=True):
+        notes.append(
+            f"{downstream_name} ({scope}): {len(rows)} cell(s) averaged over fewer seeds "
+            "(missing or NaN runs)"
+        )
     for note in notes:
         log.warning("%s", note)
     joined = scored.merge(intrinsic.rename(columns={"value": "intrinsic_value"}), on=CELL_KEYS)
