@@ -49,4 +49,5 @@ rule all:
         rules.model_outputs.input,
         rules.analysis_outputs.input,
         rules.nmt_outputs.input,
+        rules.correlation_outputs.input,
     default_target: True

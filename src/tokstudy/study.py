@@ -407,7 +407,8 @@ class Study:
             listed = self.pretrained[name].get("languages")
             reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
             if reach:
-                entries.append(ParityTokenizer(name, "pretrained", self.pretrained_dir(name), reach))
+                directory = self.pretrained_dir(name)
+                entries.append(ParityTokenizer(name, "pretrained", directory, reach))
         return entries
 
     def multilingual_languages(self) -> list[str]:
@@ -476,6 +477,18 @@ class Study:
                 f"languages, got {', '.join(sorted(set(languages)))}"
             )
 
+    def correlation(self) -> dict[str, Any] | None:
+        """Settings of the correlation analysis, or ``None`` when it does not run.
+
+        On by default whenever the study has a downstream stage (``models:`` or ``nmt:``):
+        ``analyses.correlation`` absent or ``true`` → default settings, a mapping → those
+        settings, ``false`` → off.
+        """
+        section = self.analyses.get("correlation", True)
+        if section is False or not {"models", "nmt"} & set(self.config):
+            return None
+        return {} if section is True else dict(section)
+
     def _check_parity(self) -> None:
         parity = self.analyses.get("parity") or {}
         for key in ("reference", "target"):
@@ -497,6 +510,12 @@ class Study:
             )
 
     def _check_analyses(self) -> None:
+        section = self.analyses.get("correlation")
+        if section not in (None, False) and not {"models", "nmt"} & set(self.config):
+            raise TokstudyError(
+                "config key analyses.correlation: the study has no downstream stage "
+                "(a models: or nmt: section) to correlate intrinsic metrics with"
+            )
         self._check_parity()
         words = (self.analyses.get("segmentation") or {}).get("words") or {}
         for language, word_list in sorted(words.items()):

@@ -280,3 +280,89 @@ rule analysis_outputs:
             out("plots/analysis/multilingual_vocabulary_share.{ext}"),
             ext=["png", "pdf"] if study.multilingual_jobs() else [],
         ),
+
+
+# Correlation analysis (analyses.correlation, on whenever the study has a models: or nmt:
+# section): intrinsic metrics of every cell against its downstream scores. NMT cells take
+# the metrics of the NMT stage's own tokenizers (rule nmt_tokenizer_metrics).
+# Input functions, as nmt_plan is defined in nmt.smk, included after this file.
+from tokstudy.analysis.correlation import (
+    NMT_FREQUENCIES,
+    NMT_METRICS,
+    nmt_metric_files,
+    nmt_metric_sides,
+)
+
+CORRELATION = study.correlation()
+
+
+def correlation_nmt_side():
+    """The NMT side whose tokenizer metrics the correlation uses."""
+    return (CORRELATION or {}).get("nmt_side", "target")
+
+
+rule nmt_tokenizer_metrics:
+    input:
+        tokenizer=out("nmt/tokenizers/{side}/{tokenizer}/{size}"),
+        train=out("nmt/split/train.{side}"),
+        heldout=out("nmt/split/test.{side}"),
+    output:
+        metrics=out(NMT_METRICS),
+        frequencies=out(NMT_FREQUENCIES),
+    wildcard_constraints:
+        side=r"[a-z][a-z0-9_]*",
+    log:
+        out("logs/nmt_tokenizer_metrics/{side}/{tokenizer}/{size}.log"),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("compute_metrics", "mem_mb", 4000),
+        runtime=resource("compute_metrics", "runtime", 60),
+    script:
+        "../../scripts/compute_metrics.py"
+
+
+rule correlation:
+    input:
+        metrics=out("tables/metrics.csv"),
+        model_results=out("tables/models/results.tsv") if "models" in config else [],
+        nmt_scores=lambda w: nmt_plan.score_files(RESULTS),
+        nmt_metrics=lambda w: nmt_metric_files(nmt_plan, correlation_nmt_side(), RESULTS),
+    output:
+        csv=out("tables/analysis/correlation.csv"),
+        markdown=report(
+            out("tables/analysis/correlation.md"),
+            category="Analyses",
+            labels={"analysis": "intrinsic metrics vs downstream scores"},
+        ),
+        ranking_csv=out("tables/analysis/correlation_ranking.csv"),
+        ranking_markdown=report(
+            out("tables/analysis/correlation_ranking.md"),
+            category="Analyses",
+            labels={"analysis": "intrinsic metrics ranked per downstream score"},
+        ),
+        png=report(
+            out("plots/analysis/correlation.png"),
+            category="Analyses",
+            labels={"analysis": "intrinsic metrics vs downstream scores (plot)"},
+        ),
+    params:
+        metrics=config["metrics"],
+        settings={"seed": config.get("seed", 0), **(CORRELATION or {})},
+        nmt_sides=lambda w: nmt_metric_sides(nmt_plan, correlation_nmt_side()),
+    log:
+        out("logs/correlation.log"),
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 4000),
+        runtime=resource("default", "runtime", 30),
+    script:
+        "../../scripts/analysis_correlation.py"
+
+
+rule correlation_outputs:
+    input:
+        rules.correlation.output if CORRELATION is not None else [],
