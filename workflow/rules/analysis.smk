@@ -177,6 +177,8 @@ rule train_multilingual_tokenizer:
         spec=lambda w: study.multilingual_spec(w.tokenizer, w.size),
     log:
         out("logs/train_multilingual_tokenizer/{tokenizer}/{size}.log"),
+    benchmark:
+        out("benchmarks/train_multilingual_tokenizer/{tokenizer}/{size}.tsv")
     conda:
         "../../envs/core.yaml"
     threads: resource("train_tokenizer", "threads", 1)

@@ -11,6 +11,8 @@ rule compute_metrics:
         frequencies=out("frequencies/{language}/{tokenizer}/{size}.tsv"),
     log:
         out("logs/compute_metrics/{language}/{tokenizer}/{size}.log"),
+    benchmark:
+        out("benchmarks/compute_metrics/{language}/{tokenizer}/{size}.tsv")
     conda:
         "../../envs/core.yaml"
     threads: 1

@@ -86,6 +86,8 @@ rule plot_frequencies:
 rule report_outputs:
     input:
         out("tables/metrics.csv"),
+        out("tables/cost.csv"),
+        expand(out("plots/cost.{ext}"), ext=["png", "pdf"]),
         expand(out("tables/metrics_{split}.{ext}"), split=SPLITS, ext=["md", "tex"]),
         expand(
             out("plots/metrics/{metric}_{split}.{ext}"),
@@ -98,3 +100,55 @@ rule report_outputs:
             language=study.languages if study.frequency_plot_size() else [],
             ext=["png", "pdf"],
         ),
+
+
+def cost_sources():
+    """Every tokenizer-training and metric job: its cell, step, benchmark file and text."""
+    sources = []
+    for j in study.jobs():
+        cell = {"language": j.language, "tokenizer": j.tokenizer, "size": j.size}
+        train = out(f"corpora/{j.language}/train.txt")
+        heldout = out(f"corpora/{j.language}/heldout.txt")
+        for step, rule_name, texts in (
+            ("train", "train_tokenizer", [train]),
+            ("metrics", "compute_metrics", [train, heldout]),
+        ):
+            benchmark = out(f"benchmarks/{rule_name}/{j.language}/{j.tokenizer}/{j.size}.tsv")
+            sources.append({**cell, "step": step, "benchmark": benchmark, "texts": texts})
+    for j in study.multilingual_jobs():
+        benchmark = out(f"benchmarks/train_multilingual_tokenizer/{j.tokenizer}/{j.size}.tsv")
+        texts = [out("multilingual/corpus/train.txt")]
+        sources.append(
+            {"language": j.language, "tokenizer": j.tokenizer, "size": j.size}
+            | {"step": "train_multilingual", "benchmark": benchmark, "texts": texts}
+        )
+    return sources
+
+
+rule cost_table:
+    input:
+        sorted({path for s in cost_sources() for path in [s["benchmark"], *s["texts"]]}),
+    output:
+        csv=report(
+            out("tables/cost.csv"),
+            category="Cost",
+            labels={"output": "time and peak memory per job (CSV)"},
+        ),
+        png=report(
+            out("plots/cost.png"),
+            category="Cost",
+            labels={"output": "training time and peak memory against vocabulary size"},
+        ),
+        pdf=out("plots/cost.pdf"),
+    params:
+        sources=cost_sources(),
+    log:
+        out("logs/cost_table.log"),
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=resource("default", "mem_mb", 2000),
+        runtime=resource("default", "runtime", 10),
+    script:
+        "../../scripts/cost_table.py"

@@ -7,6 +7,8 @@ rule train_tokenizer:
         spec=lambda w: study.train_spec(job_of(w)),
     log:
         out("logs/train_tokenizer/{language}/{tokenizer}/{size}.log"),
+    benchmark:
+        out("benchmarks/train_tokenizer/{language}/{tokenizer}/{size}.tsv")
     conda:
         "../../envs/core.yaml"
     threads: resource("train_tokenizer", "threads", 1)

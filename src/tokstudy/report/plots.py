@@ -153,3 +153,42 @@ def plot_vocabulary_share(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
         axes.flat[0].legend(fontsize="small")
     figure.suptitle("Multilingual tokenizers: vocabulary share per language")
     _save(figure, outputs)
+
+
+#: (step, column, axis label) of the panels of :func:`plot_cost`
+COST_PANELS = [
+    ("train", "seconds", "training wall time (s)"),
+    ("train", "max_rss_mb", "training peak memory (MB)"),
+    ("metrics", "encode_mb_s", "metric pass (text MB/s)"),
+]
+
+
+def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
+    """Training time, training peak memory and metric throughput against vocabulary size.
+
+    One line per tokenizer: the median over languages, a band from their minimum to their
+    maximum. Only sized jobs are drawn (a tokenizer of size ``full`` has no x position).
+    """
+    sized = table[table["size"].astype(str).str.isdigit()].assign(
+        vocab_size=lambda frame: frame["size"].astype(int)
+    )
+    figure, axes = _grid(len(COST_PANELS))
+    for axis, (step, column, label) in zip(axes.flat, COST_PANELS, strict=True):
+        rows = sized[(sized["step"] == step) & sized[column].notna()]
+        for tokenizer, group in sorted(rows.groupby("tokenizer"), key=lambda item: item[0]):
+            spread = group.groupby("vocab_size")[column].agg(["median", "min", "max"])
+            (line,) = axis.plot(spread.index, spread["median"], "o-", label=tokenizer, markersize=3)
+            axis.fill_between(
+                spread.index, spread["min"], spread["max"], color=line.get_color(), alpha=0.15
+            )
+        sizes = sorted(rows["vocab_size"].unique())
+        axis.set_xscale("log")
+        axis.set_xticks(sizes, [str(size) for size in sizes], fontsize="small", rotation=45)
+        axis.minorticks_off()
+        axis.set_xlabel("vocabulary size")
+        axis.set_ylabel(label)
+        if len(rows):
+            axis.legend(fontsize="small")
+    languages = sized.loc[sized["step"] == "train", "language"].nunique()
+    figure.suptitle(f"Cost per tokenizer: median over {languages} language(s), band min–max")
+    _save(figure, outputs)

@@ -1,0 +1,125 @@
+"""Cost of a study: time and peak memory of every tokenizer-training and metric job.
+
+The figures come from the Snakemake ``benchmark:`` files of the jobs (one TSV each:
+``s``, ``cpu_time`` and ``max_rss`` in MB among Snakemake's columns). They measure the
+whole job process, interpreter start and imports included, on the machine that ran it:
+compare them within one run, not across machines.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tokstudy.errors import TokstudyError
+from tokstudy.report.plots import plot_cost
+
+log = logging.getLogger(__name__)
+
+COLUMNS = [
+    "language",
+    "tokenizer",
+    "size",
+    "step",
+    "seconds",
+    "cpu_seconds",
+    "max_rss_mb",
+    "text_mb",
+    "encode_mb_s",
+]
+#: Snakemake benchmark column → cost column
+BENCHMARK_COLUMNS = {"s": "seconds", "cpu_time": "cpu_seconds", "max_rss": "max_rss_mb"}
+#: the step whose text MB per second is an encoding throughput
+METRICS_STEP = "metrics"
+BYTES_PER_MB = 1_000_000
+
+
+@dataclass(frozen=True)
+class CostSource:
+    """One job of the study: its cell, its step, its benchmark file and the text it read."""
+
+    language: str
+    tokenizer: str
+    size: str
+    step: str
+    benchmark: Path
+    texts: tuple[Path, ...]
+
+
+def read_benchmark(path: Path) -> dict[str, float]:
+    """Seconds, CPU seconds and peak RSS (MB) of one benchmark file (median of repeats).
+
+    Snakemake writes ``NA`` for CPU and memory of a job that ended before its first
+    sample (0.5 s); those stay NaN.
+    """
+    try:
+        frame = pd.read_csv(path, sep="\t", na_values=["NA", "-"])
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise TokstudyError(f"{path}: not a readable Snakemake benchmark file ({exc})") from None
+    missing = sorted(set(BENCHMARK_COLUMNS) - set(frame.columns))
+    if missing or frame.empty:
+        problem = f"missing columns {', '.join(missing)}" if missing else "no rows"
+        raise TokstudyError(f"{path}: not a Snakemake benchmark file ({problem})")
+    return {
+        cost: float(pd.to_numeric(frame[column], errors="raise").median())
+        for column, cost in BENCHMARK_COLUMNS.items()
+    }
+
+
+def text_megabytes(paths: Sequence[Path]) -> float:
+    """Size of the text files a job read, in MB (10⁶ bytes)."""
+    return sum(Path(path).stat().st_size for path in paths) / BYTES_PER_MB
+
+
+def _size_key(size: str) -> tuple[int, int]:
+    return (0, int(size)) if size.isdigit() else (1, 0)
+
+
+def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
+    """One row per job, sorted by language, tokenizer, size and step (columns :data:`COLUMNS`).
+
+    ``encode_mb_s`` is text MB over wall seconds for metric jobs (which encode the train and
+    held-out text), empty for training jobs.
+    """
+    rows = []
+    for source in sorted(
+        sources, key=lambda s: (s.language, s.tokenizer, _size_key(s.size), s.step)
+    ):
+        figures = read_benchmark(source.benchmark)
+        text_mb = text_megabytes(source.texts)
+        encode = text_mb / figures["seconds"] if source.step == METRICS_STEP else np.nan
+        rows.append(
+            {
+                "language": source.language,
+                "tokenizer": source.tokenizer,
+                "size": source.size,
+                "step": source.step,
+                **figures,
+                "text_mb": text_mb,
+                "encode_mb_s": encode,
+            }
+        )
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    unsampled = table["max_rss_mb"].isna().sum()
+    if unsampled:
+        log.info(
+            "%d of %d jobs ended before Snakemake's first memory sample: "
+            "cpu_seconds and max_rss_mb left empty for them",
+            unsampled,
+            len(table),
+        )
+    return table
+
+
+def write_cost(sources: Sequence[CostSource], csv: Path, plots: Sequence[Path]) -> pd.DataFrame:
+    """Write the cost table to ``csv`` and its plot (:func:`plot_cost`) to ``plots``."""
+    table = cost_table(sources)
+    table.to_csv(csv, index=False, float_format="%.3f")
+    log.info("cost of %d jobs written to %s", len(table), csv)
+    plot_cost(table, plots)
+    return table

@@ -1,0 +1,113 @@
+"""The cost table from Snakemake benchmark files (written here by Snakemake's own writer)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
+
+from tokstudy.errors import TokstudyError
+from tokstudy.report.cost import COLUMNS, CostSource, cost_table, read_benchmark, write_cost
+
+
+def benchmark_file(path: Path, *runs: tuple[float, float | None, float | None]) -> Path:
+    """A benchmark TSV of (seconds, peak RSS MB, CPU seconds) runs; None: not sampled."""
+    records = []
+    for seconds, rss, cpu in runs:
+        record = BenchmarkRecord(running_time=seconds, max_rss=rss, cpu_time=cpu)
+        record.data_collected = rss is not None
+        records.append(record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_benchmark_records(records, str(path), False)
+    return path
+
+
+def text_file(path: Path, size: int) -> Path:
+    path.write_bytes(b"x" * size)
+    return path
+
+
+@pytest.fixture
+def texts(tmp_path: Path) -> tuple[Path, Path]:
+    return text_file(tmp_path / "train.txt", 3_000_000), text_file(tmp_path / "held.txt", 1_000_000)
+
+
+def source(tmp_path: Path, size: str, step: str, texts: tuple[Path, ...], *runs) -> CostSource:
+    path = benchmark_file(tmp_path / "benchmarks" / step / f"{size}.tsv", *runs)
+    return CostSource("en", "sp_bpe", size, step, path, texts)
+
+
+def test_table_rows_from_benchmarks(tmp_path: Path, texts: tuple[Path, Path]) -> None:
+    train, heldout = texts
+    sources = [
+        source(tmp_path, "4000", "metrics", (train, heldout), (2.0, 150.0, 1.75)),
+        source(tmp_path, "4000", "train", (train,), (5.0, 300.25, 4.5)),
+        source(tmp_path, "500", "train", (train,), (1.0, 100.0, 0.75)),
+    ]
+    table = cost_table(sources)
+    assert list(table.columns) == COLUMNS
+    assert list(zip(table["size"], table["step"], strict=True)) == [
+        ("500", "train"),
+        ("4000", "metrics"),
+        ("4000", "train"),
+    ]
+    metrics = table.iloc[1]
+    assert metrics["seconds"] == 2.0 and metrics["cpu_seconds"] == 1.75
+    assert metrics["max_rss_mb"] == 150.0
+    assert metrics["text_mb"] == pytest.approx(4.0)
+    assert metrics["encode_mb_s"] == pytest.approx(2.0)
+    trained = table.iloc[2]
+    assert trained["max_rss_mb"] == 300.25 and trained["text_mb"] == pytest.approx(3.0)
+    assert math.isnan(trained["encode_mb_s"])
+
+
+def test_unsampled_job_keeps_its_time_and_is_logged(
+    tmp_path: Path, texts: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    fast = source(tmp_path, "500", "train", texts[:1], (0.3, None, None))
+    assert "NA" in fast.benchmark.read_text()
+    with caplog.at_level(logging.INFO):
+        row = cost_table([fast]).iloc[0]
+    assert row["seconds"] == 0.3
+    assert math.isnan(row["max_rss_mb"]) and math.isnan(row["cpu_seconds"])
+    assert "1 of 1 jobs ended before Snakemake's first memory sample" in caplog.text
+
+
+def test_repeated_benchmark_gives_the_median(tmp_path: Path) -> None:
+    path = benchmark_file(tmp_path / "b.tsv", (3.0, 10.0, 1.0), (1.0, 30.0, 2.0), (2.0, 20.0, 9.0))
+    assert read_benchmark(path) == {"seconds": 2.0, "cpu_seconds": 2.0, "max_rss_mb": 20.0}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("s\th:m:s\n1.0\t0:00:01\n", "missing columns cpu_time, max_rss"),
+        ("s\tmax_rss\tcpu_time\n", "no rows"),
+        ("", "not a readable Snakemake benchmark file"),
+    ],
+)
+def test_bad_benchmark_file_is_named(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.tsv"
+    path.write_text(content)
+    with pytest.raises(TokstudyError, match=message) as error:
+        read_benchmark(path)
+    assert str(path) in str(error.value)
+
+
+def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path]) -> None:
+    sources = [
+        source(tmp_path, size, step, texts, (float(size) / 1000, 100.0, 1.0))
+        for size in ("500", "4000")
+        for step in ("train", "metrics")
+    ]
+    unsized = CostSource("en", "char", "full", "train", sources[0].benchmark, texts[:1])
+    outputs = [tmp_path / "cost.png", tmp_path / "cost.pdf"]
+    written = write_cost([*sources, unsized], tmp_path / "cost.csv", outputs)
+    reread = pd.read_csv(tmp_path / "cost.csv", dtype={"size": str})
+    assert list(reread.columns) == COLUMNS and len(reread) == len(written) == 5
+    assert reread["size"].tolist() == ["full", "500", "500", "4000", "4000"]
+    assert all(path.stat().st_size > 1000 for path in outputs)
