@@ -49,14 +49,18 @@ def plot_premium_heatmap(table: pd.DataFrame, reference: str, outputs: Sequence[
 
 
 def plot_premium_bars(table: pd.DataFrame, reference: str, outputs: Sequence[Path]) -> None:
-    """A panel per tokenizer: its languages' premiums, highest first, a line at 1."""
+    """A panel per tokenizer: its languages' premiums, highest first, a line at 1 (red:
+    more tokens than the reference, blue: fewer, grey: the reference)."""
     labels = list(dict.fromkeys(table["tokenizer"]))
     figure, axes = _grid(max(1, len(labels)))
     for axis, label in zip(axes.flat, labels, strict=False):
         rows = table[table["tokenizer"] == label].sort_values(
             ["premium", "language"], ascending=[False, True]
         )
-        colours = ["grey" if lang == reference else "tab:red" for lang in rows["language"]]
+        colours = [
+            "grey" if lang == reference else "tab:red" if premium > 1 else "tab:blue"
+            for lang, premium in zip(rows["language"], rows["premium"], strict=True)
+        ]
         axis.bar(range(len(rows)), rows["premium"], color=colours)
         axis.axhline(1.0, color="black", linewidth=0.8)
         axis.set_xticks(range(len(rows)), rows["language"], rotation=90, fontsize="small")
