@@ -200,3 +200,17 @@ def test_bad_multilingual_config_gives_one_line_naming_the_key(
     with pytest.raises(TokstudyError, match=rf"^config key analyses\.{message}") as error:
         _study(tmp_path, analyses={"multilingual": config})
     assert "\n" not in str(error.value)
+
+
+def test_a_misspelled_tokenizer_under_tokenizer_params_is_a_config_error(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "en.txt", ["a b c"] * 20)
+    config = {
+        "languages": {"en": {"path": str(corpus), "tokenizer_params": {"sp_bppe": {}}}},
+        "vocab_sizes": [100],
+        "tokenizers": {"sp_bpe": {}},
+    }
+    with pytest.raises(
+        TokstudyError,
+        match=r"languages\.en\.tokenizer_params\.sp_bppe: unknown tokenizer 'sp_bppe'; valid",
+    ):
+        Study(config, base=tmp_path)

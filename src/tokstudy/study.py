@@ -88,10 +88,19 @@ class Study:
         check_metric_names(config.get("metrics", []))
         for language in self.languages:
             self.source_files(language)
+            self._check_tokenizer_params(language)
         if "models" in config:
             self.models_config()
         self._check_analyses()
         self._check_pretrained()
+
+    def _check_tokenizer_params(self, language: str) -> None:
+        for name in sorted(self.language_entry(language).get("tokenizer_params") or {}):
+            try:
+                adapter_class(name)
+            except TokstudyError as exc:
+                key = f"config key languages.{language}.tokenizer_params.{name}"
+                raise TokstudyError(f"{key}: {exc}") from None
 
     @property
     def results_dir(self) -> str:
