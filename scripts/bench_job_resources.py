@@ -1,0 +1,83 @@
+"""Peak memory and wall time of single train_tokenizer and compute_metrics jobs.
+
+Runs each job's function alone in a child process (one thread) on the prepared corpora and
+trained tokenizers of a finished run, and Snakemake itself (a dry run) for comparison, then
+prints one line per step. What a cluster job needs is about two Snakemake processes (the
+executor's and the job step's) plus the step.
+
+    python scripts/bench_job_resources.py --configfile config/hft2022.yaml \\
+        --results results/hft2022 my/sp_unigram/8000 my/hft/8000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from tokstudy.evaluation import evaluate_job
+from tokstudy.study import Job, Study
+from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.io import train_to_directory
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_step(step: str, config: Path, results: Path, job: Job, scratch: Path) -> None:
+    """Train the job's tokenizer into ``scratch``, or compute its metrics into ``scratch``."""
+    corpus = results / "corpora" / job.language
+    if step == "train_tokenizer":
+        study = Study(yaml.safe_load(config.read_text(encoding="utf-8")))
+        spec = TrainSpec(threads=1, **study.train_spec(job))
+        train_to_directory(job.tokenizer, corpus / "train.txt", spec, scratch / "tokenizer")
+    else:
+        evaluate_job(
+            results / "tokenizers" / job.language / job.tokenizer / job.size,
+            {"train": corpus / "train.txt", "heldout": corpus / "heldout.txt"},
+            scratch / "metrics.tsv",
+            scratch / "frequencies.tsv",
+        )
+
+
+def measure(command: list[str]) -> tuple[float, float]:
+    """Peak RSS (MB) and wall time (s) of a child process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return usage.ru_maxrss / 1024, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configfile", type=Path, required=True)
+    parser.add_argument("--results", type=Path, required=True, help="a finished run's results")
+    parser.add_argument("jobs", nargs="+", help="language/tokenizer/size")
+    parser.add_argument("--step", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.step:  # the child: one step of one job
+        job = Job(*args.jobs[0].split("/"))
+        run_step(args.step, args.configfile, args.results, job, Path(args.jobs[1]))
+        return
+    dry_run = [sys.executable, "-m", "snakemake", "-n", "-s", str(REPO / "Snakefile")]
+    rss, wall = measure([*dry_run, "--configfile", str(args.configfile)])
+    print(f"{'snakemake -n':40} peak {rss:7.0f} MB {wall:7.1f} s")
+    for job in args.jobs:
+        for step in ("train_tokenizer", "compute_metrics"):
+            with tempfile.TemporaryDirectory() as scratch:
+                rss, wall = measure(
+                    [sys.executable, __file__, "--configfile", str(args.configfile),
+                     "--results", str(args.results), "--step", step, job, scratch]
+                )  # fmt: skip
+            print(f"{step + ' ' + job:40} peak {rss:7.0f} MB {wall:7.1f} s")
+
+
+if __name__ == "__main__":
+    main()
