@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from test_models_workflow import TINY_TRAINING
-from test_workflow import snakemake
+from workflow_support import snakemake
 
 from tokstudy.analysis.correlation import (
     CorrelationSettings,

@@ -14,9 +14,9 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from test_workflow import snakemake
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models
+from workflow_support import snakemake
 
 from tokstudy.analysis.parity import (
     fairness_summary,

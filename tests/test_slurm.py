@@ -19,7 +19,7 @@ import pytest
 import yaml
 from conftest import REPO
 from slurm_cluster import Cluster, client, missing_binaries, one_node_cluster
-from test_workflow import snakemake
+from workflow_support import snakemake
 
 pytestmark = pytest.mark.slow
 
