@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import UD_ROOT
 from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
@@ -96,9 +97,9 @@ def test_pud_files_are_found_by_code_and_read_by_sent_id(pud_root: Path) -> None
     assert texts == ICELANDIC and list(texts) == ["n03", "n01", "n02"]  # file order kept
 
 
+@pytest.mark.shared
 def test_real_pud_treebanks_share_their_sentence_ids() -> None:
-    root = Path(__file__).resolve().parents[1].parent / "shared" / "ud"
-    files = pud_treebanks(root)
+    files = pud_treebanks(UD_ROOT)
     assert len(files) == 20 and "ja" not in files
     english, icelandic = sentence_texts(files["en"]), sentence_texts(files["is"])
     assert set(english) == set(icelandic) and len(english) == 1000

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import REPO
+from workflow_support import snakemake
 
 from tokstudy.errors import TokstudyError
 from tokstudy.study import Study
@@ -80,11 +81,9 @@ def test_a_tokstudy_error_is_one_line_without_a_traceback(tmp_path: Path) -> Non
 # --- the workflow: downloads, failing steps, results_dir and config files ------------------
 
 
-def snakemake(workdir: Path, config: Path, *args: str) -> subprocess.CompletedProcess:
+def run_study(workdir: Path, config: Path, *args: str) -> subprocess.CompletedProcess:
     """Snakemake on the repository's workflow with one study config, in ``workdir``."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
-    command += ["--directory", str(workdir), "--configfile", str(config), "--cores", "1", *args]
-    return subprocess.run(command, capture_output=True, text=True, check=False)
+    return snakemake(workdir, "--cores", "1", *args, config=config)
 
 
 def write_study(path: Path, languages: dict, **changes: object) -> Path:
@@ -132,6 +131,7 @@ def _corpus_text(workdir: Path, results: str) -> str:
     return (folder / "train.txt").read_text() + (folder / "heldout.txt").read_text()
 
 
+@pytest.mark.slow
 def test_two_studies_with_different_urls_never_share_a_download(
     tmp_path: Path, server: tuple[str, Path]
 ) -> None:
@@ -146,7 +146,7 @@ def test_two_studies_with_different_urls_never_share_a_download(
         )
     for name in ("a", "b", "a"):
         target = f"results/{name}/corpora/en/train.txt"
-        result = snakemake(tmp_path, studies[name], target, "--rerun-triggers", "mtime")
+        result = run_study(tmp_path, studies[name], target, "--rerun-triggers", "mtime")
         assert result.returncode == 0, result.stderr[-2000:]
     assert "alpha" in _corpus_text(tmp_path, "results/a")
     assert "beta" not in _corpus_text(tmp_path, "results/a")
@@ -155,16 +155,17 @@ def test_two_studies_with_different_urls_never_share_a_download(
     assert not (tmp_path / "resources").exists()
 
 
+@pytest.mark.slow
 def test_a_tampered_download_is_refused(tmp_path: Path, server: tuple[str, Path]) -> None:
     base, folder = server
     digest = _serve(folder, "en.txt", "alpha")
     study = write_study(tmp_path / "s.yaml", {"en": {"url": f"{base}/en.txt", "sha256": digest}})
     target = "results/corpora/en/train.txt"
-    assert snakemake(tmp_path, study, target).returncode == 0
+    assert run_study(tmp_path, study, target).returncode == 0
     download = tmp_path / "results" / "downloads" / f"{digest}.raw"
     assert download.is_file()
     download.write_text("other text\n" * 20, encoding="utf-8")
-    result = snakemake(tmp_path, study, target, "--rerun-triggers", "mtime")
+    result = run_study(tmp_path, study, target, "--rerun-triggers", "mtime")
     assert result.returncode != 0
     actual = hashlib.sha256(download.read_bytes()).hexdigest()
     line = (
@@ -188,13 +189,14 @@ def _closed_port() -> int:
         ("http://127.0.0.1:{port}/en.txt", "Connection refused"),
     ],
 )
+@pytest.mark.slow
 def test_a_failed_download_is_one_line_and_logged(
     tmp_path: Path, server: tuple[str, Path], url: str, reason: str
 ) -> None:
     url = url.format(base=server[0], port=_closed_port())
     digest = hashlib.sha256(b"never served").hexdigest()
     study = write_study(tmp_path / "s.yaml", {"en": {"url": url, "sha256": digest}})
-    result = snakemake(tmp_path, study, "results/corpora/en/train.txt")
+    result = run_study(tmp_path, study, "results/corpora/en/train.txt")
     assert result.returncode != 0
     errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "Traceback" not in result.stderr
@@ -246,14 +248,15 @@ def _config_error(result: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_config_errors_at_start_are_one_line(tmp_path: Path) -> None:
     english = {"en": {"chatterbot": "english"}}
     unknown = _config_error(
-        snakemake(tmp_path, write_study(tmp_path / "u.yaml", english, colour=1))
+        run_study(tmp_path, write_study(tmp_path / "u.yaml", english, colour=1))
     )
     assert "('colour' was unexpected); valid keys: analyses, corpus_defaults" in unknown
     outside = _config_error(
-        snakemake(tmp_path, write_study(tmp_path / "o.yaml", english, results_dir=".."), "-n")
+        run_study(tmp_path, write_study(tmp_path / "o.yaml", english, results_dir=".."), "-n")
     )
     assert "config key results_dir: '..' is not a folder inside the project" in outside
     duplicated = tmp_path / "d.yaml"
@@ -262,6 +265,6 @@ def test_config_errors_at_start_are_one_line(tmp_path: Path) -> None:
         "metrics: [mu]\nseed: 2\n",
         encoding="utf-8",
     )
-    assert _config_error(snakemake(tmp_path, duplicated, "-n")).endswith(
+    assert _config_error(run_study(tmp_path, duplicated, "-n")).endswith(
         f"config error: config file {duplicated}: line 5, column 1: duplicated key 'seed'"
     )
