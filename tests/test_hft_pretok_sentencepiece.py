@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
 from tokstudy.tokenizers.hft.pretok_sentencepiece import (
     WORD_BOUNDARY,
-    HFTSentencePieceTokenizer,
     _PretokenizedSentencePiece,
 )
 from tokstudy.tokenizers.registry import adapter_class

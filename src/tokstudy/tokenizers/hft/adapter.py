@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Tokenizer, TrainSpec
 from tokstudy.tokenizers.hft.encoder import HFTEncoder
@@ -32,7 +31,7 @@ from tokstudy.tokenizers.hft.learn import (
     learn_vocabulary,
     step_size,
 )
-from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer, read_lines
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 
 if TYPE_CHECKING:
@@ -44,17 +43,6 @@ VOCAB_FILE = "hft_vocab.tsv"
 CONFIG_FILE = "hft_config.json"
 PARAMS = ("step_fraction", "max_iterations", "marks")
 SIZE_POLICIES = ("error", "adjust")
-
-
-def read_lines(path: Path) -> Iterator[str]:
-    """Lines of a prepared corpus; a missing or non-UTF-8 file raises TokstudyError."""
-    path = Path(path)
-    if not path.is_file():
-        raise TokstudyError(f"{path}: corpus file not found")
-    try:
-        yield from iter_lines(path)
-    except UnicodeDecodeError as err:
-        raise TokstudyError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
 
 
 def checked_params(params: dict[str, Any]) -> dict[str, Any]:

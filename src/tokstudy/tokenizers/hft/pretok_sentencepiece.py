@@ -21,20 +21,19 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar
-
-from transformers.tokenization_utils_sentencepiece import SentencePieceBackend
+from typing import TYPE_CHECKING, ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, UNK, Tokenizer, TrainSpec
-from tokstudy.tokenizers.hft.adapter import read_lines
-from tokstudy.tokenizers.hft.encoder import UNK_TEXT
-from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.base import UNK, Tokenizer, TrainSpec
+from tokstudy.tokenizers.hft.pretokenize import UNK_TEXT, Marks, Pretokenizer, read_lines
 from tokstudy.tokenizers.sentencepiece_adapter import (
     MODEL_FILE,
     SentencePieceBPE,
     SentencePieceUnigram,
 )
+
+if TYPE_CHECKING:
+    from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
 
 CONFIG_FILE = "hft_pretok.json"
 SP_DEFAULTS = {"normalization_rule_name": "identity", "split_by_unicode_script": False}
@@ -45,29 +44,6 @@ def pieces_to_text(pieces: Sequence[str], pretokenizer: Pretokenizer) -> str:
     """Text of SentencePiece pieces of pre-tokenized text (``[UNK]`` becomes U+FFFD)."""
     marked = "".join(UNK_TEXT if piece == UNK else piece for piece in pieces)
     return pretokenizer.detokenize(marked.replace(WORD_BOUNDARY, "").replace(" ", ""))
-
-
-class HFTSentencePieceTokenizer(SentencePieceBackend):
-    """``transformers`` tokenizer: HFT pre-tokenization, then the SentencePiece model."""
-
-    def __init__(self, vocab_file: str, marks: dict[str, str] | None = None, **kwargs: Any):
-        """``vocab_file``: a SentencePiece model; ``marks``: the ``marks`` param."""
-        self.hft_marks = Marks.from_param(marks)
-        self._pretokenizer = Pretokenizer(self.hft_marks)
-        for key, token in SPECIAL_TOKEN_KWARGS.items():
-            kwargs.setdefault(key, token)
-        kwargs.setdefault("split_special_tokens", True)
-        kwargs.setdefault("special_tokens_pattern", "cls_sep")
-        kwargs.setdefault("clean_up_tokenization_spaces", False)
-        super().__init__(vocab_file=vocab_file, marks=self.hft_marks.as_dict(), **kwargs)
-
-    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
-        pretokens = self._pretokenizer.pretokenize(text, "hft tokenize")
-        return self.sp_model.encode(" ".join(pretokens), out_type=str)
-
-    def convert_tokens_to_string(self, tokens: list[str]) -> str:
-        """Text of pieces (pre-tokenization undone)."""
-        return pieces_to_text(tokens, self._pretokenizer)
 
 
 class _PretokenizedSentencePiece(Tokenizer):
@@ -139,6 +115,8 @@ class _PretokenizedSentencePiece(Tokenizer):
 
     def to_transformers(self) -> HFTSentencePieceTokenizer:
         """A ``transformers`` tokenizer with the same ids (:class:`HFTSentencePieceTokenizer`)."""
+        from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
+
         with tempfile.TemporaryDirectory(prefix="tokstudy-hftpretok-") as tmp:
             self.inner.save(Path(tmp))
             return HFTSentencePieceTokenizer(

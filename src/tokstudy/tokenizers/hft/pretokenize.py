@@ -26,10 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
+from pathlib import Path
 
 import regex
 
+from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError
+
+#: what an [UNK] id decodes to (one per unknown character)
+UNK_TEXT = "\ufffd"
 
 #: word characters: letters, numbers, combining marks, ZWNJ and ZWJ
 WORD_CHAR_CLASS = r"[\p{L}\p{N}\p{M}\u200c\u200d]"
@@ -197,3 +202,14 @@ class Pretokenizer:
     def _unescape(found: regex.Match[str]) -> str:
         char = chr(int(found[1], 16))
         return char if char.isspace() else found[0]
+
+
+def read_lines(path: Path) -> Iterator[str]:
+    """Lines of a prepared corpus; a missing or non-UTF-8 file raises TokstudyError."""
+    path = Path(path)
+    if not path.is_file():
+        raise TokstudyError(f"{path}: corpus file not found")
+    try:
+        yield from iter_lines(path)
+    except UnicodeDecodeError as err:
+        raise TokstudyError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
