@@ -152,8 +152,8 @@ def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
         axis.minorticks_off()
         axis.set_xlabel("vocabulary size")
         axis.set_ylabel(label)
-        if len(rows):
-            axis.legend(fontsize="small")
+    if len(sized):
+        axes.flat[0].legend(fontsize="small")
     languages = sized.loc[sized["step"] == "train", "language"].nunique()
     figure.suptitle(f"Cost per tokenizer: median over {languages} language(s), band min–max")
     _save(figure, outputs)
