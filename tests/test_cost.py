@@ -113,6 +113,16 @@ def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path
     reread = pd.read_csv(tmp_path / "cost.csv", dtype={"size": str})
     assert list(reread.columns) == COLUMNS and len(reread) == len(written) == 5
     assert reread["size"].tolist() == ["full", "500", "500", "4000", "4000"]
+    small = CostSource(
+        "en",
+        "sp_bpe",
+        "60",
+        "metrics",
+        sources[1].benchmark,
+        (text_file(tmp_path / "tiny.txt", 20),),
+    )
+    write_cost([small], tmp_path / "small.csv", outputs)
+    assert pd.read_csv(tmp_path / "small.csv")["encode_mb_s"].iloc[0] == pytest.approx(4e-5)
     assert all(path.stat().st_size > 1000 for path in outputs)
 
 
