@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +14,7 @@ from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
 
 from tokstudy.errors import TokstudyError
 from tokstudy.report.cost import COLUMNS, CostSource, cost_table, read_benchmark, write_cost
+from tokstudy.tokenizers.registry import ADAPTERS
 
 
 def benchmark_file(path: Path, *runs: tuple[float, float | None, float | None]) -> Path:
@@ -110,4 +113,39 @@ def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path
     reread = pd.read_csv(tmp_path / "cost.csv", dtype={"size": str})
     assert list(reread.columns) == COLUMNS and len(reread) == len(written) == 5
     assert reread["size"].tolist() == ["full", "500", "500", "4000", "4000"]
+    small = CostSource(
+        "en",
+        "sp_bpe",
+        "60",
+        "metrics",
+        sources[1].benchmark,
+        (text_file(tmp_path / "tiny.txt", 20),),
+    )
+    write_cost([small], tmp_path / "small.csv", outputs)
+    assert pd.read_csv(tmp_path / "small.csv")["encode_mb_s"].iloc[0] == pytest.approx(4e-5)
     assert all(path.stat().st_size > 1000 for path in outputs)
+
+
+# What a training or metric job imports is part of its cost: never torch or transformers,
+# and numba only for the hft adapter, whose kernels need it.
+JOB_MODULES = ["tokstudy.workflow_step", "tokstudy.tokenizers.io", "tokstudy.evaluation"]
+HFT_MODULE = "tokstudy.tokenizers.hft.adapter"
+ADAPTER_MODULES = sorted({target.split(":")[0] for target in ADAPTERS.values()} - {HFT_MODULE})
+
+
+def heavy_modules_after_importing(modules: list[str]) -> list[str]:
+    """Which of torch, transformers and numba a fresh interpreter has after ``modules``."""
+    code = (
+        f"import importlib, sys\nfor name in {modules!r}:\n    importlib.import_module(name)\n"
+        "print(' '.join(m for m in ('torch', 'transformers', 'numba') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.split()
+
+
+def test_training_and_metric_jobs_import_neither_torch_nor_transformers() -> None:
+    assert heavy_modules_after_importing([*JOB_MODULES, *ADAPTER_MODULES]) == []
+    assert heavy_modules_after_importing([*JOB_MODULES, HFT_MODULE]) == ["numba"]

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
 from tokstudy.tokenizers.hft.pretok_sentencepiece import (
-    WORD_BOUNDARY,
-    HFTSentencePieceTokenizer,
     _PretokenizedSentencePiece,
 )
+from tokstudy.tokenizers.hft.pretokenize import WORD_BOUNDARY
 from tokstudy.tokenizers.registry import adapter_class
 
 pytestmark = pytest.mark.shared

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SHARED, write_lines
+from conftest import SHARED, write_lines
+from workflow_support import snakemake
 
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
@@ -202,20 +201,20 @@ def _dry_run(tmp_path: Path, entry: dict) -> str:
         "vocab_sizes": [30],
         "tokenizers": {"char": {}},
         "metrics": ["mu"],
-        "results_dir": str(tmp_path / "results"),
         "pretrained": {"llm": entry},
     }
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(config))
-    command = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(path)]
-    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True).stdout
+    result = snakemake(tmp_path, "-n", "--cores", "1", config=path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
 
 
 def test_the_hub_download_rule_runs_only_for_hub_without_path(tmp_path: Path) -> None:
     sha = GPT_4O_SHA256
     hub_plan = _dry_run(tmp_path, {"hub": "openai/gpt-4o", "sha256": sha})
     assert "rule download_pretrained" in hub_plan and "rule import_pretrained" in hub_plan
-    assert "resources/downloads/pretrained/llm/tokenizer.json" in hub_plan
+    assert "results/downloads/pretrained/llm/tokenizer.json" in hub_plan
     local_plan = _dry_run(tmp_path, {"hub": "openai/gpt-4o", "path": str(GPT_4O), "sha256": sha})
     assert "download_pretrained" not in local_plan and "rule import_pretrained" in local_plan
 

@@ -15,6 +15,7 @@ from conftest import REPO, SHARED, write_lines
 from workflow_support import planned_jobs, snakemake, tiny_config
 
 from tokstudy.metrics import METRICS
+from tokstudy.report.cost import COLUMNS as COST_COLUMNS
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
@@ -78,6 +79,18 @@ def test_run_writes_tidy_table_wide_tables_and_plots(finished_run: Path) -> None
     ) == 250
     for log in (finished_run / "results/logs").rglob("*.log"):
         assert log.stat().st_size > 0, f"empty log {log}"
+
+
+def test_run_writes_cost_table_and_plot(finished_run: Path) -> None:
+    cost = pd.read_csv(finished_run / "results/tables/cost.csv", dtype={"size": str})
+    assert list(cost.columns) == COST_COLUMNS
+    jobs = len(LANGUAGES) * sum(TOKENIZERS.values())
+    assert cost["step"].value_counts().to_dict() == {"train": jobs, "metrics": jobs}
+    assert (cost["seconds"] > 0).all() and (cost["text_mb"] > 0).all()
+    metrics = cost[cost["step"] == "metrics"]
+    assert (metrics["encode_mb_s"] > 0).all()
+    assert cost.loc[cost["step"] == "train", "encode_mb_s"].isna().all()
+    assert (finished_run / "results/plots/cost.png").stat().st_size > 1000
 
 
 def test_report_is_generated(finished_run: Path) -> None:

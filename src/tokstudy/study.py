@@ -31,8 +31,8 @@ MULTILINGUAL_TEMPERATURE = 5.0
 MULTILINGUAL_KEY = "config key analyses.multilingual"
 #: size label of a pretrained tokenizer's cells (its vocabulary size is what it is)
 PRETRAINED = "pretrained"
-#: where a ``hub:`` tokenizer is downloaded to (never at run time without ``hub:``)
-PRETRAINED_DOWNLOAD_DIR = "resources/downloads/pretrained"
+#: where a ``hub:`` tokenizer is downloaded to, inside results_dir (never without ``hub:``)
+PRETRAINED_DOWNLOAD_DIR = "downloads/pretrained"
 HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
 _WILDCARD_NAME = re.compile(r"[a-z][a-z0-9_]*")
 PARITY_KEY = "config key analyses.parity"
@@ -578,7 +578,7 @@ class Study:
         the study's base folder), else the file its ``hub:`` download rule writes."""
         entry = self.pretrained[name]
         if "path" not in entry:
-            return Path(PRETRAINED_DOWNLOAD_DIR) / name / "tokenizer.json"
+            return Path(self.results_dir) / PRETRAINED_DOWNLOAD_DIR / name / "tokenizer.json"
         path = Path(entry["path"])
         return path if path.is_absolute() else self.base / path
 

@@ -1,6 +1,6 @@
 rule download_pretrained:
     output:
-        f"{PRETRAINED_DOWNLOAD_DIR}/{{name}}/tokenizer.json",
+        out(f"{PRETRAINED_DOWNLOAD_DIR}/{{name}}/tokenizer.json"),
     params:
         url=lambda w: study.pretrained_hub_url(w.name),
         sha256=lambda w: study.pretrained[w.name]["sha256"],

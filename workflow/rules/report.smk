@@ -29,18 +29,21 @@ rule metric_tables:
         "../../scripts/make_tables.py"
 
 
-rule plot_metric:
+# All metric plots in one job: one process instead of one per metric and split.
+rule plot_metrics:
     input:
         out("tables/metrics.csv"),
     output:
-        png=report(
-            out("plots/metrics/{metric}_{split}.png"),
-            category="Metrics against vocabulary size",
-            labels={"metric": "{metric}", "split": "{split}"},
-        ),
-        pdf=out("plots/metrics/{metric}_{split}.pdf"),
+        **{
+            f"{metric}_{split}_{ext}": metric_plot(metric, split, ext)
+            for metric in config["metrics"]
+            for split in SPLITS
+            for ext in ("png", "pdf")
+        },
+    params:
+        plots=[(metric, split) for metric in config["metrics"] for split in SPLITS],
     log:
-        out("logs/plot_metric/{metric}_{split}.log"),
+        out("logs/plot_metrics.log"),
     conda:
         "../../envs/report.yaml"
     threads: 1
@@ -100,29 +103,6 @@ rule report_outputs:
             language=study.languages if study.frequency_plot_size() else [],
             ext=["png", "pdf"],
         ),
-
-
-def cost_sources():
-    """Every tokenizer-training and metric job: its cell, step, benchmark file and text."""
-    sources = []
-    for j in study.jobs():
-        cell = {"language": j.language, "tokenizer": j.tokenizer, "size": j.size}
-        train = out(f"corpora/{j.language}/train.txt")
-        heldout = out(f"corpora/{j.language}/heldout.txt")
-        for step, rule_name, texts in (
-            ("train", "train_tokenizer", [train]),
-            ("metrics", "compute_metrics", [train, heldout]),
-        ):
-            benchmark = out(f"benchmarks/{rule_name}/{j.language}/{j.tokenizer}/{j.size}.tsv")
-            sources.append({**cell, "step": step, "benchmark": benchmark, "texts": texts})
-    for j in study.multilingual_jobs():
-        benchmark = out(f"benchmarks/train_multilingual_tokenizer/{j.tokenizer}/{j.size}.tsv")
-        texts = [out("multilingual/corpus/train.txt")]
-        sources.append(
-            {"language": j.language, "tokenizer": j.tokenizer, "size": j.size}
-            | {"step": "train_multilingual", "benchmark": benchmark, "texts": texts}
-        )
-    return sources
 
 
 rule cost_table:

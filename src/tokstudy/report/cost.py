@@ -119,7 +119,7 @@ def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
 def write_cost(sources: Sequence[CostSource], csv: Path, plots: Sequence[Path]) -> pd.DataFrame:
     """Write the cost table to ``csv`` and its plot (:func:`plot_cost`) to ``plots``."""
     table = cost_table(sources)
-    table.to_csv(csv, index=False, float_format="%.3f")
+    table.to_csv(csv, index=False, float_format="%.6g")
     log.info("cost of %d jobs written to %s", len(table), csv)
     plot_cost(table, plots)
     return table

@@ -187,8 +187,9 @@ def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
         axis.minorticks_off()
         axis.set_xlabel("vocabulary size")
         axis.set_ylabel(label)
-        if len(rows):
-            axis.legend(fontsize="small")
+    drawn = [axis for axis in axes.flat if axis.get_legend_handles_labels()[0]]
+    if drawn:
+        drawn[0].legend(fontsize="small")
     languages = sized.loc[sized["step"] == "train", "language"].nunique()
     figure.suptitle(f"Cost per tokenizer: median over {languages} language(s), band min–max")
     _save(figure, outputs)

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tokstudy.errors import TokstudyError
 
 META_FILE = "meta.json"
@@ -69,3 +71,11 @@ def read_meta(directory: Path) -> dict[str, Any]:
                 "after training); retrain the tokenizer"
             )
     return meta
+
+
+def write_vocab_tsv(path: Path, vocab: list[str], counts: np.ndarray) -> None:
+    """Write ``token<TAB>frequency`` lines in id order (tabs/newlines in tokens escaped)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for token, count in zip(vocab, counts, strict=True):
+            escaped = token.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+            handle.write(f"{escaped}\t{int(count)}\n")

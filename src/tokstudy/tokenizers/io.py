@@ -16,7 +16,7 @@ import numpy as np
 from tokstudy import __version__
 from tokstudy.corpus_io import batched, iter_lines
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
-from tokstudy.tokenizers.directory import VOCAB_FILE, write_meta
+from tokstudy.tokenizers.directory import VOCAB_FILE, write_meta, write_vocab_tsv
 from tokstudy.tokenizers.registry import adapter_class
 
 log = logging.getLogger(__name__)
@@ -31,14 +31,6 @@ def token_counts(tokenizer: Tokenizer, corpus: Path, batch_lines: int = BATCH_LI
         ids = [i for line_ids in tokenizer.encode_batch(batch) for i in line_ids]
         counts += np.bincount(np.asarray(ids, dtype=np.int64), minlength=len(counts))
     return counts
-
-
-def write_vocab_tsv(path: Path, vocab: list[str], counts: np.ndarray) -> None:
-    """Write ``token<TAB>frequency`` lines in id order (tabs/newlines in tokens escaped)."""
-    with open(path, "w", encoding="utf-8") as handle:
-        for token, count in zip(vocab, counts, strict=True):
-            escaped = token.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
-            handle.write(f"{escaped}\t{int(count)}\n")
 
 
 def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path) -> Tokenizer:

@@ -33,9 +33,8 @@ from tokstudy.corpora import sha256_of
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Encoded, Tokenizer, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import _byte_of_symbol
+from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, write_vocab_tsv
 from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
-from tokstudy.tokenizers.io import write_vocab_tsv
-from tokstudy.tokenizers.registry import META_FILE, VOCAB_FILE
 from tokstudy.tokenizers.sentencepiece_adapter import _SentencePiece
 
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ from tokstudy.tokenizers.hft.learn import (
     learn_vocabulary,
     step_size,
 )
-from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.hft.pretokenize import MARKS_PARAM, Marks, Pretokenizer
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 from tokstudy.tokenizers.params import Param
 
@@ -45,8 +45,6 @@ if TYPE_CHECKING:
 
 VOCAB_FILE = "hft_vocab.tsv"
 CONFIG_FILE = "hft_config.json"
-#: the ``marks`` parameter (``{name: character}``), shared with ``sp_*_hftpretok``
-MARKS_PARAM = Param((dict, type(None)), None)
 
 
 class HFT(Tokenizer):

@@ -10,12 +10,9 @@ import numpy as np
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import UNK
 from tokstudy.tokenizers.hft import scan
-from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.hft.pretokenize import UNK_TEXT, Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import Segmenter
 from tokstudy.tokenizers.hft.vocab import HFTVocab
-
-#: what an [UNK] id decodes to (one per unknown character)
-UNK_TEXT = "\ufffd"
 
 
 def _code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

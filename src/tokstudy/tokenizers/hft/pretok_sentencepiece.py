@@ -21,50 +21,28 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar
-
-from transformers.tokenization_utils_sentencepiece import SentencePieceBackend
+from typing import TYPE_CHECKING, ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import UNK, Tokenizer, TrainSpec, corpus_lines
-from tokstudy.tokenizers.hft.adapter import MARKS_PARAM
-from tokstudy.tokenizers.hft.encoder import UNK_TEXT
-from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec, corpus_lines
+from tokstudy.tokenizers.hft.pretokenize import (
+    MARKS_PARAM,
+    Marks,
+    Pretokenizer,
+    pieces_to_text,
+)
 from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.sentencepiece_adapter import (
     MODEL_FILE,
     SentencePieceBPE,
     SentencePieceUnigram,
 )
-from tokstudy.tokenizers.slow_wrapper import WrapperSettings
+
+if TYPE_CHECKING:
+    from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
 
 CONFIG_FILE = "hft_pretok.json"
 SP_DEFAULTS = {"normalization_rule_name": "identity", "split_by_unicode_script": False}
-WORD_BOUNDARY = "\u2581"
-
-
-def pieces_to_text(pieces: Sequence[str], pretokenizer: Pretokenizer) -> str:
-    """Text of SentencePiece pieces of pre-tokenized text (``[UNK]`` becomes U+FFFD)."""
-    marked = "".join(UNK_TEXT if piece == UNK else piece for piece in pieces)
-    return pretokenizer.detokenize(marked.replace(WORD_BOUNDARY, "").replace(" ", ""))
-
-
-class HFTSentencePieceTokenizer(WrapperSettings, SentencePieceBackend):
-    """``transformers`` tokenizer: HFT pre-tokenization, then the SentencePiece model."""
-
-    def __init__(self, vocab_file: str, marks: dict[str, str] | None = None, **kwargs: Any):
-        """``vocab_file``: a SentencePiece model; ``marks``: the ``marks`` param."""
-        self.hft_marks = Marks.from_param(marks)
-        self._pretokenizer = Pretokenizer(self.hft_marks)
-        super().__init__(vocab_file=vocab_file, marks=self.hft_marks.as_dict(), **kwargs)
-
-    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
-        pretokens = self._pretokenizer.pretokenize(text, "hft tokenize")
-        return self.sp_model.encode(" ".join(pretokens), out_type=str)
-
-    def convert_tokens_to_string(self, tokens: list[str]) -> str:
-        """Text of pieces (pre-tokenization undone)."""
-        return pieces_to_text(tokens, self._pretokenizer)
 
 
 class _PretokenizedSentencePiece(Tokenizer):
@@ -138,6 +116,8 @@ class _PretokenizedSentencePiece(Tokenizer):
 
     def to_transformers(self) -> HFTSentencePieceTokenizer:
         """A ``transformers`` tokenizer with the same ids (:class:`HFTSentencePieceTokenizer`)."""
+        from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
+
         with tempfile.TemporaryDirectory(prefix="tokstudy-hftpretok-") as tmp:
             self.inner.save(Path(tmp))
             return HFTSentencePieceTokenizer(

@@ -30,6 +30,15 @@ from dataclasses import astuple, dataclass, fields
 import regex
 
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.base import UNK
+from tokstudy.tokenizers.params import Param
+
+#: what an [UNK] id decodes to (one per unknown character)
+UNK_TEXT = "\ufffd"
+#: SentencePiece's word-boundary mark in pieces of pre-tokenized text (``sp_*_hftpretok``)
+WORD_BOUNDARY = "\u2581"
+#: the ``marks`` parameter (``{name: character}``) of ``hft`` and ``sp_*_hftpretok``
+MARKS_PARAM = Param((dict, type(None)), None)
 
 #: word characters: letters, numbers, combining marks, ZWNJ and ZWJ
 WORD_CHAR_CLASS = r"[\p{L}\p{N}\p{M}\u200c\u200d]"
@@ -197,3 +206,9 @@ class Pretokenizer:
     def _unescape(found: regex.Match[str]) -> str:
         char = chr(int(found[1], 16))
         return char if char.isspace() else found[0]
+
+
+def pieces_to_text(pieces: Sequence[str], pretokenizer: Pretokenizer) -> str:
+    """Text of SentencePiece pieces of pre-tokenized text (``[UNK]`` becomes U+FFFD)."""
+    marked = "".join(UNK_TEXT if piece == UNK else piece for piece in pieces)
+    return pretokenizer.detokenize(marked.replace(WORD_BOUNDARY, "").replace(" ", ""))
