@@ -11,6 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import ModelsConfig, PretrainConfig, from_mapping
 from tokstudy.models.data import (
@@ -18,7 +19,6 @@ from tokstudy.models.data import (
     TokenCorpus,
     gather_blocks,
     pretokenize,
-    read_lines,
     with_cls_sep,
     write_corpus,
 )
@@ -43,7 +43,7 @@ def one_torch_thread():
 
 @pytest.fixture(scope="module")
 def english() -> list[str]:
-    return read_lines(EN, 300)
+    return read_nonblank_lines(EN, 300)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import pytest
 import torch
 from transformers import BertConfig, BertForMaskedLM
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.models.charbert import (
     CharacterBertForMaskedLM,
@@ -19,7 +20,6 @@ from tokstudy.models.charbert import (
     model_settings,
 )
 from tokstudy.models.config import CharBertConfig, FinetuneConfig, PretrainConfig
-from tokstudy.models.data import read_lines
 from tokstudy.models.entrypoints import (
     METRICS_FILE,
     PREDICTIONS_FILE,
@@ -27,7 +27,8 @@ from tokstudy.models.entrypoints import (
     finetune_pos,
     finetune_sentence,
 )
-from tokstudy.models.finetune import IGNORE, load_for_task, sentence_examples, tagging_examples
+from tokstudy.models.family import family_of_model
+from tokstudy.models.finetune import IGNORE, sentence_examples, tagging_examples
 from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.tsv import check_header, check_labels, read_tsv_dataset
 from tokstudy.models.ud import feature_labels, has_feature, read_conllu, ud_splits
@@ -63,7 +64,7 @@ def one_torch_thread():
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return train_wordpiece(read_lines(EN, 200) + read_lines(MR, 200), 500)
+    return train_wordpiece(read_nonblank_lines(EN, 200) + read_nonblank_lines(MR, 200), 500)
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +154,7 @@ def test_first_subword_carries_the_word_label(tokenizer):
 
 
 def test_long_sentences_are_chunked_without_losing_words(tokenizer):
-    words = read_lines(MR, 1)[0].split() * 3
+    words = read_nonblank_lines(MR, 1)[0].split() * 3
     labels = list(range(len(words)))
     examples = tagging_examples(tokenizer, [words], [labels], max_length=12)
     assert len(examples) > 1
@@ -164,7 +165,7 @@ def test_long_sentences_are_chunked_without_losing_words(tokenizer):
 
 
 def test_sentence_examples_truncate(tokenizer):
-    (example,) = sentence_examples(tokenizer, [read_lines(EN, 1)[0]], [1], max_length=8)
+    (example,) = sentence_examples(tokenizer, [read_nonblank_lines(EN, 1)[0]], [1], max_length=8)
     assert len(example.input_ids) == 8 and example.labels == 1
     assert example.input_ids[0] == tokenizer.cls_token_id
     assert example.input_ids[-1] == tokenizer.sep_token_id
@@ -224,7 +225,7 @@ def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
 
 
 def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):
-    lines = read_lines(EN, 80)
+    lines = read_nonblank_lines(EN, 80)
     rows = ["text\tlabel"] + [f"{line}\t{'long' if len(line) > 90 else 'short'}" for line in lines]
     (tmp_path / "train.tsv").write_text("\n".join(rows[:61]), encoding="utf-8")
     (tmp_path / "test.tsv").write_text("\n".join(rows[:1] + rows[61:]), encoding="utf-8")
@@ -246,7 +247,7 @@ def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):
 
 
 def test_characterbert_finetunes_with_one_unit_per_word(tmp_path):
-    lines = read_lines(MR, 60)
+    lines = read_nonblank_lines(MR, 60)
     words = sorted({w for line in lines for w in line.split()})
     speller = Speller(tuple(sorted({c for w in words for c in w})), 10)
     settings = model_settings(
@@ -259,7 +260,8 @@ def test_characterbert_finetunes_with_one_unit_per_word(tmp_path):
     mlm = CharacterBertForMaskedLM(settings)
     mlm.save_pretrained(tmp_path / "model")
     speller.save(tmp_path / "model")
-    tagger = load_for_task(tmp_path / "model", "pos", ["NOUN", "VERB"])
+    model_dir = tmp_path / "model"
+    tagger = family_of_model(model_dir).load_for_task(model_dir, "pos", ["NOUN", "VERB"])
     assert torch.equal(tagger.char_cnn.projection.weight, mlm.char_cnn.projection.weight)
 
     tokenizer = SpellingTokenizer(speller)

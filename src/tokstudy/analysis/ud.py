@@ -73,6 +73,22 @@ def find_ud_treebank(ud_root: Path, language: str) -> Path | None:
     return None
 
 
+def iter_conllu(path: Path) -> Iterator[conllu.TokenList]:
+    """Sentences of a CoNLL-U file (``.conllu`` or ``.conllu.gz``): the one CoNLL-U reader.
+
+    A missing file or invalid CoNLL-U is a :class:`TokstudyError` naming the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise TokstudyError(f"{path}: no such file")
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        try:
+            yield from conllu.parse_incr(handle)
+        except conllu.exceptions.ParseException as exc:
+            raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
+
+
 def iter_ud_words(paths: Iterable[Path]) -> Iterator[UDWord]:
     """Words of CoNLL-U files, skipping multiword tokens and their parts and empty nodes.
 
@@ -80,13 +96,8 @@ def iter_ud_words(paths: Iterable[Path]) -> Iterator[UDWord]:
     the text, so neither the token nor its parts are yielded.
     """
     for path in paths:
-        opener = gzip.open if Path(path).suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            try:
-                for sentence in conllu.parse_incr(handle):
-                    yield from _sentence_words(sentence)
-            except conllu.exceptions.ParseException as exc:
-                raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
+        for sentence in iter_conllu(path):
+            yield from _sentence_words(sentence)
 
 
 def _sentence_words(sentence: conllu.TokenList) -> Iterator[UDWord]:
