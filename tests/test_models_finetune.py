@@ -222,6 +222,13 @@ def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
     assert len(written) == 4
     summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
     assert summary["best_epoch"] in (1, 2) and "NOUN" in summary["labels"]
+    torch.manual_seed(12345)  # another torch RNG state (as in a fresh process) …
+    again = finetune_pos(model_dir, tok_dir, treebank, tmp_path / "again", FAST, noise_levels=(30,))
+    # … gives the same fine-tuned model: the classifier is initialised from the seed
+    pd.testing.assert_frame_equal(again, metrics)
+    assert (tmp_path / "again" / PREDICTIONS_FILE).read_bytes() == (
+        tmp_path / "out" / PREDICTIONS_FILE
+    ).read_bytes()
 
 
 def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):

@@ -31,6 +31,7 @@ from tokstudy.models.config import (
 )
 from tokstudy.models.data import pretokenize
 from tokstudy.models.family import (
+    ModelFamily,
     family_for_tokenizer,
     family_of_model,
     load_transformers_tokenizer,
@@ -144,7 +145,7 @@ def finetune_pos(
     tests = {0: split_examples["test"]} | {
         level: examples(words, test_tags) for level, words in noised.items()
     }
-    model = family.load_for_task(model_dir, "pos", labels)
+    model = _seeded_task_model(family, model_dir, "pos", labels, config.seed)
     return _train_and_test(
         model, split_examples, tests, labels, tokenizer, config, out_dir, "pos", treebank
     )
@@ -210,7 +211,7 @@ def finetune_sentence(
         level: examples(list(zip(texts, [lab for _, lab in splits["test"]], strict=True)))
         for level, texts in noised.items()
     }
-    model = family.load_for_task(model_dir, "sentence", labels)
+    model = _seeded_task_model(family, model_dir, "sentence", labels, config.seed)
     return _train_and_test(
         model, split_examples, tests, labels, tokenizer, config, out_dir, "sentence", source
     )
@@ -229,6 +230,18 @@ def _tsv_splits(tsv: Mapping[str, Path], config: FinetuneConfig) -> dict[str, li
             splits["train"], config.validation_fraction, config.seed
         )
     return splits
+
+
+def _seeded_task_model(
+    family: ModelFamily, model_dir: Path, task: str, labels: Sequence[str], seed: int
+) -> Any:
+    """The task model, its new classifier initialised from the torch RNG seeded by ``seed``.
+
+    Seeding before the classifier exists keeps fine-tuning deterministic (torch seeds its
+    default generator at random in each process).
+    """
+    torch.manual_seed(seed)
+    return family.load_for_task(model_dir, task, labels)
 
 
 def _train_and_test(
