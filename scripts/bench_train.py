@@ -24,13 +24,14 @@ import numpy as np
 import torch
 from transformers import BertForMaskedLM
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.models.config import PretrainConfig
-from tokstudy.models.data import pretokenize, read_lines, with_cls_sep
-from tokstudy.models.device import describe
-from tokstudy.models.entrypoints import load_transformers_tokenizer
+from tokstudy.models.data import pretokenize, with_cls_sep
+from tokstudy.models.family import load_transformers_tokenizer
 from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.masking import Masker
 from tokstudy.models.pretrain import BertBatches, bert_config, bert_mlm_loss, train_loop
+from tokstudy.training.device import describe
 
 DEFAULT_TEXT = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "hft2022" / "en.txt.gz"
 #: dense bf16 peak TFLOP/s of GPUs this project may run on
@@ -125,7 +126,7 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    lines = read_lines(args.text, args.lines)
+    lines = read_nonblank_lines(args.text, args.lines)
     if args.tokenizer:
         tokenizer = load_transformers_tokenizer(args.tokenizer)
         tokenizer_name = str(args.tokenizer)

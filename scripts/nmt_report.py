@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from tokstudy.models.config import from_mapping
 from tokstudy.nmt.config import EvaluationConfig
 from tokstudy.nmt.entrypoints import report
+from tokstudy.training.config import from_mapping
 from tokstudy.workflow_step import run_step
 
 run_step(

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from tokstudy.models.config import from_mapping
 from tokstudy.nmt.config import SplitConfig
 from tokstudy.nmt.entrypoints import split
+from tokstudy.training.config import from_mapping
 from tokstudy.workflow_step import run_step
 
 run_step(

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import torch
 
-from tokstudy.models.config import from_mapping
 from tokstudy.nmt.config import DecodeConfig
 from tokstudy.nmt.model_jobs import translate_split
+from tokstudy.training.config import from_mapping
 from tokstudy.workflow_step import run_step
 
 torch.set_num_threads(snakemake.threads)

@@ -11,6 +11,7 @@ from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import ModelsConfig, PretrainConfig, from_mapping
 from tokstudy.models.data import (
@@ -18,7 +19,6 @@ from tokstudy.models.data import (
     TokenCorpus,
     gather_blocks,
     pretokenize,
-    read_lines,
     with_cls_sep,
     write_corpus,
 )
@@ -36,7 +36,7 @@ EN = SHARED / "corpora" / "hft2022" / "en.txt.gz"
 
 @pytest.fixture(scope="module")
 def english() -> list[str]:
-    return read_lines(EN, 300)
+    return read_nonblank_lines(EN, 300)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import torch
 from conftest import SHARED
 from transformers import BertConfig, BertForMaskedLM
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.models.charbert import (
     CharacterBertForMaskedLM,
@@ -20,7 +21,6 @@ from tokstudy.models.charbert import (
     model_settings,
 )
 from tokstudy.models.config import CharBertConfig, FinetuneConfig, PretrainConfig
-from tokstudy.models.data import read_lines
 from tokstudy.models.entrypoints import (
     METRICS_FILE,
     PREDICTIONS_FILE,
@@ -28,7 +28,8 @@ from tokstudy.models.entrypoints import (
     finetune_pos,
     finetune_sentence,
 )
-from tokstudy.models.finetune import IGNORE, load_for_task, sentence_examples, tagging_examples
+from tokstudy.models.family import family_of_model
+from tokstudy.models.finetune import IGNORE, sentence_examples, tagging_examples
 from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.tsv import check_header, check_labels, read_tsv_dataset
 from tokstudy.models.ud import feature_labels, has_feature, read_conllu, ud_splits
@@ -57,7 +58,7 @@ CONLLU = """# sent_id = s1
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return train_wordpiece(read_lines(EN, 200) + read_lines(MR, 200), 500)
+    return train_wordpiece(read_nonblank_lines(EN, 200) + read_nonblank_lines(MR, 200), 500)
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +148,7 @@ def test_first_subword_carries_the_word_label(tokenizer):
 
 
 def test_long_sentences_are_chunked_without_losing_words(tokenizer):
-    words = read_lines(MR, 1)[0].split() * 3
+    words = read_nonblank_lines(MR, 1)[0].split() * 3
     labels = list(range(len(words)))
     examples = tagging_examples(tokenizer, [words], [labels], max_length=12)
     assert len(examples) > 1
@@ -158,7 +159,7 @@ def test_long_sentences_are_chunked_without_losing_words(tokenizer):
 
 
 def test_sentence_examples_truncate(tokenizer):
-    (example,) = sentence_examples(tokenizer, [read_lines(EN, 1)[0]], [1], max_length=8)
+    (example,) = sentence_examples(tokenizer, [read_nonblank_lines(EN, 1)[0]], [1], max_length=8)
     assert len(example.input_ids) == 8 and example.labels == 1
     assert example.input_ids[0] == tokenizer.cls_token_id
     assert example.input_ids[-1] == tokenizer.sep_token_id
@@ -215,10 +216,17 @@ def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
     assert len(written) == 4
     summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
     assert summary["best_epoch"] in (1, 2) and "NOUN" in summary["labels"]
+    torch.manual_seed(12345)  # another torch RNG state (as in a fresh process) …
+    again = finetune_pos(model_dir, tok_dir, treebank, tmp_path / "again", FAST, noise_levels=(30,))
+    # … gives the same fine-tuned model: the classifier is initialised from the seed
+    pd.testing.assert_frame_equal(again, metrics)
+    assert (tmp_path / "again" / PREDICTIONS_FILE).read_bytes() == (
+        tmp_path / "out" / PREDICTIONS_FILE
+    ).read_bytes()
 
 
 def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):
-    lines = read_lines(EN, 80)
+    lines = read_nonblank_lines(EN, 80)
     rows = ["text\tlabel"] + [f"{line}\t{'long' if len(line) > 90 else 'short'}" for line in lines]
     (tmp_path / "train.tsv").write_text("\n".join(rows[:61]), encoding="utf-8")
     (tmp_path / "test.tsv").write_text("\n".join(rows[:1] + rows[61:]), encoding="utf-8")
@@ -240,7 +248,7 @@ def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):
 
 
 def test_characterbert_finetunes_with_one_unit_per_word(tmp_path):
-    lines = read_lines(MR, 60)
+    lines = read_nonblank_lines(MR, 60)
     words = sorted({w for line in lines for w in line.split()})
     speller = Speller(tuple(sorted({c for w in words for c in w})), 10)
     settings = model_settings(
@@ -253,7 +261,8 @@ def test_characterbert_finetunes_with_one_unit_per_word(tmp_path):
     mlm = CharacterBertForMaskedLM(settings)
     mlm.save_pretrained(tmp_path / "model")
     speller.save(tmp_path / "model")
-    tagger = load_for_task(tmp_path / "model", "pos", ["NOUN", "VERB"])
+    model_dir = tmp_path / "model"
+    tagger = family_of_model(model_dir).load_for_task(model_dir, "pos", ["NOUN", "VERB"])
     assert torch.equal(tagger.char_cnn.projection.weight, mlm.char_cnn.projection.weight)
 
     tokenizer = SpellingTokenizer(speller)

@@ -13,8 +13,8 @@ import torch
 from conftest import SHARED
 from transformers import BertForMaskedLM
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.models import device as device_module
 from tokstudy.models.charbert import (
     BOW,
     EOW,
@@ -26,11 +26,9 @@ from tokstudy.models.charbert import (
     pretrain_charbert,
 )
 from tokstudy.models.config import CharBertConfig, PretrainConfig
-from tokstudy.models.data import TokenCorpus, pretokenize, read_lines
+from tokstudy.models.data import TokenCorpus, pretokenize
 from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.pretrain import (
-    CHECKPOINT_FILE,
-    LOG_FILE,
     SUMMARY_FILE,
     BertBatches,
     bert_config,
@@ -38,6 +36,8 @@ from tokstudy.models.pretrain import (
     pretrain_bert,
     train_loop,
 )
+from tokstudy.training import device as device_module
+from tokstudy.training.core import CHECKPOINT_FILE, LOG_FILE
 
 pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
 
@@ -60,7 +60,7 @@ CONFIG = PretrainConfig(
 
 @pytest.fixture(scope="module")
 def english() -> list[str]:
-    return read_lines(EN, 200)
+    return read_nonblank_lines(EN, 200)
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +183,7 @@ def test_speller_spells_words_and_specials():
 
 def test_characterbert_trains_saves_and_reloads(tmp_path):
     text = tmp_path / "mr.txt"
-    text.write_text("\n".join(read_lines(MR, 150)), encoding="utf-8")
+    text.write_text("\n".join(read_nonblank_lines(MR, 150)), encoding="utf-8")
     charbert = CharBertConfig(
         word_vocab_size=300, max_word_chars=10, filters=((1, 8), (2, 8), (3, 16))
     )
@@ -194,7 +194,9 @@ def test_characterbert_trains_saves_and_reloads(tmp_path):
     assert len(word_tokenizer) == 300 and speller.max_word_chars == 10
     losses = [float(r["loss"]) for r in _log_rows(tmp_path / "run")]
     assert all(np.isfinite(losses))
-    chars = torch.from_numpy(speller.spell_all(read_lines(MR, 1)[0].split()[:8]).astype(np.int64))
+    chars = torch.from_numpy(
+        speller.spell_all(read_nonblank_lines(MR, 1)[0].split()[:8]).astype(np.int64)
+    )
     model.eval()
     reloaded = CharacterBertForMaskedLM.from_pretrained(model_dir).eval()
     with torch.no_grad():

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers import BertConfig, BertForMaskedLM
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.models.charbert import (
     CharacterBertForMaskedLM,
     CharBertScorer,
@@ -21,7 +22,6 @@ from tokstudy.models.charbert import (
     model_settings,
 )
 from tokstudy.models.config import CharBertConfig, EvalConfig, PretrainConfig
-from tokstudy.models.data import read_lines
 from tokstudy.models.entrypoints import evaluate_mlm
 from tokstudy.models.hf_wrap import train_wordpiece, word_level
 from tokstudy.models.noise import (
@@ -43,7 +43,7 @@ MR = SHARED / "corpora" / "hft2022" / "mr.txt.gz"
 
 @pytest.fixture(scope="module")
 def english() -> list[str]:
-    return read_lines(EN, 200)
+    return read_nonblank_lines(EN, 200)
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def test_tiny_bert_scores_are_finite(tokenizer, english):
 
 
 def test_characterbert_scorer_uses_words(tmp_path):
-    lines = read_lines(MR, 4)
+    lines = read_nonblank_lines(MR, 4)
     words = sorted({w for line in lines for w in line.split()})[:40]
     speller = Speller(tuple(sorted({c for w in words for c in w})), 8)
     tokenizer = word_level(words)
@@ -177,7 +177,7 @@ def test_evaluate_mlm_writes_clean_and_noised_rows(tmp_path, tokenizer, english)
 
 
 def test_noise_levels_are_nested_and_seeded():
-    lines = read_lines(MR, 60)
+    lines = read_nonblank_lines(MR, 60)
     noised, edits = noise_lines(lines, (10, 20, 30), seed=4)
     changed = {
         level: {i for i, (a, b) in enumerate(zip(lines, text, strict=True)) if a != b}

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from tokstudy.models.entrypoints import read_tables, summarize
-from tokstudy.models.stats import (
+from tokstudy.training.stats import (
     accuracy,
     bootstrap_ci,
     bootstrap_table,

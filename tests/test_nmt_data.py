@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.config import from_mapping
 from tokstudy.nmt.config import NMTConfig, SplitConfig, TrainConfig
 from tokstudy.nmt.data import (
     SUMMARY_FILE,
@@ -26,6 +25,7 @@ from tokstudy.nmt.data import (
     split_corpus,
     split_pairs,
 )
+from tokstudy.training.config import from_mapping
 
 pytestmark = pytest.mark.shared
 

@@ -1,4 +1,4 @@
-"""NMT end to end on real en–mr text: detokenization round trip, a tiny run, the report."""
+"""NMT end to end on real en–mr text: detokenization round trip, a tiny run, resume, report."""
 
 from __future__ import annotations
 
@@ -12,17 +12,21 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import torch
 from conftest import SHARED, write_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from transformers import MarianMTModel
 
+from tokstudy.errors import TokstudyError
 from tokstudy.nmt import entrypoints, model_jobs
 from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, TrainConfig
 from tokstudy.nmt.scoring import corpus_scores, detokenize
-from tokstudy.nmt.train import LOG_FILE, MODEL_DIR, SUMMARY_FILE
+from tokstudy.nmt.train import MODEL_DIR, SUMMARY_FILE, train_translation_model
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.io import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.training.core import CHECKPOINT_FILE, LOG_FILE
 
 pytestmark = pytest.mark.shared
 
@@ -189,3 +193,82 @@ def test_same_tokenizer_folder_for_both_sides_is_a_joint_vocabulary(
     train_to_directory("sp_bpe", text, TrainSpec(vocab_size=300, threads=1), folder)
     source, target = model_jobs.load_tokenizers(folder, folder / ".." / "joint")
     assert source is target
+
+
+class Interrupted(Exception):
+    """Stands for a kill in the middle of training."""
+
+
+RESUME_CONFIG = TrainConfig(
+    max_steps=10, eval_every=4, warmup_steps=3, lr=2e-3, max_tokens=256, max_length=64
+)
+
+
+def _pairs(corpus: dict[str, Path], start: int, stop: int) -> list[tuple[str, str]]:
+    sides = [corpus[lang].read_text(encoding="utf-8").splitlines() for lang in ("en", "mr")]
+    return list(zip(*sides, strict=True))[start:stop]
+
+
+def _train(corpus, tokenizers, run_dir: Path, config: TrainConfig = RESUME_CONFIG, **kwargs):
+    return train_translation_model(
+        tokenizers["sp_bpe", "en"],
+        tokenizers["sp_bpe", "mr"],
+        _pairs(corpus, 0, 200),
+        _pairs(corpus, 200, 210),
+        run_dir,
+        config,
+        **kwargs,
+    )
+
+
+def _log(run_dir: Path) -> pd.DataFrame:
+    return pd.read_csv(run_dir / LOG_FILE).drop(columns=["tokens_per_s", "elapsed_s"])
+
+
+def test_resume_after_kill_matches_uninterrupted_run(
+    tmp_path: Path, corpus: dict[str, Path], tokenizers: dict
+) -> None:
+    straight = _train(corpus, tokenizers, tmp_path / "straight")
+
+    def kill_at_step_7(step: int) -> None:
+        if step == 7:
+            raise Interrupted
+
+    run = tmp_path / "killed"
+    with pytest.raises(Interrupted):
+        _train(corpus, tokenizers, run, on_step=kill_at_step_7)
+    assert torch.load(run / CHECKPOINT_FILE, weights_only=True)["step"] == 4
+    assert list(_log(run)["step"]) == [4]
+    resumed = _train(corpus, tokenizers, run)
+
+    assert not (run / CHECKPOINT_FILE).exists()
+    pd.testing.assert_frame_equal(_log(run), _log(tmp_path / "straight"))
+    assert list(_log(run)["step"]) == [4, 8, 10]
+    a = MarianMTModel.from_pretrained(tmp_path / "straight" / MODEL_DIR).state_dict()
+    b = MarianMTModel.from_pretrained(run / MODEL_DIR).state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    ignored = {"seconds", "device"}
+    assert {k: v for k, v in resumed.items() if k not in ignored} == {
+        k: v for k, v in straight.items() if k not in ignored
+    }
+
+
+def test_checkpoint_of_other_training_data_is_refused(
+    tmp_path: Path, corpus: dict[str, Path], tokenizers: dict
+) -> None:
+    run = tmp_path / "run"
+    with pytest.raises(Interrupted):
+        _train(corpus, tokenizers, run, on_step=lambda step: step == 5 and _raise())
+    with pytest.raises(TokstudyError, match="different training settings"):
+        train_translation_model(
+            tokenizers["sp_bpe", "en"],
+            tokenizers["sp_bpe", "mr"],
+            _pairs(corpus, 0, 150),
+            _pairs(corpus, 200, 210),
+            run,
+            RESUME_CONFIG,
+        )
+
+
+def _raise() -> None:
+    raise Interrupted

@@ -60,3 +60,13 @@ def write_text_lines(path: Path, lines: Iterable[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         handle.writelines(line + "\n" for line in lines)
+
+
+def iter_nonblank_lines(path: Path) -> Iterator[str]:
+    """Stripped non-blank lines of a text file (see :func:`iter_text_lines`): model text."""
+    return (line for raw in iter_text_lines(path) if (line := raw.strip()))
+
+
+def read_nonblank_lines(path: Path, max_lines: int | None = None) -> list[str]:
+    """The first ``max_lines`` stripped non-blank lines (all when ``None``) of a text file."""
+    return list(islice(iter_nonblank_lines(path), max_lines))

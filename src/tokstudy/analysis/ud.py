@@ -78,6 +78,22 @@ def find_ud_treebank(ud_root: Path, language: str) -> Path | None:
     return None
 
 
+def iter_conllu(path: Path) -> Iterator[conllu.TokenList]:
+    """Sentences of a CoNLL-U file (``.conllu`` or ``.conllu.gz``): the one CoNLL-U reader.
+
+    A missing file or invalid CoNLL-U is a :class:`TokstudyError` naming the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise TokstudyError(f"{path}: no such file")
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        try:
+            yield from conllu.parse_incr(handle)
+        except conllu.exceptions.ParseException as exc:
+            raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
+
+
 def iter_ud_words(paths: Iterable[Path]) -> Iterator[UDWord]:
     """Words of CoNLL-U files, skipping multiword tokens and their parts and empty nodes.
 
@@ -85,18 +101,8 @@ def iter_ud_words(paths: Iterable[Path]) -> Iterator[UDWord]:
     the text, so neither the token nor its parts are yielded.
     """
     for path in paths:
-        for sentence in iter_sentences(Path(path)):
+        for sentence in iter_conllu(path):
             yield from _sentence_words(sentence)
-
-
-def iter_sentences(path: Path) -> Iterator[conllu.TokenList]:
-    """The sentences of a CoNLL-U file (plain or gzip); a parse error names the file."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        try:
-            yield from conllu.parse_incr(handle)
-        except conllu.exceptions.ParseException as exc:
-            raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
 
 
 def sentence_texts(path: Path) -> dict[str, str]:
@@ -106,7 +112,7 @@ def sentence_texts(path: Path) -> dict[str, str]:
     are joined on the id, never on the position.
     """
     texts: dict[str, str] = {}
-    for number, sentence in enumerate(iter_sentences(path), start=1):
+    for number, sentence in enumerate(iter_conllu(path), start=1):
         sent_id, text = sentence.metadata.get("sent_id"), sentence.metadata.get("text")
         if not sent_id or text is None:
             missing = "# sent_id" if not sent_id else "# text"

@@ -1,20 +1,24 @@
 """Typed settings of the model stage, read from the ``models:`` section of the config.
 
-Every dataclass here is built with :func:`from_mapping`, which rejects unknown keys and
-wrong types with a one-line :class:`~tokstudy.errors.TokstudyError` naming the key.
+Every dataclass here is built with :func:`tokstudy.training.config.from_mapping`, which
+rejects unknown keys and wrong types with a one-line :class:`~tokstudy.errors.TokstudyError`
+naming the key (re-exported here with ``to_dict`` for the workflow's model rules).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS
+from tokstudy.training.config import (
+    BAD_CHECKPOINT_POLICIES,
+    DeviceSettings,
+    choice,
+)
+from tokstudy.training.config import from_mapping as from_mapping
+from tokstudy.training.config import to_dict as to_dict
 
 #: BERT sizes: layers, hidden size, attention heads, feed-forward size
 PRESETS: dict[str, dict[str, int]] = {
@@ -38,9 +42,6 @@ PRESETS: dict[str, dict[str, int]] = {
     },
 }
 
-DEVICES = ("auto", "cpu", "cuda")
-MISSING_GPU_POLICIES = ("fallback", "error")
-BAD_CHECKPOINT_POLICIES = ("error", "restart")
 TASKS = ("mlm", "noise", "pos", "sentence")
 
 
@@ -97,32 +98,6 @@ class TsvDataset:
     train: str
     test: str
     validation: str = ""
-
-
-def choice(key: str, value: str, valid: tuple[str, ...]) -> None:
-    """A one-line error naming the dotted config ``key`` unless ``value`` is in ``valid``."""
-    if value not in valid:
-        raise TokstudyError(f"{key} must be one of {', '.join(valid)}, got {value!r}")
-
-
-@dataclass(frozen=True, kw_only=True)
-class DeviceSettings:
-    """Where a job runs, shared by every training and evaluation section.
-
-    ``device``: ``auto`` uses CUDA when present, ``cuda`` requests it; when CUDA is
-    requested but absent, ``on_missing_gpu`` says ``fallback`` (CPU, with a warning) or
-    ``error``. ``bf16``: bf16 autocast on CUDA. ``section`` is the config key of the
-    subclass, for error messages.
-    """
-
-    section: ClassVar[str]
-    device: str = "auto"
-    on_missing_gpu: str = "fallback"
-    bf16: bool = True
-
-    def __post_init__(self) -> None:
-        choice(f"{self.section}.device", self.device, DEVICES)
-        choice(f"{self.section}.on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
 
 
 @dataclass(frozen=True)
@@ -259,72 +234,3 @@ class ModelsConfig:
             raise TokstudyError(
                 f"models.sentence_feature must look like Name=Value, got {self.sentence_feature!r}"
             )
-
-
-T = TypeVar("T")
-
-
-def from_mapping(cls: type[T], data: Mapping[str, Any] | None, where: str = "models") -> T:
-    """Build dataclass ``cls`` from a config mapping, checking keys and value types."""
-    if data is None:
-        return cls()
-    if not isinstance(data, Mapping):
-        raise TokstudyError(f"{where}: expected a mapping, got {type(data).__name__}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise TokstudyError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(fields))}"
-        )
-    missing = [
-        name
-        for name, f in fields.items()
-        if name not in data
-        and f.default is dataclasses.MISSING
-        and f.default_factory is dataclasses.MISSING
-    ]
-    if missing:
-        raise TokstudyError(f"{where}: missing key(s) {', '.join(missing)}")
-    hints = typing.get_type_hints(cls)
-    values = {key: _coerce(hints[key], value, f"{where}.{key}") for key, value in data.items()}
-    return cls(**values)
-
-
-def _coerce(hint: Any, value: Any, where: str) -> Any:
-    """``value`` converted to type ``hint`` (dataclass, optional, tuple, dict or scalar)."""
-    if dataclasses.is_dataclass(hint):
-        return from_mapping(hint, value, where)
-    origin = typing.get_origin(hint)
-    if origin is types.UnionType:
-        if value is None:
-            return None
-        (item,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return _coerce(item, value, where)
-    if origin is tuple:
-        if not isinstance(value, list | tuple):
-            raise TokstudyError(f"{where}: expected a list, got {value!r}")
-        args = typing.get_args(hint)
-        item = args[0]
-        return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
-    if origin is dict:
-        if not isinstance(value, Mapping):
-            raise TokstudyError(f"{where}: expected a mapping, got {value!r}")
-        item = typing.get_args(hint)[1]
-        return {
-            str(k): str(v) if item is str else _coerce(item, v, f"{where}.{k}")
-            for k, v in value.items()
-        }
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if hint is bool and not isinstance(value, bool):
-        raise TokstudyError(f"{where}: expected true/false, got {value!r}")
-    if hint is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise TokstudyError(f"{where}: expected an integer, got {value!r}")
-    if not isinstance(value, hint):
-        raise TokstudyError(f"{where}: expected {hint.__name__}, got {value!r}")
-    return value
-
-
-def to_dict(config: Any) -> dict[str, Any]:
-    """A JSON-ready dict of a config dataclass (tuples become lists)."""
-    return dataclasses.asdict(config)

@@ -14,7 +14,6 @@ same batches as an uninterrupted one.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import logging
@@ -24,10 +23,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
+from tokstudy.corpus_io import batched, iter_nonblank_lines
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
@@ -35,44 +35,6 @@ log = logging.getLogger(__name__)
 META_FILE = "corpus.json"
 OFFSETS_FILE = "line_offsets.npy"
 FORMAT_VERSION = 1
-
-
-def open_text(path: Path) -> IO[str]:
-    """Open a UTF-8 text file, gzip-compressed when its name ends in ``.gz``."""
-    path = Path(path)
-    if not path.is_file():
-        raise TokstudyError(f"{path}: text file not found")
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return path.open(encoding="utf-8")
-
-
-def read_lines(path: Path, max_lines: int | None = None) -> list[str]:
-    """Non-blank lines of a text file, stripped, at most ``max_lines``."""
-    lines = []
-    with open_text(path) as handle:
-        for raw in handle:
-            line = raw.strip()
-            if line:
-                lines.append(line)
-                if max_lines is not None and len(lines) >= max_lines:
-                    break
-    return lines
-
-
-def iter_chunks(path: Path, chunk_lines: int) -> Iterator[list[str]]:
-    """Non-blank stripped lines of ``path`` in lists of ``chunk_lines``."""
-    chunk: list[str] = []
-    with open_text(path) as handle:
-        for raw in handle:
-            line = raw.strip()
-            if line:
-                chunk.append(line)
-                if len(chunk) == chunk_lines:
-                    yield chunk
-                    chunk = []
-    if chunk:
-        yield chunk
 
 
 def vocab_fingerprint(vocab: dict[str, int]) -> str:
@@ -216,7 +178,7 @@ def pretokenize(
 
     def encoded_chunks() -> Iterator[list[dict[str, np.ndarray]]]:
         done = 0
-        for lines in iter_chunks(text_path, chunk_lines):
+        for lines in batched(iter_nonblank_lines(text_path), chunk_lines):
             encoded = tokenizer(
                 lines,
                 add_special_tokens=False,

@@ -3,7 +3,9 @@
 Tokenizer arguments are folders: a tokstudy tokenizer folder (with ``meta.json``; loaded
 through the adapter registry) or a ``transformers`` tokenizer folder
 (``save_pretrained``); ``None`` for CharacterBERT, which spells whitespace words and keeps
-its vocabularies in its own folders. Table outputs are tab-separated with a header.
+its vocabularies in its own folders. What differs between BERT and CharacterBERT lives in
+their :class:`~tokstudy.models.family.ModelFamily`. Table outputs are tab-separated with
+a header.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from typing import Any
 
 import pandas as pd
 import torch
-from transformers import AutoTokenizer, BertForMaskedLM
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.models import charbert, finetune, noise, scoring, stats, ud
+from tokstudy.models import charbert, finetune, noise, scoring, ud
 from tokstudy.models.config import (
     CharBertConfig,
     EvalConfig,
@@ -27,27 +29,22 @@ from tokstudy.models.config import (
     PretrainConfig,
     to_dict,
 )
-from tokstudy.models.data import pretokenize, read_lines
-from tokstudy.models.device import resolve_device
-from tokstudy.models.pretrain import pretrain_bert
+from tokstudy.models.data import pretokenize
+from tokstudy.models.family import (
+    ModelFamily,
+    family_for_tokenizer,
+    family_of_model,
+    load_transformers_tokenizer,
+)
 from tokstudy.models.tsv import check_labels, read_tsv_dataset
-from tokstudy.tokenizers.registry import META_FILE, load_tokenizer
+from tokstudy.training import stats
+from tokstudy.training.device import resolve_device
 
 log = logging.getLogger(__name__)
 
 METRICS_FILE = "metrics.tsv"
 PREDICTIONS_FILE = "predictions.tsv"
 SUMMARY_FILE = "finetune.json"
-
-
-def load_transformers_tokenizer(directory: Path) -> Any:
-    """A ``transformers`` tokenizer from a tokstudy or ``transformers`` tokenizer folder."""
-    directory = Path(directory)
-    if (directory / META_FILE).is_file():
-        return load_tokenizer(directory).to_transformers()
-    if not directory.is_dir():
-        raise TokstudyError(f"{directory}: tokenizer folder not found")
-    return AutoTokenizer.from_pretrained(directory)
 
 
 def pretokenize_corpus(
@@ -66,52 +63,13 @@ def pretrain(
 
     Without a tokenizer, a CharacterBERT on a folder from :func:`prepare_characterbert`.
     """
-    if tokenizer_dir is None:
-        return charbert.pretrain_charbert(corpus_dir, out_dir, config)
-    tokenizer = load_transformers_tokenizer(tokenizer_dir)
-    return pretrain_bert(tokenizer, corpus_dir, out_dir, config)
+    return family_for_tokenizer(tokenizer_dir).pretrain(tokenizer_dir, corpus_dir, out_dir, config)
 
 
 def prepare_characterbert(text: Path, out_dir: Path, config: CharBertConfig) -> Path:
     """CharacterBERT's vocabularies and word corpus of a training text (for every seed)."""
     charbert.prepare_charbert(text, out_dir, config)
     return Path(out_dir)
-
-
-def task_tokenizer(model_dir: Path, tokenizer_dir: Path | None) -> Any:
-    """What fine-tuning encodes text with: the model's tokenizer, or CharacterBERT's speller."""
-    if (Path(model_dir) / charbert.CONFIG_FILE).is_file():
-        return charbert.SpellingTokenizer(charbert.Speller.load(model_dir))
-    if tokenizer_dir is None:
-        raise TokstudyError(f"{model_dir}: a BERT model needs its tokenizer folder")
-    return load_transformers_tokenizer(tokenizer_dir)
-
-
-def mlm_scorer(model_dir: Path, tokenizer_dir: Path | None, config: EvalConfig) -> Any:
-    """The scorer for a model folder: CharacterBERT if it has ``charbert.json``, else BERT."""
-    model_dir = Path(model_dir)
-    device = resolve_device(config.device, config.on_missing_gpu)
-    if (model_dir / charbert.CONFIG_FILE).is_file():
-        model, tokenizer, speller = charbert.load_charbert(model_dir)
-        max_length = model.settings["bert"]["max_position_embeddings"]
-        return charbert.CharBertScorer(
-            model.to(device),
-            tokenizer,
-            speller,
-            max_length=max_length,
-            device=device,
-            bf16=config.bf16,
-        )
-    if tokenizer_dir is None:
-        raise TokstudyError(f"{model_dir}: a BERT model needs its tokenizer folder")
-    model = BertForMaskedLM.from_pretrained(model_dir).to(device)
-    return scoring.BertScorer(
-        model,
-        load_transformers_tokenizer(tokenizer_dir),
-        max_length=model.config.max_position_embeddings,
-        device=device,
-        bf16=config.bf16,
-    )
 
 
 def evaluate_mlm(
@@ -128,8 +86,9 @@ def evaluate_mlm(
     Writes ``level, metric, value, relative_change`` rows (change vs. level 0) to
     ``out_tsv`` and, if given, the noise edits to ``edits_tsv``.
     """
-    scorer = mlm_scorer(model_dir, tokenizer_dir, config)
-    lines = read_lines(heldout, config.max_lines)
+    device = resolve_device(config.device, config.on_missing_gpu)
+    scorer = family_of_model(model_dir).scorer(model_dir, tokenizer_dir, device, config.bf16)
+    lines = read_nonblank_lines(heldout, config.max_lines)
     if not lines:
         raise TokstudyError(f"{heldout}: no text lines to evaluate on")
     noised, edits = noise.noise_lines(
@@ -161,7 +120,8 @@ def finetune_pos(
     noise_word_fraction: float = 0.2,
 ) -> pd.DataFrame:
     """Fine-tune UPOS tagging on a UD treebank (one seed); test on clean and noised words."""
-    tokenizer = task_tokenizer(model_dir, tokenizer_dir)
+    family = family_of_model(model_dir)
+    tokenizer = family.task_tokenizer(model_dir, tokenizer_dir)
     splits = ud.ud_splits(
         treebank, seed=config.seed, validation_fraction=config.validation_fraction
     )
@@ -185,7 +145,7 @@ def finetune_pos(
     tests = {0: split_examples["test"]} | {
         level: examples(words, test_tags) for level, words in noised.items()
     }
-    model = finetune.load_for_task(model_dir, "pos", labels)
+    model = _seeded_task_model(family, model_dir, "pos", labels, config.seed)
     return _train_and_test(
         model, split_examples, tests, labels, tokenizer, config, out_dir, "pos", treebank
     )
@@ -232,7 +192,8 @@ def finetune_sentence(
         check_labels(labels, splits[name], where[name])
     if len(labels) < 2:
         raise TokstudyError(f"{source}: the training data has a single label {labels}")
-    tokenizer = task_tokenizer(model_dir, tokenizer_dir)
+    family = family_of_model(model_dir)
+    tokenizer = family.task_tokenizer(model_dir, tokenizer_dir)
     index = {label: i for i, label in enumerate(labels)}
 
     def examples(rows: Sequence[tuple[str, str]]) -> list[finetune.Example]:
@@ -250,7 +211,7 @@ def finetune_sentence(
         level: examples(list(zip(texts, [lab for _, lab in splits["test"]], strict=True)))
         for level, texts in noised.items()
     }
-    model = finetune.load_for_task(model_dir, "sentence", labels)
+    model = _seeded_task_model(family, model_dir, "sentence", labels, config.seed)
     return _train_and_test(
         model, split_examples, tests, labels, tokenizer, config, out_dir, "sentence", source
     )
@@ -269,6 +230,18 @@ def _tsv_splits(tsv: Mapping[str, Path], config: FinetuneConfig) -> dict[str, li
             splits["train"], config.validation_fraction, config.seed
         )
     return splits
+
+
+def _seeded_task_model(
+    family: ModelFamily, model_dir: Path, task: str, labels: Sequence[str], seed: int
+) -> Any:
+    """The task model, its new classifier initialised from the torch RNG seeded by ``seed``.
+
+    Seeding before the classifier exists keeps fine-tuning deterministic (torch seeds its
+    default generator at random in each process).
+    """
+    torch.manual_seed(seed)
+    return family.load_for_task(model_dir, task, labels)
 
 
 def _train_and_test(

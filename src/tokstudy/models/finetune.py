@@ -18,21 +18,17 @@ import copy
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from transformers import (
-    BertForSequenceClassification,
-    BertForTokenClassification,
     get_linear_schedule_with_warmup,
 )
 
-from tokstudy.models import charbert
 from tokstudy.models.config import FinetuneConfig
-from tokstudy.models.device import autocast, resolve_device
-from tokstudy.models.stats import macro_f1
+from tokstudy.training.device import autocast, resolve_device
+from tokstudy.training.stats import macro_f1
 
 log = logging.getLogger(__name__)
 
@@ -202,21 +198,3 @@ def finetune(
             best = (score, epoch, copy.deepcopy(model.state_dict()))
     model.load_state_dict(best[2])
     return FinetuneResult(model, best[1], best[0])
-
-
-def load_for_task(model_dir: Path, task: str, labels: Sequence[str]) -> Any:
-    """A token ("pos") or sequence ("sentence") classifier initialised from an MLM folder.
-
-    A CharacterBERT folder (with ``charbert.json``) gives a CharacterBERT classifier.
-    """
-    if (Path(model_dir) / charbert.CONFIG_FILE).is_file():
-        return charbert.CharacterBertForClassification.from_mlm(
-            model_dir, len(labels), per_word=task == "pos"
-        )
-    cls = BertForTokenClassification if task == "pos" else BertForSequenceClassification
-    return cls.from_pretrained(
-        model_dir,
-        num_labels=len(labels),
-        id2label=dict(enumerate(labels)),
-        label2id={label: i for i, label in enumerate(labels)},
-    )

@@ -1,4 +1,4 @@
-"""Masked-LM pretraining: a plain torch loop with logging, checkpoints and resume.
+"""Masked-LM pretraining: a step loop on the shared core (:mod:`tokstudy.training.core`).
 
 Output folder of one run::
 
@@ -14,12 +14,8 @@ resumed run ends with the same weights as an uninterrupted one.
 
 from __future__ import annotations
 
-import csv
-import hashlib
 import json
 import logging
-import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,21 +27,22 @@ import torch
 from transformers import BertConfig, BertForMaskedLM, get_linear_schedule_with_warmup
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.checkpoint import (
-    load_checkpoint,
-    restore_rng_states,
-    rng_states,
-    save_checkpoint,
-)
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
-from tokstudy.models.device import autocast, describe, resolve_device
 from tokstudy.models.masking import Masker
+from tokstudy.training.checkpoint import (
+    settings_fingerprint,
+)
+from tokstudy.training.core import (
+    CHECKPOINT_FILE,
+    Throughput,
+    TrainingRun,
+    save_atomically,
+)
+from tokstudy.training.device import describe, resolve_device
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_FILE = "checkpoint.pt"
-LOG_FILE = "train_log.csv"
 MODEL_DIR = "model"
 SUMMARY_FILE = "pretrain.json"
 LOG_COLUMNS = ("step", "loss", "lr", "tokens_per_s", "elapsed_s")
@@ -99,15 +96,17 @@ def bert_config(tokenizer: Any, config: PretrainConfig) -> BertConfig:
     )
 
 
-class BertBatches:
-    """MLM batches of ``[CLS] block [SEP]`` drawn from a memory-mapped corpus."""
+class BlockBatches:
+    """Blocks of a memory-mapped corpus drawn per ``(seed, step)``, and their masker."""
 
-    def __init__(self, corpus: TokenCorpus, tokenizer: Any, config: PretrainConfig) -> None:
-        if config.whole_word_mask and "char_spans" not in corpus.arrays:
-            raise TokstudyError(
-                f"{corpus.directory}: whole_word_mask needs a corpus pre-tokenized with "
-                "character spans (pretokenize(..., with_char_spans=True))"
-            )
+    def __init__(
+        self,
+        corpus: TokenCorpus,
+        tokenizer: Any,
+        config: PretrainConfig,
+        *,
+        whole_word_mask: bool = False,
+    ) -> None:
         self.corpus = corpus
         self.block_len = config.max_length - 2
         self.sampler = BlockSampler(corpus.n_tokens, self.block_len, config.batch_size, config.seed)
@@ -116,9 +115,21 @@ class BertBatches:
             mlm_probability=config.mlm_probability,
             mask_replace_prob=config.mask_replace_prob,
             random_replace_prob=config.random_replace_prob,
-            whole_word_mask=config.whole_word_mask,
+            whole_word_mask=whole_word_mask,
             seed=config.seed,
         )
+
+
+class BertBatches(BlockBatches):
+    """MLM batches of ``[CLS] block [SEP]`` drawn from a memory-mapped corpus."""
+
+    def __init__(self, corpus: TokenCorpus, tokenizer: Any, config: PretrainConfig) -> None:
+        if config.whole_word_mask and "char_spans" not in corpus.arrays:
+            raise TokstudyError(
+                f"{corpus.directory}: whole_word_mask needs a corpus pre-tokenized with "
+                "character spans (pretokenize(..., with_char_spans=True))"
+            )
+        super().__init__(corpus, tokenizer, config, whole_word_mask=config.whole_word_mask)
         self.cls_id = tokenizer.cls_token_id
         self.sep_id = tokenizer.sep_token_id
         self.whole_word_mask = config.whole_word_mask
@@ -139,8 +150,7 @@ class BertBatches:
 def fingerprint(config: PretrainConfig, extra: str = "") -> str:
     """Hash of the settings that determine the trained weights."""
     settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
-    text = json.dumps(settings, sort_keys=True) + extra
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return settings_fingerprint(settings, extra)
 
 
 def build_optimizer(
@@ -179,100 +189,64 @@ def train_loop(
     ``loss_fn(model, batch)`` gives the batch's loss; ``on_step(step)`` is called after
     each completed step (progress hooks, tests).
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
     model.to(device)
     optimizer, scheduler = build_optimizer(
         model, config, config.steps, min(config.warmup_steps, config.steps)
     )
-    start = _resume(out_dir / CHECKPOINT_FILE, run_fingerprint, config, model, optimizer, scheduler)
-    log_path = out_dir / LOG_FILE
-    _truncate_log(log_path, start)
+    run = TrainingRun(
+        out_dir,
+        model,
+        optimizer,
+        scheduler,
+        device=device,
+        bf16=config.bf16,
+        grad_clip=config.grad_clip,
+        run_fingerprint=run_fingerprint,
+        log_columns=LOG_COLUMNS,
+        on_bad_checkpoint=config.on_bad_checkpoint,
+        restart_hint="delete it to restart, or set models.pretrain.on_bad_checkpoint: restart",
+    )
+    start, _ = run.resume()
     model.train()
     running_loss = torch.zeros((), device=device)
-    interval_tokens, interval_steps = 0, 0
-    interval_start = run_start = time.perf_counter()
+    interval_steps, throughput = 0, Throughput()
+    run_start = time.perf_counter()
     last_loss, total_tokens = float("nan"), 0
     for step in range(start, config.steps):
         batch = {key: value.to(device, non_blocking=True) for key, value in batches(step).items()}
-        with autocast(device, config.bf16):
+        with run.autocast():
             loss = loss_fn(model, batch)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
+        run.update(loss)
         running_loss += loss.detach().float()
-        interval_tokens += batch["labels"].numel()
+        throughput.add(batch["labels"].numel())
         interval_steps += 1
         done = step + 1
         if done % config.log_every == 0 or done == config.steps:
             last_loss = running_loss.item() / interval_steps
-            now = time.perf_counter()
-            rate = interval_tokens / max(now - interval_start, 1e-9)
-            lr = scheduler.get_last_lr()[0]
-            row = (done, last_loss, lr, rate, now - run_start)
-            _append_log(log_path, row)
-            log.info("step %d/%d loss %.4f lr %.2e %.0f tokens/s", done, config.steps, *row[1:4])
-            total_tokens += interval_tokens
+            row = {
+                "step": done,
+                "loss": last_loss,
+                "lr": run.lr,
+                "tokens_per_s": throughput.per_second(),
+                "elapsed_s": time.perf_counter() - run_start,
+            }
+            run.log.append(row)
+            log.info(
+                "step %d/%d loss %.4f lr %.2e %.0f tokens/s",
+                done,
+                config.steps,
+                *(row[key] for key in ("loss", "lr", "tokens_per_s")),
+            )
+            total_tokens += throughput.tokens
             running_loss.zero_()
-            interval_tokens, interval_steps, interval_start = 0, 0, now
+            interval_steps = 0
+            throughput.restart()
         if done % config.checkpoint_every == 0 and done < config.steps:
-            _save(out_dir / CHECKPOINT_FILE, done, run_fingerprint, model, optimizer, scheduler)
+            run.checkpoint(done)
         if on_step is not None:
             on_step(done)
     elapsed = time.perf_counter() - run_start
     return TrainResult(config.steps, last_loss, total_tokens / max(elapsed, 1e-9), describe(device))
-
-
-def _save(path: Path, step: int, run_fingerprint: str, model, optimizer, scheduler) -> None:
-    save_checkpoint(
-        path,
-        {
-            "step": step,
-            "fingerprint": run_fingerprint,
-            "model": model.state_dict(),
-            "optimizer": optimizer.state_dict(),
-            "scheduler": scheduler.state_dict(),
-            "rng": rng_states(),
-        },
-    )
-
-
-def _resume(path: Path, run_fingerprint: str, config: PretrainConfig, model, optimizer, scheduler):
-    """Load ``path`` into the training objects; the step to continue from (0: fresh)."""
-    if not path.exists():
-        return 0
-    try:
-        state = load_checkpoint(path, run_fingerprint)
-    except TokstudyError as err:
-        if config.on_bad_checkpoint == "error":
-            raise
-        log.warning("%s; ignoring it and training from step 0", err)
-        return 0
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    scheduler.load_state_dict(state["scheduler"])
-    restore_rng_states(state["rng"])
-    log.info("resuming from %s at step %d", path, state["step"])
-    return int(state["step"])
-
-
-def _truncate_log(path: Path, step: int) -> None:
-    """Keep the log rows up to ``step`` (rows a killed run wrote after its checkpoint go)."""
-    if step == 0 or not path.exists():
-        path.write_text(",".join(LOG_COLUMNS) + "\n", encoding="utf-8")
-        return
-    with path.open(encoding="utf-8", newline="") as handle:
-        rows = [row for row in csv.DictReader(handle) if int(row["step"]) <= step]
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=LOG_COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def _append_log(path: Path, row: tuple) -> None:
-    with path.open("a", encoding="utf-8", newline="") as handle:
-        csv.writer(handle).writerow(row)
 
 
 def finish_run(
@@ -281,12 +255,7 @@ def finish_run(
     summary: dict[str, Any],
 ) -> Path:
     """Save the model atomically, write the summary marker, drop the checkpoint."""
-    model_dir = out_dir / MODEL_DIR
-    tmp = out_dir / (MODEL_DIR + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    save_model(tmp)
-    shutil.rmtree(model_dir, ignore_errors=True)
-    os.replace(tmp, model_dir)
+    model_dir = save_atomically(save_model, out_dir / MODEL_DIR)
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
     (out_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
     return model_dir

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tokstudy.models.device import autocast
+from tokstudy.training.device import autocast
 
 SCORE_COLUMNS = ("line", "units", "chars", "words", "unk", "nll")
 
@@ -39,8 +39,12 @@ class Encoded:
     targets: np.ndarray  # (units,)
 
 
-class BertScorer:
-    """Scores text with a ``transformers`` masked-LM and its tokenizer."""
+class MaskedLMScorer:
+    """What every scorer holds: model, tokenizer, window length, device and precision.
+
+    Subclasses set the special units ``cls``, ``sep``, ``mask``, ``pad`` and define
+    ``encode(lines)`` and ``logits(inputs, attention_mask)``.
+    """
 
     def __init__(
         self,
@@ -56,11 +60,18 @@ class BertScorer:
         self.max_units = max_length - 2
         self.device = device or torch.device("cpu")
         self.bf16 = bf16
+        self.unk_id = tokenizer.unk_token_id
+
+
+class BertScorer(MaskedLMScorer):
+    """Scores text with a ``transformers`` masked-LM and its tokenizer."""
+
+    def __init__(self, model: Any, tokenizer: Any, **settings: Any) -> None:
+        super().__init__(model, tokenizer, **settings)
         self.cls = np.int64(tokenizer.cls_token_id)
         self.sep = np.int64(tokenizer.sep_token_id)
         self.mask = np.int64(tokenizer.mask_token_id)
         self.pad = np.int64(tokenizer.pad_token_id)
-        self.unk_id = tokenizer.unk_token_id
 
     def encode(self, lines: Sequence[str]) -> list[Encoded]:
         """Token ids of each line (no special tokens)."""

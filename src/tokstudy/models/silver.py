@@ -21,8 +21,8 @@ from pathlib import Path
 
 import conllu
 
+from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.models.data import read_lines
 from tokstudy.models.ud import seeded_split
 from tokstudy.tokenizers.wordmap.tagging import load_hanta, stts
 
@@ -132,7 +132,7 @@ def make_silver_treebank(
     train: Path, heldout: Path, out_dir: Path, *, name: str, seed: int, dev_fraction: float = 0.1
 ) -> Path:
     """Write ``{name}-ud-{train,dev,test}.conllu`` into ``out_dir`` (see the module doc)."""
-    train_lines, test_lines = read_lines(train), read_lines(heldout)
+    train_lines, test_lines = read_nonblank_lines(train), read_nonblank_lines(heldout)
     if len(train_lines) < 2 or not test_lines:
         raise TokstudyError(
             f"{train}, {heldout}: too few lines for a silver treebank "

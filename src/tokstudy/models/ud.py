@@ -16,11 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import conllu
 import numpy as np
 
+from tokstudy.analysis.ud import iter_conllu
 from tokstudy.errors import TokstudyError
-from tokstudy.models.data import open_text
 
 
 @dataclass(frozen=True)
@@ -35,25 +34,22 @@ class UDSentence:
 
 
 def read_conllu(path: Path) -> list[UDSentence]:
-    """Sentences of a CoNLL-U file (``.conllu`` or ``.conllu.gz``)."""
+    """Sentences of a CoNLL-U file (``.conllu`` or ``.conllu.gz``), read with
+    :func:`tokstudy.analysis.ud.iter_conllu`; sentences without syntactic words are left out."""
     sentences = []
-    with open_text(path) as handle:
-        try:
-            for index, tokenlist in enumerate(conllu.parse_incr(handle)):
-                words = [t for t in tokenlist if isinstance(t["id"], int)]
-                if not words:
-                    continue
-                sentences.append(
-                    UDSentence(
-                        sent_id=tokenlist.metadata.get("sent_id", str(index)),
-                        text=tokenlist.metadata.get("text") or " ".join(t["form"] for t in words),
-                        words=tuple(t["form"] for t in words),
-                        upos=tuple(t["upos"] for t in words),
-                        feats=tuple(dict(t["feats"] or {}) for t in words),
-                    )
-                )
-        except conllu.exceptions.ParseException as err:
-            raise TokstudyError(f"{path}: invalid CoNLL-U ({err})") from err
+    for index, tokenlist in enumerate(iter_conllu(path)):
+        words = [t for t in tokenlist if isinstance(t["id"], int)]
+        if not words:
+            continue
+        sentences.append(
+            UDSentence(
+                sent_id=tokenlist.metadata.get("sent_id", str(index)),
+                text=tokenlist.metadata.get("text") or " ".join(t["form"] for t in words),
+                words=tuple(t["form"] for t in words),
+                upos=tuple(t["upos"] for t in words),
+                feats=tuple(dict(t["feats"] or {}) for t in words),
+            )
+        )
     return sentences
 
 

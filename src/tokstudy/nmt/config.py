@@ -1,6 +1,6 @@
 """Typed settings of the NMT study, read from the ``nmt:`` section of a config.
 
-Build them with :func:`tokstudy.models.config.from_mapping` (unknown keys and wrong types
+Build them with :func:`tokstudy.training.config.from_mapping` (unknown keys and wrong types
 are one-line :class:`~tokstudy.errors.TokstudyError` s); the checks here name the key.
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.config import DeviceSettings, choice
+from tokstudy.training.config import DeviceSettings, choice
 
 #: corpora that come with an installed package
 BUILTIN_CORPORA = ("cldr",)

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 import torch
 from transformers import PreTrainedModel
 
-from tokstudy.models.device import autocast
 from tokstudy.nmt.batching import SpecialIds, pad
 from tokstudy.nmt.config import DecodeConfig
 from tokstudy.nmt.model import MAX_POSITIONS
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.training.device import autocast
 
 log = logging.getLogger(__name__)
 

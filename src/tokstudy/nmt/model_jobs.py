@@ -12,7 +12,6 @@ from pathlib import Path
 from transformers import MarianMTModel
 
 from tokstudy.corpus_io import read_text_lines
-from tokstudy.models.device import resolve_device
 from tokstudy.nmt.batching import shared_special_ids
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.data import read_split, split_file
@@ -23,6 +22,7 @@ from tokstudy.nmt.scoring import detokenize
 from tokstudy.nmt.train import MODEL_DIR, train_translation_model
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.registry import load_tokenizer
+from tokstudy.training.device import resolve_device
 
 log = logging.getLogger(__name__)
 

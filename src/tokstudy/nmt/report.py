@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.stats import seed_summary
 from tokstudy.nmt.scoring import METRICS, paired_bootstrap, sentence_bleu
+from tokstudy.training.stats import seed_summary
 
 log = logging.getLogger(__name__)
 

@@ -3,8 +3,13 @@
 Output folder of one run::
 
     model/          the model with the best dev chrF so far (``save_pretrained``)
+    checkpoint.pt   the training state at the last evaluation (removed when the run ends)
     train_log.csv   one row per evaluation (columns ``LOG_COLUMNS``)
     train.json      settings and summary, written last: the run's completion marker
+
+The loop runs on the shared core (:mod:`tokstudy.training.core`): a rerun after a kill
+resumes from the checkpoint (batches depend only on ``(seed, epoch)`` and the torch RNG
+is restored, so it ends with the same weights and log as an uninterrupted run).
 
 A step is one token-budget batch; epochs reshuffle with ``(seed, epoch)``. Every
 ``eval_every`` steps (and at ``max_steps``) the dev sources are translated, detokenized
@@ -15,30 +20,31 @@ only, evaluation excluded.
 
 from __future__ import annotations
 
-import csv
+import hashlib
 import itertools
 import json
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from tokstudy.models.config import to_dict
-from tokstudy.models.device import autocast, describe, resolve_device
 from tokstudy.nmt.batching import collate, encode_pairs, shared_special_ids, token_batches
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
 from tokstudy.nmt.scoring import corpus_scores, detokenize
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.training.checkpoint import settings_fingerprint
+from tokstudy.training.config import to_dict
+from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun, save_atomically
+from tokstudy.training.device import describe, resolve_device
 
 log = logging.getLogger(__name__)
 
 MODEL_DIR = "model"
-LOG_FILE = "train_log.csv"
 SUMMARY_FILE = "train.json"
 LOG_COLUMNS = (
     "step",
@@ -51,36 +57,28 @@ LOG_COLUMNS = (
     "tokens_per_s",
     "elapsed_s",
 )
+#: settings that do not change the trained weights (left out of the checkpoint fingerprint)
+NON_TRAINING_KEYS = frozenset({"device", "on_missing_gpu"})
 
 
 @dataclass
 class Window:
-    """Training statistics since the last evaluation."""
+    """Training loss and NLL since the last evaluation."""
 
     loss: float = 0.0
     nll: float = 0.0
     target_tokens: int = 0
-    tokens: int = 0
-    seconds: float = 0.0
 
-    def add(
-        self, loss: float, nll: float, target_tokens: int, source_tokens: int, seconds: float
-    ) -> None:
+    def add(self, loss: float, nll: float, target_tokens: int) -> None:
         """Count one training step."""
         self.loss += loss
         self.nll += nll
         self.target_tokens += target_tokens
-        self.tokens += target_tokens + source_tokens
-        self.seconds += seconds
 
     def row(self) -> dict[str, float]:
-        """Per-target-token loss and NLL, and tokens per second."""
+        """Per-target-token loss and NLL."""
         per_token = max(self.target_tokens, 1)
-        return {
-            "loss": self.loss / per_token,
-            "nll": self.nll / per_token,
-            "tokens_per_s": self.tokens / self.seconds if self.seconds else 0.0,
-        }
+        return {"loss": self.loss / per_token, "nll": self.nll / per_token}
 
 
 def epoch_batches(
@@ -93,26 +91,37 @@ def epoch_batches(
 
 
 def train_step(
-    model: torch.nn.Module,
-    batch: dict[str, torch.Tensor],
-    optimizer: torch.optim.Optimizer,
-    config: TrainConfig,
-    device: torch.device,
+    run: TrainingRun, batch: dict[str, torch.Tensor], label_smoothing: float
 ) -> tuple[float, float, int]:
     """One optimizer update; returns summed smoothed loss, summed NLL and target tokens."""
-    model.train()
-    with autocast(device, config.bf16):
-        logits = model(
+    run.model.train()
+    with run.autocast():
+        logits = run.model(
             input_ids=batch["input_ids"],
             attention_mask=batch["attention_mask"],
             decoder_input_ids=batch["decoder_input_ids"],
         ).logits
-    loss, nll, target_tokens = label_smoothed_loss(logits, batch["labels"], config.label_smoothing)
-    (loss / target_tokens).backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-    optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
+    loss, nll, target_tokens = label_smoothed_loss(logits, batch["labels"], label_smoothing)
+    run.update(loss / target_tokens)
     return loss.item(), nll.item(), target_tokens
+
+
+def run_fingerprint(
+    config: TrainConfig,
+    source_tokenizer: Tokenizer,
+    target_tokenizer: Tokenizer,
+    train_pairs: Sequence[tuple[str, str]],
+    dev_pairs: Sequence[tuple[str, str]],
+) -> str:
+    """Hash of the settings, vocabularies and data that fix a run's weights."""
+    settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
+    data = hashlib.sha256()
+    for pair in itertools.chain(train_pairs, [("", "")], dev_pairs):
+        data.update("\t".join(pair).encode() + b"\n")
+    vocabularies = [list(tokenizer.vocab) for tokenizer in (source_tokenizer, target_tokenizer)]
+    return settings_fingerprint(
+        settings, data.hexdigest() + json.dumps(vocabularies, ensure_ascii=False)
+    )
 
 
 def train_translation_model(
@@ -122,14 +131,17 @@ def train_translation_model(
     dev_pairs: Sequence[tuple[str, str]],
     out_dir: Path,
     config: TrainConfig,
+    *,
+    on_step: Callable[[int], None] | None = None,
 ) -> dict:
     """Train one model; the best one by dev chrF is saved in ``out_dir/model``.
 
     Passing the same tokenizer object for both sides makes a joint vocabulary (one
-    embedding matrix for encoder, decoder and output). Returns the summary it writes.
+    embedding matrix for encoder, decoder and output). A rerun after a kill resumes from
+    the checkpoint of the last evaluation. ``on_step(step)`` is called after each
+    completed step (progress hooks, tests). Returns the summary it writes.
     """
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(config.seed)
     device = resolve_device(config.device, config.on_missing_gpu)
     special = shared_special_ids(source_tokenizer, target_tokenizer)
@@ -148,6 +160,19 @@ def train_translation_model(
         dropout=config.dropout,
     ).to(device)
     optimizer, scheduler = optimizer_and_schedule(model, config)
+    run = TrainingRun(
+        out_dir,
+        model,
+        optimizer,
+        scheduler,
+        device=device,
+        bf16=config.bf16,
+        grad_clip=config.grad_clip,
+        run_fingerprint=run_fingerprint(
+            config, source_tokenizer, target_tokenizer, train_pairs, dev_pairs
+        ),
+        log_columns=LOG_COLUMNS,
+    )
     dev_decoding = DecodeConfig(
         beam_size=config.dev_beam_size,
         device=config.device,
@@ -163,52 +188,58 @@ def train_translation_model(
         len(examples),
         len(dev_pairs),
     )
+    step, state = run.resume()
+    stopping = EarlyStopping(config.patience, "dev_chrf", **state.get("early_stopping", {}))
     lengths = [example.length for example in examples]
-    window, best, evaluations_without_gain = Window(), None, 0
-    start = time.perf_counter()
-    step, epoch = 0, 0
-    with (out_dir / LOG_FILE).open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=LOG_COLUMNS)
-        writer.writeheader()
-        for epoch, positions in epoch_batches(lengths, config.max_tokens, config.seed):
-            tick = time.perf_counter()
-            batch = {
-                key: value.to(device)
-                for key, value in collate([examples[i] for i in positions], special).items()
-            }
-            loss, nll, target_tokens = train_step(model, batch, optimizer, config, device)
-            scheduler.step()
-            step += 1
-            source_tokens = int(batch["attention_mask"].sum())
-            window.add(loss, nll, target_tokens, source_tokens, time.perf_counter() - tick)
-            if step % config.eval_every and step < config.max_steps:
-                continue
-            hypotheses = translate(model, dev_sources, special, dev_decoding, device)
-            scores = corpus_scores(detokenize(target_tokenizer, hypotheses), dev_references)
-            row = {
-                "step": step,
-                "epoch": epoch,
-                **window.row(),
-                "lr": scheduler.get_last_lr()[0],
-                "dev_chrf": scores["chrf"],
-                "dev_bleu": scores["bleu"],
-                "elapsed_s": time.perf_counter() - start,
-            }
-            writer.writerow(row)
-            handle.flush()
-            log.info(
-                "step %(step)d (epoch %(epoch)d): loss %(loss).3f, nll %(nll).3f, "
-                "dev chrF %(dev_chrf).2f, BLEU %(dev_bleu).2f, %(tokens_per_s).0f tokens/s",
-                row,
-            )
-            window = Window()
-            if best is None or row["dev_chrf"] > best["dev_chrf"]:
-                best, evaluations_without_gain = row, 0
-                model.save_pretrained(out_dir / MODEL_DIR)
-            else:
-                evaluations_without_gain += 1
-            if evaluations_without_gain >= config.patience or step >= config.max_steps:
-                break
+    window, throughput = Window(), Throughput()
+    start = time.perf_counter() - state.get("elapsed_s", 0.0)
+    batches = itertools.islice(epoch_batches(lengths, config.max_tokens, config.seed), step, None)
+    epoch = state.get("epoch", 0)
+    for epoch, positions in batches:
+        batch = {
+            key: value.to(device)
+            for key, value in collate([examples[i] for i in positions], special).items()
+        }
+        loss, nll, target_tokens = train_step(run, batch, config.label_smoothing)
+        step += 1
+        window.add(loss, nll, target_tokens)
+        throughput.add(target_tokens + int(batch["attention_mask"].sum()))
+        if on_step is not None:
+            on_step(step)
+        if step % config.eval_every and step < config.max_steps:
+            continue
+        tokens_per_s = throughput.per_second()
+        hypotheses = translate(model, dev_sources, special, dev_decoding, device)
+        scores = corpus_scores(detokenize(target_tokenizer, hypotheses), dev_references)
+        row = {
+            "step": step,
+            "epoch": epoch,
+            **window.row(),
+            "lr": run.lr,
+            "dev_chrf": scores["chrf"],
+            "dev_bleu": scores["bleu"],
+            "tokens_per_s": tokens_per_s,
+            "elapsed_s": time.perf_counter() - start,
+        }
+        run.log.append(row)
+        log.info(
+            "step %(step)d (epoch %(epoch)d): loss %(loss).3f, nll %(nll).3f, "
+            "dev chrF %(dev_chrf).2f, BLEU %(dev_bleu).2f, %(tokens_per_s).0f tokens/s",
+            row,
+        )
+        if stopping.update(row):
+            save_atomically(model.save_pretrained, out_dir / MODEL_DIR)
+        if stopping.stop or step >= config.max_steps:
+            break
+        run.checkpoint(
+            step,
+            epoch=epoch,
+            early_stopping=stopping.state(),
+            elapsed_s=time.perf_counter() - start,
+        )
+        window = Window()
+        throughput.restart()
+    best = stopping.best
     summary = {
         "config": to_dict(config),
         "device": describe(device),
@@ -230,5 +261,6 @@ def train_translation_model(
         "seconds": time.perf_counter() - start,
     }
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    run.finish()
     log.info("best dev chrF %.2f at step %d", best["dev_chrf"], best["step"])
     return summary

@@ -2,14 +2,18 @@
 
 A checkpoint is one ``torch.save`` file written to a temporary name and renamed over the
 old one, so a kill never leaves a half-written checkpoint under the real name. Loading
-checks that the file is readable, complete and written by the same training settings.
+checks that the file is readable, complete and written by the same training settings
+(their :func:`settings_fingerprint`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import pickle
+import struct
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -50,15 +54,32 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
     log.info("checkpoint at step %d: %s", state["step"], path)
 
 
-def load_checkpoint(path: Path, fingerprint: str) -> dict[str, Any]:
-    """Read a checkpoint; a clear :class:`TokstudyError` if unreadable or from other settings."""
+def settings_fingerprint(settings: dict[str, Any], extra: str = "") -> str:
+    """Short hash of the settings (and ``extra``, e.g. a corpus hash) that fix the weights."""
+    text = json.dumps(settings, sort_keys=True) + extra
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load_checkpoint(
+    path: Path, fingerprint: str, restart_hint: str = "delete it to restart"
+) -> dict[str, Any]:
+    """Read a checkpoint; a clear :class:`TokstudyError` if unreadable or from other settings.
+
+    ``restart_hint`` ends the message of a corrupt checkpoint (how to train afresh).
+    """
     path = Path(path)
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, EOFError, OSError, pickle.UnpicklingError, zipfile.BadZipFile) as err:
+    except (
+        RuntimeError,
+        EOFError,
+        OSError,
+        pickle.UnpicklingError,
+        struct.error,
+        zipfile.BadZipFile,
+    ) as err:
         raise TokstudyError(
-            f"{path}: corrupt checkpoint ({type(err).__name__}); delete it to restart, "
-            "or set models.pretrain.on_bad_checkpoint: restart"
+            f"{path}: corrupt checkpoint ({type(err).__name__}); {restart_hint}"
         ) from err
     if not isinstance(state, dict) or not set(state) >= REQUIRED_KEYS:
         expected = ", ".join(sorted(REQUIRED_KEYS))

@@ -1,0 +1,235 @@
+"""The training core shared by MLM pretraining and NMT: steps, log, checkpoints, stopping.
+
+A :class:`TrainingRun` owns one run folder::
+
+    checkpoint.pt     last checkpoint (removed by :meth:`TrainingRun.finish`)
+    train_log.csv     the rows the loop logs (its own columns)
+
+It resumes from the checkpoint (model, optimizer, scheduler, RNG states, step and the
+loop's own state), keeps the log rows up to the resumed step, runs optimizer updates
+(bf16 autocast on CUDA, gradient clipping, scheduler step) and writes checkpoints. What a
+step trains on and when it logs, evaluates or stops is the loop's business (see
+:mod:`tokstudy.models.pretrain` and :mod:`tokstudy.nmt.train`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import logging
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tokstudy.errors import TokstudyError
+from tokstudy.training.checkpoint import (
+    REQUIRED_KEYS,
+    load_checkpoint,
+    restore_rng_states,
+    rng_states,
+    save_checkpoint,
+)
+from tokstudy.training.device import autocast
+
+log = logging.getLogger(__name__)
+
+CHECKPOINT_FILE = "checkpoint.pt"
+LOG_FILE = "train_log.csv"
+
+
+class TrainLog:
+    """A CSV file of training rows with fixed ``columns``, appended as training goes."""
+
+    def __init__(self, path: Path, columns: Sequence[str]) -> None:
+        self.path = Path(path)
+        self.columns = tuple(columns)
+
+    def start(self, step: int) -> None:
+        """A fresh log (``step`` 0), or the rows up to ``step`` (a resumed run's)."""
+        rows = []
+        if step and self.path.exists():
+            with self.path.open(encoding="utf-8", newline="") as handle:
+                rows = [row for row in csv.DictReader(handle) if int(row["step"]) <= step]
+        with self.path.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=self.columns)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """Add one row (a value for every column)."""
+        with self.path.open("a", encoding="utf-8", newline="") as handle:
+            csv.DictWriter(handle, fieldnames=self.columns).writerow(row)
+
+
+class Throughput:
+    """Tokens per second of wall-clock time since :meth:`restart`."""
+
+    def __init__(self) -> None:
+        self.tokens = 0
+        self.started = time.perf_counter()
+
+    def restart(self) -> None:
+        """Start a new window (after logging, evaluating or checkpointing)."""
+        self.tokens, self.started = 0, time.perf_counter()
+
+    def add(self, tokens: int) -> None:
+        """Count the tokens of one step."""
+        self.tokens += tokens
+
+    def per_second(self) -> float:
+        """Tokens per second of the window so far."""
+        return self.tokens / max(time.perf_counter() - self.started, 1e-9)
+
+
+class EarlyStopping:
+    """Stop after ``patience`` evaluations without a higher ``key`` value than the best."""
+
+    def __init__(
+        self,
+        patience: int,
+        key: str,
+        *,
+        best: Mapping[str, Any] | None = None,
+        without_gain: int = 0,
+    ) -> None:
+        self.patience = patience
+        self.key = key
+        self.best = dict(best) if best is not None else None
+        self.without_gain = without_gain
+
+    def update(self, row: Mapping[str, Any]) -> bool:
+        """Count one evaluation; whether ``row`` is the new best."""
+        if self.best is None or row[self.key] > self.best[self.key]:
+            self.best, self.without_gain = dict(row), 0
+            return True
+        self.without_gain += 1
+        return False
+
+    @property
+    def stop(self) -> bool:
+        """Whether ``patience`` evaluations in a row brought no gain."""
+        return self.without_gain >= self.patience
+
+    def state(self) -> dict[str, Any]:
+        """Keyword arguments that rebuild this object (for checkpoints)."""
+        return {"best": self.best, "without_gain": self.without_gain}
+
+
+class TrainingRun:
+    """Checkpointed optimisation of one model in ``out_dir`` (see the module doc).
+
+    ``run_fingerprint`` identifies the settings that fix the weights: a checkpoint with
+    another one is refused. ``on_bad_checkpoint``: ``error`` stops on an unreadable or
+    foreign checkpoint, ``restart`` logs a warning and trains from step 0;
+    ``restart_hint`` says in the error how to train afresh.
+    """
+
+    def __init__(
+        self,
+        out_dir: Path,
+        model: torch.nn.Module,
+        optimizer: torch.optim.Optimizer,
+        scheduler: torch.optim.lr_scheduler.LRScheduler,
+        *,
+        device: torch.device,
+        bf16: bool,
+        grad_clip: float,
+        run_fingerprint: str,
+        log_columns: Sequence[str],
+        on_bad_checkpoint: str = "error",
+        restart_hint: str = "delete it to restart",
+    ) -> None:
+        self.out_dir = Path(out_dir)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.model = model
+        self.optimizer = optimizer
+        self.scheduler = scheduler
+        self.device = device
+        self.bf16 = bf16
+        self.grad_clip = grad_clip
+        self.run_fingerprint = run_fingerprint
+        self.on_bad_checkpoint = on_bad_checkpoint
+        self.restart_hint = restart_hint
+        self.log = TrainLog(self.out_dir / LOG_FILE, log_columns)
+        self.checkpoint_path = self.out_dir / CHECKPOINT_FILE
+
+    def resume(self) -> tuple[int, dict[str, Any]]:
+        """``(step, loop state)`` of the checkpoint, loaded into the training objects.
+
+        ``(0, {})`` without a usable checkpoint. The log keeps the rows up to ``step``
+        (rows a killed run wrote after its checkpoint go).
+        """
+        step, state = self._load()
+        self.log.start(step)
+        return step, state
+
+    def _load(self) -> tuple[int, dict[str, Any]]:
+        if not self.checkpoint_path.exists():
+            return 0, {}
+        try:
+            state = load_checkpoint(self.checkpoint_path, self.run_fingerprint, self.restart_hint)
+        except TokstudyError as err:
+            if self.on_bad_checkpoint == "error":
+                raise
+            log.warning("%s; ignoring it and training from step 0", err)
+            return 0, {}
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        restore_rng_states(state["rng"])
+        log.info("resuming from %s at step %d", self.checkpoint_path, state["step"])
+        return int(state["step"]), {k: v for k, v in state.items() if k not in REQUIRED_KEYS}
+
+    @contextlib.contextmanager
+    def autocast(self) -> Iterator[None]:
+        """The precision the forward pass runs in (bf16 autocast on CUDA when set)."""
+        with autocast(self.device, self.bf16):
+            yield
+
+    def update(self, loss: torch.Tensor) -> None:
+        """One optimizer update from ``loss``: backward, clipping, step, schedule, zero grads."""
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.grad_clip)
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+
+    @property
+    def lr(self) -> float:
+        """The learning rate of the next step."""
+        return self.scheduler.get_last_lr()[0]
+
+    def checkpoint(self, step: int, **loop_state: Any) -> None:
+        """Save the training objects, RNG states, ``step`` and the loop's own state."""
+        save_checkpoint(
+            self.checkpoint_path,
+            {
+                **loop_state,
+                "step": step,
+                "fingerprint": self.run_fingerprint,
+                "model": self.model.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "scheduler": self.scheduler.state_dict(),
+                "rng": rng_states(),
+            },
+        )
+
+    def finish(self) -> None:
+        """Drop the checkpoint: the run is complete."""
+        self.checkpoint_path.unlink(missing_ok=True)
+
+
+def save_atomically(save: Callable[[Path], None], directory: Path) -> Path:
+    """Run ``save(folder)`` into a temporary folder, then rename it over ``directory``."""
+    directory = Path(directory)
+    tmp = directory.with_name(directory.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    save(tmp)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.replace(tmp, directory)
+    return directory
