@@ -2,8 +2,8 @@
 
 Markers (registered in ``pyproject.toml``):
 
-- ``slow``: runs the Snakemake workflow end to end (minutes); ``pytest -m "not slow"``
-  leaves these out.
+- ``slow``: end to end, the Snakemake workflow or a whole training pipeline (minutes);
+  ``pytest -m "not slow"`` leaves these out.
 - ``shared``: needs the reference data folder ``../shared`` beside the repository
   (corpora, UD treebanks, pretrained tokenizers). Without it such a test is skipped with a
   visible reason, unless ``TOKSTUDY_REQUIRE_SHARED=1`` is set (CI sets it): then it fails.

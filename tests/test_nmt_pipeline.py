@@ -109,6 +109,7 @@ def test_round_trip_of_sentences_made_of_training_words(
         assert detokenize(tokenizer, [tokenizer.encode(sentence)]) == [sentence]
 
 
+@pytest.mark.slow
 def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     tmp_path: Path, corpus: dict[str, Path]
 ) -> None:
@@ -225,6 +226,7 @@ def _log(run_dir: Path) -> pd.DataFrame:
     return pd.read_csv(run_dir / LOG_FILE).drop(columns=["tokens_per_s", "elapsed_s"])
 
 
+@pytest.mark.slow
 def test_resume_after_kill_matches_uninterrupted_run(
     tmp_path: Path, corpus: dict[str, Path], tokenizers: dict
 ) -> None:
