@@ -15,5 +15,8 @@ run_step(
     nmt_metric_files=[Path(p) for p in snakemake.input.nmt_metrics],
     nmt_sides=dict(snakemake.params.nmt_sides),
     settings=dict(snakemake.params.settings),
-    outputs={name: Path(snakemake.output[name]) for name in snakemake.output},
+    outputs={
+        name: Path(getattr(snakemake.output, name))
+        for name in ("csv", "markdown", "ranking_csv", "ranking_markdown", "png")
+    },
 )

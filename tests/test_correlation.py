@@ -25,6 +25,7 @@ from tokstudy.analysis.correlation import (
     nmt_scores,
     ranking,
     size_label,
+    write_correlations,
 )
 from tokstudy.errors import TokstudyError
 from tokstudy.study import Study
@@ -196,6 +197,29 @@ def test_pooled_rows_only_across_scopes_and_ranking_by_absolute_rho() -> None:
     en = ranked[(ranked.downstream == "pos accuracy") & (ranked.scope == "en")]
     assert list(en["rank"]) == [1, 2] and list(en["spearman"]) == pytest.approx([-1, -1])
     assert "mlm bits_per_char" not in set(ranked.downstream)
+
+
+def test_two_cells_write_nan_tables_with_notes_and_an_empty_ranking(tmp_path: Path) -> None:
+    two = dict(list({cell: float(i) for i, cell in enumerate(CELLS)}.items())[:2])
+    joined, notes = join_cells(
+        intrinsic_cells(_metrics("de", two), ["nu"]), model_scores(_model_results("de", two))
+    )
+    outputs = {
+        name: tmp_path / f"{name}.{ext}"
+        for name, ext in (
+            ("csv", "csv"),
+            ("markdown", "md"),
+            ("ranking_csv", "csv"),
+            ("ranking_markdown", "md"),
+        )
+    }
+    table = write_correlations(joined, notes, FAST, outputs)
+    assert table["spearman"].isna().all() and (table["note"] == "2 cells < 4: not computed").all()
+    assert pd.read_csv(outputs["ranking_csv"]).empty
+    assert "No correlation could be computed" in outputs["ranking_markdown"].read_text("utf-8")
+    markdown = outputs["markdown"].read_text("utf-8")
+    assert "## pos accuracy" in markdown and "2 cells < 4: not computed" in markdown
+    assert correlation_table(joined.iloc[:0], FAST).empty
 
 
 def test_nmt_scores_use_the_chosen_tokenizer_side_and_unsized_tokenizers_join() -> None:

@@ -296,11 +296,8 @@ from tokstudy.analysis.correlation import (
 )
 
 CORRELATION = study.correlation()
-
-
-def correlation_nmt_side():
-    """The NMT side whose tokenizer metrics the correlation uses."""
-    return (CORRELATION or {}).get("nmt_side", "target")
+# the NMT side whose tokenizers' metrics the NMT cells take
+CORRELATION_NMT_SIDE = (CORRELATION or {}).get("nmt_side", "target")
 
 
 rule nmt_tokenizer_metrics:
@@ -330,7 +327,7 @@ rule correlation:
         metrics=out("tables/metrics.csv"),
         model_results=out("tables/models/results.tsv") if "models" in config else [],
         nmt_scores=lambda w: nmt_plan.score_files(RESULTS),
-        nmt_metrics=lambda w: nmt_metric_files(nmt_plan, correlation_nmt_side(), RESULTS),
+        nmt_metrics=lambda w: nmt_metric_files(nmt_plan, CORRELATION_NMT_SIDE, RESULTS),
     output:
         csv=out("tables/analysis/correlation.csv"),
         markdown=report(
@@ -352,7 +349,7 @@ rule correlation:
     params:
         metrics=config["metrics"],
         settings={"seed": config.get("seed", 0), **(CORRELATION or {})},
-        nmt_sides=lambda w: nmt_metric_sides(nmt_plan, correlation_nmt_side()),
+        nmt_sides=lambda w: nmt_metric_sides(nmt_plan, CORRELATION_NMT_SIDE),
     log:
         out("logs/correlation.log"),
     conda:

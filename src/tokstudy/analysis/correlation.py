@@ -345,10 +345,9 @@ def correlation_table(joined: pd.DataFrame, settings: CorrelationSettings) -> pd
             )
             if result["note"]:
                 log.info("%s vs %s (%s, %s): %s", key[4], key[0], key[5], scope, result["note"])
-    table = pd.DataFrame(rows)
     columns = [*PAIR_KEYS, "scope", "pooled", "n", "seeds"]
     stats_columns = [f"{n}{s}" for n in STATISTICS for s in ("", "_low", "_high", "_p")]
-    return table[[*columns, *stats_columns, "note"]]
+    return pd.DataFrame(rows, columns=[*columns, *stats_columns, "note"])
 
 
 def ranking(table: pd.DataFrame) -> pd.DataFrame:

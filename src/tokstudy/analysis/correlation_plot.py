@@ -64,21 +64,8 @@ def plot_correlation_grid(
             ]
             axis.set_title("\n".join(titles), fontsize=7)
             axis.tick_params(labelsize=6)
-            if row == len(intrinsic) - 1:
-                axis.set_xlabel(f"{metric} ({split})", fontsize=7)
-            if column == 0:
-                axis.set_ylabel(score, fontsize=7)
-            if row == 0:
-                axis.annotate(score, (0.5, 1.35), xycoords="axes fraction", ha="center", fontsize=8)
-            if column == 0:
-                axis.annotate(
-                    metric,
-                    (-0.45, 0.5),
-                    xycoords="axes fraction",
-                    rotation=90,
-                    va="center",
-                    fontsize=8,
-                )
+            axis.set_xlabel(f"{metric} ({split})", fontsize=7)
+            axis.set_ylabel(score, fontsize=7)
     handles = [Line2D([], [], color=colours[t], marker="o", ls="", label=t) for t in tokenizers]
     handles += [
         Line2D([], [], color="grey", marker=markers[s], ls="", label=f"size {s}") for s in sizes
