@@ -1,4 +1,4 @@
-localrules: segmentation_table, plot_multilingual  # trivial jobs: not worth a cluster job
+localrules: segmentation_table, plot_parity_pud, multilingual_tables, plot_multilingual, correlation  # trivial jobs: not worth a cluster job
 
 
 rule segmentation_table:

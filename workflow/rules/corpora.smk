@@ -1,3 +1,5 @@
+localrules: download_corpus  # the login node has the network a compute node may lack
+
 from tokstudy.corpora import MAX_LINE_BYTES
 
 

@@ -1,3 +1,5 @@
+localrules: download_pretrained  # the login node has the network a compute node may lack
+
 rule download_pretrained:
     output:
         out(f"{PRETRAINED_DOWNLOAD_DIR}/{{name}}/tokenizer.json"),

@@ -1,4 +1,4 @@
-localrules: metric_tables, plot_metric, plot_frequencies  # trivial jobs: not worth a cluster job
+localrules: metric_tables, plot_metrics, plot_frequencies, cost_table  # trivial jobs: not worth a cluster job
 
 
 rule metric_tables:
