@@ -29,8 +29,9 @@ def main() -> None:
     else:
         table = pd.read_csv(args.metrics)
     frame = kind_comparison(table, args.metric, args.split)
-    shown = frame.astype(object).where(frame.notna(), "–")
-    print(shown.to_markdown(index=False, floatfmt=".2f"))
+    for column in frame.select_dtypes("number"):
+        frame[column] = frame[column].map(lambda v: "–" if pd.isna(v) else f"{v:.2f}")
+    print(frame.to_markdown(index=False))
 
 
 if __name__ == "__main__":
