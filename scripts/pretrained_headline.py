@@ -2,6 +2,9 @@
 
     python scripts/pretrained_headline.py results/llm_tokenizers/tables/metrics.csv \
         [--metric fertility] [--split heldout]
+
+A results folder instead of ``metrics.csv`` reads the per-cell files under its
+``metrics/`` (what a run that is still going, or was stopped, has finished).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.report.tables import kind_comparison
+from tokstudy.report.tables import collect, kind_comparison
 
 
 def main() -> None:
@@ -21,8 +24,14 @@ def main() -> None:
     parser.add_argument("--metric", default="fertility")
     parser.add_argument("--split", default="heldout")
     args = parser.parse_args()
-    frame = kind_comparison(pd.read_csv(args.metrics), args.metric, args.split)
-    print(frame.to_markdown(index=False, floatfmt=".2f"))
+    if args.metrics.is_dir():
+        table = collect(sorted(args.metrics.glob("metrics/*/*/*.tsv")))
+    else:
+        table = pd.read_csv(args.metrics)
+    frame = kind_comparison(table, args.metric, args.split)
+    for column in frame.select_dtypes("number"):
+        frame[column] = frame[column].map(lambda v: "–" if pd.isna(v) else f"{v:.2f}")
+    print(frame.to_markdown(index=False))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TrainSp
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.sentencepiece_adapter import metaspace_offsets
 
 
 def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
@@ -180,3 +181,13 @@ def test_empty_corpus_is_an_error(tmp_path: Path) -> None:
     corpus.write_text("", encoding="utf-8")
     with pytest.raises(TokstudyError, match="no lines"):
         compute_metrics(_word_level(list(SPECIAL_TOKENS)), corpus)
+
+
+def test_sentencepiece_offsets_follow_word_marks_through_normalisation() -> None:
+    # NFKC drops the zero-width spaces, so decoded prefixes drift; the ▁ marks do not
+    line = "of \u200b\u200bchanging hours"
+    offsets = metaspace_offsets(line, ["▁of", "▁chang", "ing", "▁", "h", "ours"])
+    assert offsets is not None
+    counts = tokens_per_word(line, Encoded([0] * len(offsets), offsets))
+    assert counts.tolist() == [1, 2, 3]
+    assert metaspace_offsets("a b", ["▁a"]) is None  # pieces mark fewer words: fall back

@@ -46,7 +46,9 @@ def test_run_writes_tidy_table_wide_tables_and_plots(finished_run: Path) -> None
         "split",
         "metric",
         "value",
+        "kind",
     ]
+    assert set(table["kind"]) == {"trained"}
     jobs = len(LANGUAGES) * sum(TOKENIZERS.values())
     assert len(table) == jobs * 2 * len(METRICS)
     assert sorted(table["language"].unique()) == LANGUAGES

@@ -107,7 +107,8 @@ def write_wide_tables(
 def kind_comparison(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:
     """One metric per language (rows) for every pretrained tokenizer and every trained
     tokenizer × size (columns, ``sp_unigram 8000``), pretrained ones first; the last
-    columns name the best pretrained and the best trained cell (lowest value)."""
+    columns name the best pretrained and the best trained cell (lowest value; empty where
+    a language has none yet)."""
     subset = table[(table["metric"] == metric) & (table["split"] == split)].copy()
     pretrained = subset["kind"] == "pretrained"
     subset["column"] = subset["tokenizer"].where(
@@ -120,6 +121,11 @@ def kind_comparison(table: pd.DataFrame, metric: str, split: str) -> pd.DataFram
         key=lambda c: (c.rsplit(" ", 1)[0], int(c.rsplit(" ", 1)[1])),
     )
     frame = frame[first + rest]
-    frame["best pretrained"] = frame[first].idxmin(axis=1) if first else None
-    frame["best trained"] = frame[rest].idxmin(axis=1) if rest else None
+    frame["best pretrained"] = _lowest(frame[first])
+    frame["best trained"] = _lowest(frame[rest])
     return frame.reset_index().rename_axis(columns=None)
+
+
+def _lowest(frame: pd.DataFrame) -> pd.Series:
+    """Per row, the column with the lowest value (empty where the row has none)."""
+    return frame.apply(lambda row: row.idxmin() if row.notna().any() else "", axis=1)

@@ -71,6 +71,8 @@ SENTENCEPIECE_PARAMS: dict[str, Param] = {
     "max_sentence_length": Param(int, minimum=1),
 }
 _TOO_SMALL = re.compile(r"smaller than required_chars\. (\d+) vs (\d+)")
+_WORD = re.compile(r"\S+")
+METASPACE = "▁"
 _TOO_LARGE = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
 
 
@@ -132,6 +134,31 @@ def _reachable_size(message: str, requested: int) -> int | None:
     return None
 
 
+def metaspace_offsets(line: str, pieces: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Offsets of SentencePiece pieces in ``line``, from their ``▁`` word marks.
+
+    A piece that starts with ``▁`` opens the next whitespace word of the line and starts at
+    the space before it; the other pieces follow inside that word (clipped to it).
+    ``None`` when the pieces open another number of words than the line has.
+    """
+    words = [match.span() for match in _WORD.finditer(line)]
+    if not words or sum(piece.startswith(METASPACE) for piece in pieces) != len(words):
+        return None
+    offsets, word, position = [], -1, 0
+    for piece in pieces:
+        if piece.startswith(METASPACE) or word < 0:
+            word += 1
+            begin, end = words[word]
+            start = max(begin - 1, 0)
+            position = begin + len(piece) - 1
+        else:
+            end = words[word][1]
+            start = min(position, end - 1)
+            position += len(piece)
+        offsets.append((start, min(max(position, start), end)))
+    return offsets
+
+
 class _SentencePiece(Tokenizer):
     model_type: ClassVar[str]
     lossless = True
@@ -163,12 +190,17 @@ class _SentencePiece(Tokenizer):
         return self._processor.encode(list(lines), out_type=int)
 
     def encode_batch_with_offsets(self, lines: Sequence[str]) -> list[Encoded]:
-        """Ids with offsets from the decoded prefixes, one batched decode per line (the
-        pieces' own byte offsets need ``protobuf``, not a dependency)."""
+        """Ids with offsets placed by the pieces' word marks (:func:`metaspace_offsets`);
+        a line whose pieces mark another number of words than it has (a normaliser that
+        changed its spacing) falls back to decoded prefixes. The pieces' own byte offsets
+        would need ``protobuf``, not a dependency."""
         encoded = []
         for line, ids in zip(lines, self.encode_batch(lines), strict=True):
-            prefixes = self._processor.decode([ids[:k] for k in range(len(ids))]) if ids else []
-            encoded.append(Encoded(ids, prefix_offsets(line, prefixes)))
+            offsets = metaspace_offsets(line, [self._vocab[i] for i in ids])
+            if offsets is None:
+                prefixes = self._processor.decode([ids[:k] for k in range(len(ids))])
+                offsets = prefix_offsets(line, prefixes)
+            encoded.append(Encoded(ids, offsets))
         return encoded
 
     def decode(self, ids: Sequence[int]) -> str:
