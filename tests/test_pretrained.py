@@ -32,6 +32,8 @@ from tokstudy.tokenizers.pretrained import (
 from tokstudy.tokenizers.registry import load_tokenizer
 from tokstudy.tokenizers.sentencepiece_adapter import MODEL_FILE, SentencePieceUnigram
 
+pytestmark = pytest.mark.shared
+
 GPT_4O = SHARED / "pretrained" / "gpt-4o" / "tokenizer.json"
 GPT_4O_SHA256 = "43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e"
 TEXT = ["the man said that he said it", "she said the word", "we said so, said he"]

@@ -3,7 +3,6 @@ tables."""
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -12,7 +11,8 @@ import pandas as pd
 
 from tokstudy.metrics import compute_metrics
 from tokstudy.report.tables import tidy_rows
-from tokstudy.tokenizers.registry import META_FILE, load_tokenizer
+from tokstudy.tokenizers.directory import read_meta
+from tokstudy.tokenizers.registry import load_tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +32,8 @@ def evaluate_job(
     ``kind`` is ``trained`` or ``pretrained``. ``language`` names the text's language
     (default: the one the tokenizer was trained on).
     """
-    meta = json.loads((Path(tokenizer_dir) / META_FILE).read_text(encoding="utf-8"))
-    tokenizer = load_tokenizer(Path(tokenizer_dir))
+    tokenizer = load_tokenizer(Path(tokenizer_dir))  # checks meta.json and the files first
+    meta = read_meta(Path(tokenizer_dir))
     size = meta["requested_vocab_size"] or meta["vocab_size"]
     kind = meta.get("kind", "trained")
     language = language or meta["language"]
