@@ -12,5 +12,5 @@ run_step(
     {"train": Path(snakemake.input.train), "heldout": Path(snakemake.input.heldout)},
     Path(snakemake.output.metrics),
     Path(snakemake.output.frequencies),
-    snakemake.wildcards.language,
+    snakemake.params.language,
 )

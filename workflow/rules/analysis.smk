@@ -310,6 +310,8 @@ rule nmt_tokenizer_metrics:
         frequencies=out(NMT_FREQUENCIES),
     wildcard_constraints:
         side=r"[a-z][a-z0-9_]*",
+    params:
+        language=lambda w: w.side,
     log:
         out("logs/nmt_tokenizer_metrics/{side}/{tokenizer}/{size}.log"),
     conda:

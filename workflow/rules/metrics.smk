@@ -9,6 +9,8 @@ rule compute_metrics:
     output:
         metrics=out("metrics/{language}/{tokenizer}/{size}.tsv"),
         frequencies=out("frequencies/{language}/{tokenizer}/{size}.tsv"),
+    params:
+        language=lambda w: w.language,
     log:
         out("logs/compute_metrics/{language}/{tokenizer}/{size}.log"),
     benchmark:
