@@ -12,6 +12,7 @@ import yaml
 from conftest import SHARED, write_lines
 from workflow_support import snakemake
 
+from tokstudy.analysis.run import write_multilingual_tables
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report.plots import plot_metric
@@ -269,3 +270,38 @@ def test_kind_comparison_puts_pretrained_first_and_names_the_best() -> None:
     ]
     assert frame["best trained"].tolist() == ["sp_unigram 32000", "sp_unigram 8000"]
     assert frame["gpt_4o"].tolist() == [1.2, 2.5]
+
+
+def test_pretrained_tokenizers_join_the_multilingual_tables(
+    sources: dict[str, Path], tmp_path: Path
+) -> None:
+    study = Study(
+        {
+            "languages": {
+                "xx": {"path": str(write_lines(tmp_path / "xx.txt", ["a b"]))},
+                "yy": {"path": str(write_lines(tmp_path / "yy.txt", ["c d"]))},
+            },
+            "vocab_sizes": [300],
+            "tokenizers": {"sp_bpe": {}},
+            "metrics": ["mu"],
+            "pretrained": {
+                "every": {"path": str(GPT_4O)},
+                "one": {"path": str(GPT_4O), "languages": ["xx"]},
+            },
+            "analyses": {"multilingual": {"tokenizers": ["sp_bpe"], "vocab_sizes": [300]}},
+        }
+    )
+    assert study.multilingual_comparisons() == [Job("xx+yy", "every", PRETRAINED)]  # not "one"
+    directory = tmp_path / "pretrained" / "small"
+    import_pretrained("small", {}, sources["tiktoken"].parent, directory)
+    texts = {lang: write_lines(tmp_path / f"{lang}.txt", TEXT) for lang in ("xx", "yy")}
+    mix = tmp_path / "mix.csv"
+    mix.write_text("language,sampled_lines\nxx,3\nyy,1\n")
+    outputs = {
+        name: tmp_path / f"{name}.{name.rsplit('_', 1)[1].replace('markdown', 'md')}"
+        for name in ("share_csv", "share_markdown", "fertility_csv", "fertility_markdown")
+    }
+    write_multilingual_tables({("small", PRETRAINED): directory}, texts, texts, mix, outputs)
+    fertility = pd.read_csv(outputs["fertility_csv"])
+    assert set(fertility["kind"]) == {"pretrained"} and set(fertility["language"]) == {"xx", "yy"}
+    assert (fertility["vocab_size"] == len(load_tokenizer(directory).vocab)).all()

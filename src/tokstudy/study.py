@@ -439,6 +439,16 @@ class Study:
             for size in sorted(set(section["vocab_sizes"]))
         ]
 
+    def multilingual_comparisons(self) -> list[Job]:
+        """Pretrained tokenizers scored on every multilingual language: they appear in the
+        multilingual tables beside the tokenizers trained on the mix."""
+        languages = set(self.multilingual_languages())
+        return [
+            Job("+".join(sorted(languages)), name, PRETRAINED)
+            for name in self.pretrained_names()
+            if languages and languages <= set(self.pretrained_languages(name))
+        ]
+
     def multilingual_spec(self, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one multilingual tokenizer: its study params, if any."""
         return self.train_spec(Job("+".join(self.multilingual_languages()), tokenizer, size))

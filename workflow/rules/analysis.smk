@@ -194,7 +194,8 @@ rule multilingual_tables:
         tokenizers=[
             out(f"multilingual/tokenizers/{j.tokenizer}/{j.size}")
             for j in study.multilingual_jobs()
-        ],
+        ]
+        + [study.pretrained_dir(j.tokenizer) for j in study.multilingual_comparisons()],
         train=[out(f"corpora/{lang}/train.txt") for lang in study.multilingual_languages()],
         heldout=[out(f"corpora/{lang}/heldout.txt") for lang in study.multilingual_languages()],
         mix=out("multilingual/corpus/mix.csv"),
@@ -213,7 +214,10 @@ rule multilingual_tables:
         ),
     params:
         languages=study.multilingual_languages(),
-        tokenizers=[(j.tokenizer, j.size) for j in study.multilingual_jobs()],
+        tokenizers=[
+            (j.tokenizer, j.size)
+            for j in study.multilingual_jobs() + study.multilingual_comparisons()
+        ],
     log:
         out("logs/multilingual_tables.log"),
     conda:

@@ -220,14 +220,24 @@ def _multilingual_rows(
     texts: Mapping[str, Sequence[str]],
     measure: Callable[[Tokenizer, Mapping[str, Sequence[str]]], pd.DataFrame],
 ) -> pd.DataFrame:
-    """``measure`` for every tokenizer and size, keyed by tokenizer, vocab_size, language."""
+    """``measure`` for every tokenizer and size, keyed by kind, tokenizer, vocab_size,
+    language. A pretrained tokenizer (size label ``pretrained``) comes after the trained
+    ones, with its own vocabulary size."""
     tables = []
-    for tokenizer, size in sorted(tokenizer_dirs, key=lambda key: (key[0], int(key[1]))):
-        table = measure(load_tokenizer(Path(tokenizer_dirs[(tokenizer, size)])), texts)
-        table.insert(0, "vocab_size", int(size))
+    for tokenizer, size in sorted(tokenizer_dirs, key=_trained_first):
+        loaded = load_tokenizer(Path(tokenizer_dirs[(tokenizer, size)]))
+        table = measure(loaded, texts)
+        trained = size.isdigit()
+        table.insert(0, "vocab_size", int(size) if trained else len(loaded.vocab))
         table.insert(0, "tokenizer", tokenizer)
+        table.insert(0, "kind", "trained" if trained else "pretrained")
         tables.append(table)
     return pd.concat(tables, ignore_index=True)
+
+
+def _trained_first(key: tuple[str, str]) -> tuple[bool, str, int]:
+    tokenizer, size = key
+    return (not size.isdigit(), tokenizer, int(size) if size.isdigit() else 0)
 
 
 def write_multilingual_tables(
