@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -76,28 +75,22 @@ def tiny_study(workdir: Path) -> Path:
 
 def run_on_cluster(cluster: Cluster, workdir: Path) -> subprocess.CompletedProcess:
     """The study through ``--profile profiles/slurm``, with the cluster's SLURM_CONF."""
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        str(workdir / "study.yaml"),
+    options = [
         "--profile",
         str(REPO / "profiles" / "slurm"),
         # the test's jobs take seconds: check their state every few seconds, not 40
         "--slurm-init-seconds-before-status-checks",
         "2",
         "--slurm-keep-successful-logs",
-        *TARGETS,
     ]
-    env = {**cluster.env, "PYTHONHASHSEED": "0"}
     try:
-        return subprocess.run(
-            command, capture_output=True, text=True, env=env, timeout=RUN_TIMEOUT_S, check=False
+        return snakemake(
+            workdir,
+            *options,
+            *TARGETS,
+            config=workdir / "study.yaml",
+            env=cluster.env,
+            timeout=RUN_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired as exc:
         queue = client(cluster, "squeue", "--states=all", "-o", "%i %j %T %r").stdout

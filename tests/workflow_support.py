@@ -12,8 +12,15 @@ import yaml
 from conftest import REPO, SHARED, write_lines
 
 
-def snakemake(workdir: Path, *args: str, config: Path | None = None) -> subprocess.CompletedProcess:
-    """Run Snakemake on the repository's workflow in ``workdir``."""
+def snakemake(
+    workdir: Path,
+    *args: str,
+    config: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess:
+    """Run Snakemake on the repository's workflow in ``workdir`` (``env`` replaces the
+    environment; ``timeout`` raises :class:`subprocess.TimeoutExpired`)."""
     command = [
         sys.executable,
         "-m",
@@ -25,8 +32,15 @@ def snakemake(workdir: Path, *args: str, config: Path | None = None) -> subproce
     ]
     if config is not None:
         command += ["--configfile", str(config)]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    return subprocess.run([*command, *args], capture_output=True, text=True, env=env, check=False)
+    environment = {**(os.environ if env is None else env), "PYTHONHASHSEED": "0"}
+    return subprocess.run(
+        [*command, *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def tiny_config(workdir: Path, english_lines: list[str], **changes: object) -> Path:
