@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import gzip
-from itertools import islice
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, write_lines
+from conftest import hft_lines, write_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +15,6 @@ from tokstudy.tokenizers.bbpe import BBPE
 from tokstudy.tokenizers.bbpe.transformers_tokenizer import BBPETransformersTokenizer
 from tokstudy.tokenizers.bbpe.units import split_units
 
-JA_CORPUS = SHARED / "corpora" / "hft2022" / "ja.txt.gz"
 MODES = ("leading_trailing", "none")
 
 
@@ -26,15 +23,10 @@ def spec(size: int, word_boundary: str = "leading_trailing", **changes: object) 
     return TrainSpec(**{"vocab_size": size, "params": params, "label": "xx", **changes})
 
 
-def first_lines(path: Path, count: int) -> list[str]:
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        return [line.rstrip("\n") for line in islice(handle, count)]
-
-
 @pytest.fixture(scope="module")
 def ja_lines() -> list[str]:
     """The first 1,500 lines of the real Japanese corpus (no spaces, kanji and kana)."""
-    return first_lines(JA_CORPUS, 1500)
+    return hft_lines("ja", 1500)
 
 
 @pytest.fixture(scope="module")

@@ -390,12 +390,11 @@ class Study:
         one all of its languages, a pretrained one every parity language (or those of its
         ``languages`` list). Empty without ``analyses.parity.pud_root``."""
         languages = set(self.parity_files())
-        results = self.config.get("results_dir", "results")
         entries = [
             ParityTokenizer(
                 j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
                 "trained",
-                f"{results}/tokenizers/{j.language}/{j.tokenizer}/{j.size}",
+                self.tokenizer_dir(j),
                 (j.language,),
             )
             for j in self.jobs()
@@ -406,7 +405,7 @@ class Study:
             ParityTokenizer(
                 f"{j.tokenizer} {j.size} ({j.language})",
                 "multilingual",
-                f"{results}/multilingual/tokenizers/{j.tokenizer}/{j.size}",
+                f"{self.results_dir}/multilingual/tokenizers/{j.tokenizer}/{j.size}",
                 covered,
             )
             for j in self.multilingual_jobs()
