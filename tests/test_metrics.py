@@ -23,11 +23,11 @@ from tokstudy.metrics import (
     renyi_efficiency,
     tokens_per_word,
 )
-from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TrainSpec
+from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
-from tokstudy.tokenizers.sentencepiece_adapter import metaspace_offsets
+from tokstudy.tokenizers.sentencepiece_adapter import metaspace_starts
 
 
 def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
@@ -111,13 +111,37 @@ def test_a_token_starting_in_whitespace_counts_for_the_next_word(tmp_path: Path)
     assert metrics["continued_words"] == pytest.approx(1.0)
 
 
+def _per_word(lines: list[str], offsets: list[list[tuple[int, int]]]) -> list[int]:
+    encoded = [Encoded([0] * len(spans), spans) for spans in offsets]
+    return tokens_per_word(lines, TokenStarts.from_encoded(encoded)).tolist()
+
+
 def test_tokens_per_word_follows_token_starts() -> None:
     line = "said  the man"
     # tokens: "said", "  the" (starts in whitespace), "m", "an", trailing (after the end)
     offsets = [(0, 4), (4, 9), (10, 11), (11, 13), (13, 13)]
-    counts = tokens_per_word(line, Encoded([0] * len(offsets), offsets))
-    assert counts.tolist() == [1, 1, 3]
-    assert tokens_per_word("   ", Encoded([0], [(0, 3)])).tolist() == []
+    assert _per_word([line], [offsets]) == [1, 1, 3]
+    assert _per_word(["   "], [[(0, 3)]]) == []
+
+
+def test_tokens_per_word_keeps_the_lines_of_a_batch_apart() -> None:
+    # a line without words (its token is not counted) and a token after a line's last word
+    lines = ["ab c", "  ", "", "\u3000d\te "]
+    offsets = [[(0, 1), (1, 2), (2, 4), (4, 4)], [(0, 2)], [], [(0, 2), (2, 4), (4, 5)]]
+    assert _per_word(lines, offsets) == [2, 2, 1, 2]
+
+
+@given(st.lists(st.text(alphabet="ab \t\u3000\u200bé", max_size=8), min_size=1, max_size=6))
+def test_tokens_per_word_of_a_batch_is_that_of_its_lines(lines: list[str]) -> None:
+    # one token per character: each word gets its characters plus the whitespace before it
+    offsets = [[(k, k + 1) for k in range(len(line))] for line in lines]
+    batch = _per_word(lines, offsets)
+    alone = [
+        n for line, spans in zip(lines, offsets, strict=True) for n in _per_word([line], [spans])
+    ]
+    assert batch == alone
+    assert len(batch) == sum(len(line.split()) for line in lines)
+    assert sum(batch) == sum(len(line) for line in lines if line.split())
 
 
 def _bytelevel_bpe(tmp_path: Path) -> HFByteLevelBPE:
@@ -163,11 +187,14 @@ def test_library_offsets_count_words_like_the_generic_fallback(name: str, words:
     # on lossless text, the adapter's offsets and the prefix-decoding fallback agree per word
     tokenizer = _trained(name)
     line = " ".join(words)
-    library = tokenizer.encode_batch_with_offsets([line])[0]
-    generic = Tokenizer.encode_batch_with_offsets(tokenizer, [line])[0]
-    assert library.ids == generic.ids == tokenizer.encode(line)
-    per_word = tokens_per_word(line, library)
-    assert per_word.tolist() == tokens_per_word(line, generic).tolist()
+    lines = [line, "", line[::-1]]
+    library = tokenizer.encode_batch_starts(lines)
+    generic = TokenStarts.from_encoded(Tokenizer.encode_batch_with_offsets(tokenizer, lines))
+    expected = [i for text in lines for i in tokenizer.encode(text)]
+    assert library.ids.tolist() == generic.ids.tolist() == expected
+    assert library.lengths.tolist() == generic.lengths.tolist()
+    per_word = tokens_per_word(lines, library)
+    assert per_word.tolist() == tokens_per_word(lines, generic).tolist()
     assert per_word.sum() == len(library.ids)
 
 
@@ -183,11 +210,14 @@ def test_empty_corpus_is_an_error(tmp_path: Path) -> None:
         compute_metrics(_word_level(list(SPECIAL_TOKENS)), corpus)
 
 
-def test_sentencepiece_offsets_follow_word_marks_through_normalisation() -> None:
+def test_sentencepiece_starts_follow_word_marks_through_normalisation() -> None:
     # NFKC drops the zero-width spaces, so decoded prefixes drift; the ▁ marks do not
-    line = "of \u200b\u200bchanging hours"
-    offsets = metaspace_offsets(line, ["▁of", "▁chang", "ing", "▁", "h", "ours"])
-    assert offsets is not None
-    counts = tokens_per_word(line, Encoded([0] * len(offsets), offsets))
-    assert counts.tolist() == [1, 2, 3]
-    assert metaspace_offsets("a b", ["▁a"]) is None  # pieces mark fewer words: fall back
+    pieces = ["▁of", "▁chang", "ing", "▁", "h", "ours", "▁a"]
+    opens_word = np.array([piece.startswith("▁") for piece in pieces])
+    lines = ["of \u200b\u200bchanging hours", "a b", "   "]
+    batch, unmatched = metaspace_starts(lines, [[0, 1, 2, 3, 4, 5], [6], []], opens_word)
+    assert batch.starts[:6].tolist() == [0, 3, 3, 14, 14, 14]
+    assert unmatched.tolist() == [1]  # its pieces mark fewer words: the caller falls back
+    assert tokens_per_word(
+        lines[:1], TokenStarts(batch.ids[:6], batch.starts[:6], batch.lengths[:1])
+    ).tolist() == [1, 2, 3]

@@ -18,7 +18,7 @@ from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide
 from tokstudy.study import PRETRAINED, Job, Study
-from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.base import TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.pretrained import (
@@ -78,7 +78,12 @@ def test_each_format_is_detected_and_encodes_losslessly(sources: dict[str, Path]
         encoded = tokenizer.encode_batch_with_offsets([line])[0]
         assert encoded.ids == tokenizer.encode(line)
         assert tokenizer.decode(encoded.ids) == line
-        assert tokens_per_word(line, encoded).sum() == len(encoded.ids)
+        assert tokens_per_word([line], TokenStarts.from_encoded([encoded])).sum() == len(
+            encoded.ids
+        )
+    batch = tokenizer.encode_batch_starts(TEXT)
+    assert batch.ids.tolist() == [i for line in TEXT for i in tokenizer.encode(line)]
+    assert tokens_per_word(TEXT, batch).sum() == len(batch.ids)
 
 
 def test_tiktoken_merges_and_pattern_by_encoding_name(sources: dict[str, Path]) -> None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -34,7 +33,8 @@ import numpy as np
 
 from tokstudy.corpus_io import batched, iter_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Encoded, Tokenizer
+from tokstudy.tokenizers.base import Tokenizer, TokenStarts
+from tokstudy.words import batch_words
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,6 @@ METRICS: tuple[str, ...] = (
 )
 RENYI_ALPHA = 2.5
 BATCH_LINES = 2048
-_WORD = re.compile(r"\S+")
 
 
 def check_metric_names(names: Iterable[str]) -> None:
@@ -94,25 +93,21 @@ def renyi_efficiency(frequencies: np.ndarray, vocab_size: int, alpha: float = RE
     return entropy / math.log(vocab_size)
 
 
-def tokens_per_word(line: str, encoded: Encoded) -> np.ndarray:
-    """Tokens of each whitespace-separated word of ``line`` in its in-context encoding.
+def tokens_per_word(lines: Sequence[str], batch: TokenStarts) -> np.ndarray:
+    """Tokens of each whitespace-separated word of ``lines`` in their in-context encoding.
 
-    A token counts for the first word that ends after the token's start offset (the word
-    it starts in, or the next one when it starts in whitespace); tokens after the last
-    word count for the last word. Empty for a line without words.
+    A token counts for the first word of its line that ends after the token's start
+    offset (the word it starts in, or the next one when it starts in whitespace); tokens
+    after a line's last word count for that word; a line without words adds nothing. One
+    entry per word of the batch, line after line.
     """
-    word_ends = np.fromiter((m.end() for m in _WORD.finditer(line)), dtype=np.int64)
-    if not len(word_ends):
-        return np.zeros(0, dtype=np.int64)
-    starts = np.fromiter((start for start, _ in encoded.offsets), dtype=np.int64)
-    words = np.minimum(np.searchsorted(word_ends, starts, side="right"), len(word_ends) - 1)
-    return np.bincount(words, minlength=len(word_ends))
-
-
-def _word_counts(lines: Sequence[str], encoded: Sequence[Encoded]) -> np.ndarray:
-    """Tokens per running word of a batch, all lines' words in one array."""
-    parts = [tokens_per_word(line, enc) for line, enc in zip(lines, encoded, strict=True)]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    words = batch_words(lines)
+    line_of_token = np.repeat(np.arange(len(lines)), batch.lengths)
+    positions = words.line_starts[line_of_token] + batch.starts
+    word = np.searchsorted(words.ends, positions, side="right")
+    last_word = (words.first + words.counts - 1)[line_of_token]
+    in_a_word = words.counts[line_of_token] > 0
+    return np.bincount(np.minimum(word, last_word)[in_a_word], minlength=len(words.ends))
 
 
 def compute_metrics(
@@ -120,24 +115,24 @@ def compute_metrics(
 ) -> tuple[dict[str, float], np.ndarray]:
     """All metrics of ``tokenizer`` on ``corpus`` and the frequency of every vocabulary id.
 
-    Lines are encoded once, in batches of ``batch_lines``, with token offsets (for the
+    Lines are encoded once, in batches of ``batch_lines``, with token starts (for the
     per-word counts); besides one batch, memory holds the id-frequency array.
     """
     vocab_size = len(tokenizer.vocab)
     counts = np.zeros(vocab_size, dtype=np.int64)
     lines = tokens = chars = utf8_bytes = n_words = word_tokens = continued = 0
     for batch in batched(iter_lines(corpus), batch_lines):
-        encoded = tokenizer.encode_batch_with_offsets(batch)
-        flat = np.fromiter((i for enc in encoded for i in enc.ids), dtype=np.int64)
-        counts += np.bincount(flat, minlength=vocab_size)
-        per_word = _word_counts(batch, encoded)
+        encoded = tokenizer.encode_batch_starts(batch)
+        counts += np.bincount(encoded.ids, minlength=vocab_size)
+        per_word = tokens_per_word(batch, encoded)
         n_words += len(per_word)
         word_tokens += int(per_word.sum())
         continued += int((per_word >= 2).sum())
         lines += len(batch)
-        tokens += len(flat)
-        chars += sum(len(line) for line in batch)
-        utf8_bytes += sum(len(line.encode("utf-8")) for line in batch)
+        tokens += len(encoded.ids)
+        text = "\n".join(batch)
+        chars += len(text) - len(batch) + 1
+        utf8_bytes += len(text.encode("utf-8")) - len(batch) + 1
         if lines % (batch_lines * 10) == 0:
             log.info("%d lines, %d tokens", lines, tokens)
     if lines == 0:

@@ -18,8 +18,11 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
 
 from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
@@ -55,6 +58,31 @@ class Encoded:
     offsets: list[tuple[int, int]]
 
 
+@dataclass(frozen=True)
+class TokenStarts:
+    """A batch of lines' token ids, flat and line after line, with where each token starts.
+
+    ``ids`` and ``starts`` have one entry per token, ``lengths`` one per line (its number of
+    tokens). ``starts[t]`` is a character offset in token ``t``'s line that lies in the word
+    the token belongs to, or in the whitespace before that word: the token's own start
+    where the library reports offsets.
+    """
+
+    ids: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+
+    @classmethod
+    def from_encoded(cls, encoded: Sequence[Encoded]) -> TokenStarts:
+        """The batch of per-line :class:`Encoded` results."""
+        lengths = np.fromiter((len(e.ids) for e in encoded), dtype=np.int64, count=len(encoded))
+        tokens = int(lengths.sum())
+        ids = np.fromiter(chain.from_iterable(e.ids for e in encoded), np.int64, count=tokens)
+        spans = chain.from_iterable(chain.from_iterable(e.offsets for e in encoded))
+        starts = np.fromiter(spans, dtype=np.int64, count=2 * tokens)[::2]
+        return cls(ids, starts, lengths)
+
+
 def prefix_offsets(line: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
     """Token offsets from the decoded text before each token (``prefixes[k]``: tokens 0…k-1).
 
@@ -69,7 +97,7 @@ def prefix_offsets(line: str, prefixes: Sequence[str]) -> list[tuple[int, int]]:
             start -= 1
         floor = max(floor, min(start, len(line)))
         starts.append(floor)
-    return list(zip(starts, [*starts[1:], len(line)], strict=True))
+    return list(zip(starts, [*starts[1:], len(line)][: len(starts)], strict=True))
 
 
 @dataclass(frozen=True)
@@ -216,6 +244,14 @@ class Tokenizer(ABC):
             Encoded(ids, prefix_offsets(line, [self.decode(ids[:k]) for k in range(len(ids))]))
             for line, ids in zip(lines, self.encode_batch(lines), strict=True)
         ]
+
+    def encode_batch_starts(self, lines: Sequence[str]) -> TokenStarts:
+        """Token ids of a batch of lines, flat, with each token's start (the metrics' input).
+
+        Built from :meth:`encode_batch_with_offsets`; adapters that know faster which word
+        a token belongs to override it.
+        """
+        return TokenStarts.from_encoded(self.encode_batch_with_offsets(lines))
 
     def encode(self, text: str) -> list[int]:
         """Token ids of one text."""

@@ -27,9 +27,11 @@ import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
 import sentencepiece as spm
 
 from tokstudy.errors import TokstudyError
@@ -41,8 +43,8 @@ from tokstudy.tokenizers.base import (
     SPECIAL_TOKEN_KWARGS,
     SPECIAL_TOKENS,
     UNK,
-    Encoded,
     Tokenizer,
+    TokenStarts,
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
@@ -50,6 +52,7 @@ from tokstudy.tokenizers.base import (
     prefix_offsets,
 )
 from tokstudy.tokenizers.params import Param
+from tokstudy.words import batch_words
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -71,7 +74,6 @@ SENTENCEPIECE_PARAMS: dict[str, Param] = {
     "max_sentence_length": Param(int, minimum=1),
 }
 _TOO_SMALL = re.compile(r"smaller than required_chars\. (\d+) vs (\d+)")
-_WORD = re.compile(r"\S+")
 METASPACE = "▁"
 _TOO_LARGE = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
 
@@ -134,29 +136,34 @@ def _reachable_size(message: str, requested: int) -> int | None:
     return None
 
 
-def metaspace_offsets(line: str, pieces: Sequence[str]) -> list[tuple[int, int]] | None:
-    """Offsets of SentencePiece pieces in ``line``, from their ``▁`` word marks.
+def metaspace_starts(
+    lines: Sequence[str], ids: Sequence[Sequence[int]], opens_word: np.ndarray
+) -> tuple[TokenStarts, np.ndarray]:
+    """Token starts of SentencePiece ids from their ``▁`` word marks, and the lines left.
 
-    A piece that starts with ``▁`` opens the next whitespace word of the line and starts at
-    the space before it; the other pieces follow inside that word (clipped to it).
-    ``None`` when the pieces open another number of words than the line has.
+    ``opens_word[i]`` says whether piece ``i`` starts with ``▁``. Such a piece opens the
+    next whitespace word of its line, the others continue the word (pieces before the
+    first mark belong to the first word); each token's start is its word's first
+    character. Returned with the indices of the lines whose pieces open another number of
+    words than the line has (a normaliser that changed its spacing): their starts are
+    left at 0, for the caller to fill in.
     """
-    words = [match.span() for match in _WORD.finditer(line)]
-    if not words or sum(piece.startswith(METASPACE) for piece in pieces) != len(words):
-        return None
-    offsets, word, position = [], -1, 0
-    for piece in pieces:
-        if piece.startswith(METASPACE) or word < 0:
-            word += 1
-            begin, end = words[word]
-            start = max(begin - 1, 0)
-            position = begin + len(piece) - 1
-        else:
-            end = words[word][1]
-            start = min(position, end - 1)
-            position += len(piece)
-        offsets.append((start, min(max(position, start), end)))
-    return offsets
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
+    words = batch_words(lines)
+    line_of_token = np.repeat(np.arange(len(lines)), lengths)
+    opens = opens_word[flat].astype(np.int64)
+    opened = np.bincount(line_of_token, weights=opens, minlength=len(lines))
+    marked = np.cumsum(opens)
+    before_line = np.concatenate(([0], marked))[np.cumsum(lengths) - lengths][line_of_token]
+    word_in_line = np.maximum(marked - before_line - 1, 0)
+    matched = (opened == words.counts) & (words.counts > 0)
+    placed = matched[line_of_token]
+    word = words.first[line_of_token[placed]] + word_in_line[placed]
+    starts = np.zeros(len(flat), dtype=np.int64)
+    starts[placed] = words.begins[word] - words.line_starts[line_of_token[placed]]
+    unmatched = np.flatnonzero(~matched & (words.counts > 0))
+    return TokenStarts(flat, starts, lengths), unmatched
 
 
 class _SentencePiece(Tokenizer):
@@ -171,6 +178,7 @@ class _SentencePiece(Tokenizer):
         self._vocab = [
             self._processor.id_to_piece(i) for i in range(self._processor.get_piece_size())
         ]
+        self._opens_word = np.array([piece.startswith(METASPACE) for piece in self._vocab])
 
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> _SentencePiece:
@@ -189,19 +197,18 @@ class _SentencePiece(Tokenizer):
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         return self._processor.encode(list(lines), out_type=int)
 
-    def encode_batch_with_offsets(self, lines: Sequence[str]) -> list[Encoded]:
-        """Ids with offsets placed by the pieces' word marks (:func:`metaspace_offsets`);
-        a line whose pieces mark another number of words than it has (a normaliser that
-        changed its spacing) falls back to decoded prefixes. The pieces' own byte offsets
-        would need ``protobuf``, not a dependency."""
-        encoded = []
-        for line, ids in zip(lines, self.encode_batch(lines), strict=True):
-            offsets = metaspace_offsets(line, [self._vocab[i] for i in ids])
-            if offsets is None:
-                prefixes = self._processor.decode([ids[:k] for k in range(len(ids))])
-                offsets = prefix_offsets(line, prefixes)
-            encoded.append(Encoded(ids, offsets))
-        return encoded
+    def encode_batch_starts(self, lines: Sequence[str]) -> TokenStarts:
+        """Ids with starts placed by the pieces' word marks (:func:`metaspace_starts`), in
+        array operations over the batch; a line whose marks do not match its words takes
+        the offsets of decoded prefixes (:meth:`Tokenizer.encode_batch_with_offsets`)."""
+        ids = self.encode_batch(lines)
+        batch, unmatched = metaspace_starts(lines, ids, self._opens_word)
+        line_ends = np.cumsum(batch.lengths)
+        for line in unmatched:
+            prefixes = self._processor.decode([ids[line][:k] for k in range(len(ids[line]))])
+            starts = [start for start, _ in prefix_offsets(lines[line], prefixes)]
+            batch.starts[line_ends[line] - len(starts) : line_ends[line]] = starts
+        return batch
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._processor.decode(list(ids))
