@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.analysis import run as analyses
+from tokstudy.analysis import tables as analyses
 from tokstudy.analysis.correlation import correlation_analysis
 from tokstudy.report.parity_plots import plot_premiums
 from tokstudy.report.plots import plot_vocabulary_share

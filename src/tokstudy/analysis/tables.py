@@ -1,4 +1,4 @@
-"""Workflow steps of the analyses: load tokenizers and text, write CSV and Markdown tables."""
+"""The analyses on files: load tokenizers and text, write CSV and Markdown tables."""
 
 from __future__ import annotations
 
