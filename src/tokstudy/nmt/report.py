@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 RUN_KEYS = ("direction", "tokenizer", "vocab_size", "seed")
 SYSTEM_KEYS = ("direction", "tokenizer", "vocab_size")
 DECIMALS = 2
+
 #: files written by :func:`write_report` into its output folder
 REPORT_FILES = {
     "table1_bleu": "table1_bleu",
