@@ -181,3 +181,72 @@ def test_a_failing_step_exits_with_one_line_and_logs_it(tmp_path: Path) -> None:
     assert str(missing) in message
     assert "failed" in (tmp_path / "rule.log").read_text(encoding="utf-8")
     assert not (tmp_path / "metrics.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("task", "inputs", "expected"),
+    [
+        ("pos", {"treebank": "tb"}, ("finetune_pos", ("tb",), set())),
+        (
+            "sentence",
+            {"tsv_train": "a.tsv", "tsv_test": "b.tsv"},
+            ("finetune_sentence", (), {"tsv"}),
+        ),
+        (
+            "sentence",
+            {"treebank": "tb"},
+            ("finetune_sentence", (), {"treebank", "feature", "upos"}),
+        ),
+    ],
+)
+def test_finetune_model_dispatches_on_the_task_and_its_data(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    task: str,
+    inputs: dict[str, str],
+    expected: tuple[str, tuple[str, ...], set[str]],
+) -> None:
+    import torch
+
+    from tokstudy.steps import models as model_steps
+
+    calls = []
+
+    def recorder(name: str):
+        def record(model_dir, tokenizer_dir, *args, **kwargs):
+            calls.append((name, model_dir, tokenizer_dir, args, kwargs))
+
+        record.__name__ = name
+        return record
+
+    for name in ("finetune_pos", "finetune_sentence"):
+        monkeypatch.setattr(model_steps.tasks, name, recorder(name))
+    monkeypatch.setattr(torch, "set_num_threads", lambda threads: None)
+    model_steps.finetune_model(
+        _snakemake(
+            tmp_path,
+            input={**inputs, "tokenizer": "tok", "pretrained": "run/pretrain"},
+            output={"metrics": "run/task/metrics.tsv"},
+            params={
+                "config": {},
+                "noise_levels": [10],
+                "noise_seed": 3,
+                "noise_word_fraction": 0.5,
+                "sentence_feature": "Tense=Past",
+                "sentence_upos": ["VERB"],
+            },
+            wildcards={"task": task},
+        )
+    )
+    [(name, model_dir, tokenizer_dir, args, kwargs)] = calls
+    step, data, data_options = expected
+    assert name == step and (model_dir, tokenizer_dir) == (
+        Path("run/pretrain/model"),
+        Path("tok"),
+    )
+    assert args[:-2] == tuple(Path(p) for p in data) and args[-2] == Path("run/task")
+    noise = {"noise_levels": [10], "noise_seed": 3, "noise_word_fraction": 0.5}
+    assert set(kwargs) == set(noise) | data_options
+    assert {key: kwargs[key] for key in noise} == noise
+    if "tsv" in kwargs:
+        assert kwargs["tsv"] == {"train": Path("a.tsv"), "test": Path("b.tsv")}

@@ -57,6 +57,16 @@ def nmt_train_tokenizer(snakemake: Snakemake) -> None:
     tokenizer_steps.train_tokenizer(snakemake)
 
 
+def _run_inputs(snakemake: Snakemake) -> tuple[Path, str, Path, Path]:
+    """A run's split folder, direction, source and target tokenizer folders."""
+    return (
+        Path(snakemake.input.split).parent,
+        snakemake.wildcards.direction,
+        Path(snakemake.input.source_tokenizer),
+        Path(snakemake.input.target_tokenizer),
+    )
+
+
 def nmt_train(snakemake: Snakemake) -> None:
     """Train one translation model (one seed) with the job's threads."""
     import torch
@@ -67,10 +77,7 @@ def nmt_train(snakemake: Snakemake) -> None:
     run_step(
         snakemake.log[0],
         train,
-        Path(snakemake.input.split).parent,
-        snakemake.wildcards.direction,
-        Path(snakemake.input.source_tokenizer),
-        Path(snakemake.input.target_tokenizer),
+        *_run_inputs(snakemake),
         Path(snakemake.output[0]),
         from_mapping(TrainConfig, snakemake.params.config, "nmt.train"),
     )
@@ -87,10 +94,7 @@ def nmt_translate(snakemake: Snakemake) -> None:
         snakemake.log[0],
         translate_split,
         Path(snakemake.input.run),
-        Path(snakemake.input.split).parent,
-        snakemake.wildcards.direction,
-        Path(snakemake.input.source_tokenizer),
-        Path(snakemake.input.target_tokenizer),
+        *_run_inputs(snakemake),
         Path(snakemake.output[0]),
         from_mapping(DecodeConfig, snakemake.params.decode, "nmt.decode"),
     )
