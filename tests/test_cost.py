@@ -127,8 +127,15 @@ def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path
 
 
 # What a training or metric job imports is part of its cost: never torch or transformers,
-# and numba only for the hft adapter, whose kernels need it.
-JOB_MODULES = ["tokstudy.workflow_step", "tokstudy.tokenizers.io", "tokstudy.evaluation"]
+# and numba only for the hft adapter, whose kernels need it. The jobs' scripts import the
+# step modules of their rules (train_tokenizer, compute_metrics, and the multilingual and
+# NMT tokenizers and their metrics); the NMT steps import torch only in the model jobs.
+JOB_MODULES = [
+    "tokstudy.steps.tokenizers",
+    "tokstudy.steps.metrics",
+    "tokstudy.steps.analysis",
+    "tokstudy.steps.nmt",
+]
 HFT_MODULE = "tokstudy.tokenizers.hft.adapter"
 ADAPTER_MODULES = sorted({target.split(":")[0] for target in ADAPTERS.values()} - {HFT_MODULE})
 

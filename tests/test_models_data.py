@@ -22,7 +22,7 @@ from tokstudy.models.data import (
     with_cls_sep,
     write_corpus,
 )
-from tokstudy.models.entrypoints import load_transformers_tokenizer, pretokenize_corpus
+from tokstudy.models.family import load_transformers_tokenizer
 from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.masking import Masker
 from tokstudy.tokenizers.base import TrainSpec
@@ -246,9 +246,9 @@ def test_tokstudy_tokenizer_folder_with_a_slow_tokenizer(tmp_path, english):
     train_to_directory("sp_unigram", text, TrainSpec(vocab_size=200, label="en"), tmp_path / "sp")
     tokenizer = load_transformers_tokenizer(tmp_path / "sp")
     assert not tokenizer.is_fast
-    corpus = TokenCorpus.open(pretokenize_corpus(tmp_path / "sp", text, tmp_path / "corpus"))
+    corpus = pretokenize(tokenizer, text, tmp_path / "corpus")
     assert corpus.line(1).tolist() == tokenizer(english[1], add_special_tokens=False)["input_ids"]
     with pytest.raises(TokstudyError, match="only fast"):
-        pretokenize_corpus(tmp_path / "sp", text, tmp_path / "wwm", whole_word_mask=True)
+        pretokenize(tokenizer, text, tmp_path / "wwm", with_char_spans=True)
     with pytest.raises(TokstudyError, match="tokenizer folder not found"):
         load_transformers_tokenizer(tmp_path / "none")

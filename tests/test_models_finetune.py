@@ -21,16 +21,16 @@ from tokstudy.models.charbert import (
     model_settings,
 )
 from tokstudy.models.config import CharBertConfig, FinetuneConfig, PretrainConfig
-from tokstudy.models.entrypoints import (
+from tokstudy.models.family import family_of_model
+from tokstudy.models.finetune import IGNORE, sentence_examples, tagging_examples
+from tokstudy.models.hf_wrap import train_wordpiece
+from tokstudy.models.tasks import (
     METRICS_FILE,
     PREDICTIONS_FILE,
     SUMMARY_FILE,
     finetune_pos,
     finetune_sentence,
 )
-from tokstudy.models.family import family_of_model
-from tokstudy.models.finetune import IGNORE, sentence_examples, tagging_examples
-from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.tsv import check_header, check_labels, read_tsv_dataset
 from tokstudy.models.ud import feature_labels, has_feature, read_conllu, ud_splits
 

@@ -22,7 +22,6 @@ from tokstudy.models.charbert import (
     model_settings,
 )
 from tokstudy.models.config import CharBertConfig, EvalConfig, PretrainConfig
-from tokstudy.models.entrypoints import evaluate_mlm
 from tokstudy.models.hf_wrap import train_wordpiece, word_level
 from tokstudy.models.noise import (
     EDIT_KINDS,
@@ -33,6 +32,7 @@ from tokstudy.models.noise import (
     relative_changes,
 )
 from tokstudy.models.scoring import BertScorer, mlm_metrics, score_lines
+from tokstudy.models.tasks import evaluate_mlm
 
 pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
 

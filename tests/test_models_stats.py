@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from tokstudy.models.entrypoints import read_tables, summarize
+from tokstudy.models.study_tables import read_tables, summarize
 from tokstudy.training.stats import (
     accuracy,
     bootstrap_ci,

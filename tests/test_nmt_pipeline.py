@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 from transformers import MarianMTModel
 
 from tokstudy.errors import TokstudyError
-from tokstudy.nmt import entrypoints, model_jobs
+from tokstudy.nmt import runs
 from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, TrainConfig
-from tokstudy.nmt.scoring import corpus_scores, detokenize
+from tokstudy.nmt.data import joint_training_text, split_corpus
+from tokstudy.nmt.report import write_report
+from tokstudy.nmt.scoring import corpus_scores, detokenize, score_run
 from tokstudy.nmt.train import MODEL_DIR, SUMMARY_FILE, train_translation_model
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.io import train_to_directory
@@ -114,9 +116,7 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     tmp_path: Path, corpus: dict[str, Path]
 ) -> None:
     split_dir = tmp_path / "split"
-    entrypoints.split(
-        [corpus["en"], corpus["mr"]], ("en", "mr"), split_dir, SplitConfig(20, 20, seed=1)
-    )
+    split_corpus([corpus["en"], corpus["mr"]], ("en", "mr"), split_dir, SplitConfig(20, 20, seed=1))
     tokenizer_dirs = {}
     for language in ("en", "mr"):
         tokenizer_dirs[language] = tmp_path / f"sp_bpe_{language}"
@@ -128,7 +128,7 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     config = TrainConfig(
         max_steps=150, eval_every=50, warmup_steps=30, lr=2e-3, max_tokens=512, max_length=128
     )
-    summary = model_jobs.train(
+    summary = runs.train(
         split_dir, "en-mr", tokenizer_dirs["en"], tokenizer_dirs["mr"], run_dir, config
     )
     assert json.loads((run_dir / SUMMARY_FILE).read_text()) == json.loads(json.dumps(summary))
@@ -141,7 +141,7 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     assert all(float(row["tokens_per_s"]) > 0 for row in log)
     assert (run_dir / MODEL_DIR / "config.json").is_file()
 
-    hypotheses = model_jobs.translate_split(
+    hypotheses = runs.translate_split(
         run_dir,
         split_dir,
         "en-mr",
@@ -154,7 +154,7 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     scores = []
     for tokenizer, path in (("sp_bpe", hypotheses), ("hft", split_dir / "test.mr")):
         scores.append(tmp_path / f"{tokenizer}.json")
-        result = entrypoints.score(
+        result = score_run(
             path,
             split_dir,
             "en-mr",
@@ -171,7 +171,7 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     assert result["bleu"] == pytest.approx(100)  # the references themselves, scored as "hft"
     assert result["bleu_on_tokens"] == pytest.approx(100)
 
-    written = entrypoints.report(scores, tmp_path / "report", EvaluationConfig())
+    written = write_report(scores, tmp_path / "report", EvaluationConfig())
     table = pd.read_csv(written["table1_bleu.csv"])
     assert list(table.system) == ["sp_bpe (400)", "hft (400)"]
     assert table["increment"].iloc[1] > 0
@@ -186,13 +186,13 @@ def test_same_tokenizer_folder_for_both_sides_is_a_joint_vocabulary(
     tmp_path: Path, corpus: dict[str, Path]
 ) -> None:
     split_dir = tmp_path / "split"
-    entrypoints.split([corpus["en"], corpus["mr"]], ("en", "mr"), split_dir, SplitConfig(10, 10))
-    text = entrypoints.joint_training_text(split_dir, ("en", "mr"), tmp_path / "joint.txt")
+    split_corpus([corpus["en"], corpus["mr"]], ("en", "mr"), split_dir, SplitConfig(10, 10))
+    text = joint_training_text(split_dir, ("en", "mr"), tmp_path / "joint.txt")
     lines = text.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2 * 499 and lines[0].isascii() and not lines[-1].isascii()
     folder = tmp_path / "joint"
     train_to_directory("sp_bpe", text, TrainSpec(vocab_size=300, threads=1), folder)
-    source, target = model_jobs.load_tokenizers(folder, folder / ".." / "joint")
+    source, target = runs.load_tokenizers(folder, folder / ".." / "joint")
     assert source is target
 
 

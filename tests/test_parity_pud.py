@@ -25,7 +25,7 @@ from tokstudy.analysis.parity import (
     parallel_parity,
     sentence_measures,
 )
-from tokstudy.analysis.run import write_parallel_parity
+from tokstudy.analysis.tables import write_parallel_parity
 from tokstudy.analysis.ud import pud_treebanks, sentence_texts
 from tokstudy.errors import TokstudyError
 from tokstudy.report.parity_plots import plot_premiums, premium_matrix

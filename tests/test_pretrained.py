@@ -12,7 +12,7 @@ import yaml
 from conftest import SHARED, write_lines
 from workflow_support import snakemake
 
-from tokstudy.analysis.run import write_multilingual_tables
+from tokstudy.analysis.tables import write_multilingual_tables
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report.plots import plot_metric

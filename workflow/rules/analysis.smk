@@ -26,7 +26,7 @@ rule segmentation_table:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/analysis_segmentation.py"
+        "../scripts/segmentation_table.py"
 
 
 rule morphological_alignment:
@@ -51,7 +51,7 @@ rule morphological_alignment:
         mem_mb=resource("default", "mem_mb", 4000),
         runtime=resource("default", "runtime", 60),
     script:
-        "../../scripts/analysis_morphology.py"
+        "../scripts/morphological_alignment.py"
 
 
 rule tokenization_parity:
@@ -80,7 +80,7 @@ rule tokenization_parity:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 30),
     script:
-        "../../scripts/analysis_parity.py"
+        "../scripts/tokenization_parity.py"
 
 
 rule tokenization_parity_pud:
@@ -114,7 +114,7 @@ rule tokenization_parity_pud:
         mem_mb=resource("default", "mem_mb", 4000),
         runtime=resource("default", "runtime", 60),
     script:
-        "../../scripts/analysis_parity_pud.py"
+        "../scripts/tokenization_parity_pud.py"
 
 
 rule plot_parity_pud:
@@ -144,7 +144,7 @@ rule plot_parity_pud:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/plot_parity_pud.py"
+        "../scripts/plot_parity_pud.py"
 
 
 rule multilingual_corpus:
@@ -165,7 +165,7 @@ rule multilingual_corpus:
         mem_mb=resource("default", "mem_mb", 4000),
         runtime=resource("default", "runtime", 30),
     script:
-        "../../scripts/analysis_multilingual_corpus.py"
+        "../scripts/multilingual_corpus.py"
 
 
 rule train_multilingual_tokenizer:
@@ -186,7 +186,7 @@ rule train_multilingual_tokenizer:
         mem_mb=resource("train_tokenizer", "mem_mb", 4000),
         runtime=resource("train_tokenizer", "runtime", 60),
     script:
-        "../../scripts/train_tokenizer.py"
+        "../scripts/train_multilingual_tokenizer.py"
 
 
 rule multilingual_tables:
@@ -227,7 +227,7 @@ rule multilingual_tables:
         mem_mb=resource("default", "mem_mb", 4000),
         runtime=resource("default", "runtime", 30),
     script:
-        "../../scripts/analysis_multilingual.py"
+        "../scripts/multilingual_tables.py"
 
 
 rule plot_multilingual:
@@ -249,7 +249,7 @@ rule plot_multilingual:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/plot_multilingual.py"
+        "../scripts/plot_multilingual.py"
 
 
 rule analysis_outputs:
@@ -325,7 +325,7 @@ rule nmt_tokenizer_metrics:
         mem_mb=resource("compute_metrics", "mem_mb", 4000),
         runtime=resource("compute_metrics", "runtime", 60),
     script:
-        "../../scripts/compute_metrics.py"
+        "../scripts/nmt_tokenizer_metrics.py"
 
 
 rule correlation:
@@ -365,7 +365,7 @@ rule correlation:
         mem_mb=resource("default", "mem_mb", 4000),
         runtime=resource("default", "runtime", 30),
     script:
-        "../../scripts/analysis_correlation.py"
+        "../scripts/correlation.py"
 
 
 rule correlation_outputs:

@@ -22,7 +22,7 @@ rule download_corpus:
         mem_mb=resource("prepare_corpus", "mem_mb", 1000),
         runtime=resource("prepare_corpus", "runtime", 30),
     script:
-        "../../scripts/download_corpus.py"
+        "../scripts/download_corpus.py"
 
 
 rule prepare_corpus:
@@ -51,4 +51,4 @@ rule prepare_corpus:
         mem_mb=resource("prepare_corpus", "mem_mb", 1000),
         runtime=resource("prepare_corpus", "runtime", 30),
     script:
-        "../../scripts/prepare_corpus.py"
+        "../scripts/prepare_corpus.py"

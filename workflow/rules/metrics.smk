@@ -22,7 +22,7 @@ rule compute_metrics:
         mem_mb=resource("compute_metrics", "mem_mb", 4000),
         runtime=resource("compute_metrics", "runtime", 60),
     script:
-        "../../scripts/compute_metrics.py"
+        "../scripts/compute_metrics.py"
 
 
 rule collect_metrics:
@@ -43,4 +43,4 @@ rule collect_metrics:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/collect_metrics.py"
+        "../scripts/collect_metrics.py"

@@ -39,7 +39,7 @@ rule silver_treebank:
         mem_mb=resource("silver_treebank", "mem_mb", 2000),
         runtime=resource("silver_treebank", "runtime", 30),
     script:
-        "../../scripts/models_silver_treebank.py"
+        "../scripts/silver_treebank.py"
 
 
 rule pretokenize_mlm:
@@ -59,7 +59,7 @@ rule pretokenize_mlm:
         mem_mb=resource("pretokenize_mlm", "mem_mb", 4000),
         runtime=resource("pretokenize_mlm", "runtime", 60),
     script:
-        "../../scripts/models_pretokenize.py"
+        "../scripts/pretokenize_mlm.py"
 
 
 rule prepare_characterbert:
@@ -78,7 +78,7 @@ rule prepare_characterbert:
         mem_mb=resource("prepare_characterbert", "mem_mb", 4000),
         runtime=resource("prepare_characterbert", "runtime", 60),
     script:
-        "../../scripts/models_prepare_characterbert.py"
+        "../scripts/prepare_characterbert.py"
 
 
 rule pretrain_mlm:
@@ -99,7 +99,7 @@ rule pretrain_mlm:
         runtime=resource("pretrain_mlm", "runtime", 240),
         **slurm_extras(config, "pretrain_mlm"),
     script:
-        "../../scripts/models_pretrain.py"
+        "../scripts/pretrain_mlm.py"
 
 
 rule evaluate_mlm:
@@ -122,7 +122,7 @@ rule evaluate_mlm:
         runtime=resource("evaluate_mlm", "runtime", 60),
         **slurm_extras(config, "evaluate_mlm"),
     script:
-        "../../scripts/models_evaluate_mlm.py"
+        "../scripts/evaluate_mlm.py"
 
 
 rule finetune_model:
@@ -153,7 +153,7 @@ rule finetune_model:
         runtime=resource("finetune_model", "runtime", 120),
         **slurm_extras(config, "finetune_model"),
     script:
-        "../../scripts/models_finetune.py"
+        "../scripts/finetune_model.py"
 
 
 rule summarize_models:
@@ -192,7 +192,7 @@ rule summarize_models:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/models_summarize.py"
+        "../scripts/summarize_models.py"
 
 
 rule model_outputs:

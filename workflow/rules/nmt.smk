@@ -41,7 +41,7 @@ rule nmt_cldr_corpus:
         mem_mb=resource("nmt_cldr_corpus", "mem_mb", 1000),
         runtime=resource("nmt_cldr_corpus", "runtime", 10),
     script:
-        "../../scripts/nmt_cldr_corpus.py"
+        "../scripts/nmt_cldr_corpus.py"
 
 
 rule nmt_split:
@@ -61,7 +61,7 @@ rule nmt_split:
         mem_mb=resource("nmt_split", "mem_mb", 4000),
         runtime=resource("nmt_split", "runtime", 30),
     script:
-        "../../scripts/nmt_split.py"
+        "../scripts/nmt_split.py"
 
 
 rule nmt_joint_text:
@@ -80,7 +80,7 @@ rule nmt_joint_text:
         mem_mb=resource("nmt_joint_text", "mem_mb", 2000),
         runtime=resource("nmt_joint_text", "runtime", 10),
     script:
-        "../../scripts/nmt_joint_text.py"
+        "../scripts/nmt_joint_text.py"
 
 
 rule nmt_train_tokenizer:
@@ -99,7 +99,7 @@ rule nmt_train_tokenizer:
         mem_mb=resource("train_tokenizer", "mem_mb", 4000),
         runtime=resource("train_tokenizer", "runtime", 60),
     script:
-        "../../scripts/train_tokenizer.py"
+        "../scripts/nmt_train_tokenizer.py"
 
 
 rule nmt_train:
@@ -121,7 +121,7 @@ rule nmt_train:
         runtime=resource("nmt_train", "runtime", 720),
         **slurm_extras(config, "nmt_train"),
     script:
-        "../../scripts/nmt_train.py"
+        "../scripts/nmt_train.py"
 
 
 rule nmt_translate:
@@ -144,7 +144,7 @@ rule nmt_translate:
         runtime=resource("nmt_translate", "runtime", 120),
         **slurm_extras(config, "nmt_translate"),
     script:
-        "../../scripts/nmt_translate.py"
+        "../scripts/nmt_translate.py"
 
 
 rule nmt_score:
@@ -163,7 +163,7 @@ rule nmt_score:
         mem_mb=resource("nmt_score", "mem_mb", 2000),
         runtime=resource("nmt_score", "runtime", 10),
     script:
-        "../../scripts/nmt_score.py"
+        "../scripts/nmt_score.py"
 
 
 rule nmt_report:
@@ -187,7 +187,7 @@ rule nmt_report:
         mem_mb=resource("nmt_report", "mem_mb", 4000),
         runtime=resource("nmt_report", "runtime", 30),
     script:
-        "../../scripts/nmt_report.py"
+        "../scripts/nmt_report.py"
 
 
 rule nmt_outputs:

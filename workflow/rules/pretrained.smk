@@ -15,7 +15,7 @@ rule download_pretrained:
         mem_mb=resource("import_pretrained", "mem_mb", 2000),
         runtime=resource("import_pretrained", "runtime", 30),
     script:
-        "../../scripts/download_pretrained.py"
+        "../scripts/download_pretrained.py"
 
 
 rule import_pretrained:
@@ -34,4 +34,4 @@ rule import_pretrained:
         mem_mb=resource("import_pretrained", "mem_mb", 4000),
         runtime=resource("import_pretrained", "runtime", 30),
     script:
-        "../../scripts/import_pretrained.py"
+        "../scripts/import_pretrained.py"

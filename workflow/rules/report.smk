@@ -26,7 +26,7 @@ rule metric_tables:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/make_tables.py"
+        "../scripts/metric_tables.py"
 
 
 # All metric plots in one job: one process instead of one per metric and split.
@@ -51,7 +51,7 @@ rule plot_metrics:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/plot_metric.py"
+        "../scripts/plot_metrics.py"
 
 
 rule plot_frequencies:
@@ -83,7 +83,7 @@ rule plot_frequencies:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/plot_frequencies.py"
+        "../scripts/plot_frequencies.py"
 
 
 rule report_outputs:
@@ -131,4 +131,4 @@ rule cost_table:
         mem_mb=resource("default", "mem_mb", 2000),
         runtime=resource("default", "runtime", 10),
     script:
-        "../../scripts/cost_table.py"
+        "../scripts/cost_table.py"

@@ -16,4 +16,4 @@ rule train_tokenizer:
         mem_mb=resource("train_tokenizer", "mem_mb", 4000),
         runtime=resource("train_tokenizer", "runtime", 60),
     script:
-        "../../scripts/train_tokenizer.py"
+        "../scripts/train_tokenizer.py"

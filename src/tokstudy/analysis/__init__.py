@@ -8,6 +8,7 @@
 - :mod:`.parity`: tokenization parity on line-aligned parallel text, and premiums and
   their fairness on a multi-parallel corpus (PUD, read by :mod:`.ud`).
 
-The workflow's scripts load tokenizers and text and write the tables; :mod:`.texts` has
-the small file helpers they share.
+:mod:`.tables` runs them on files: it loads tokenizers and text and writes the CSV and
+Markdown tables (what :mod:`tokstudy.steps.analysis` calls); :mod:`.correlation` sets
+intrinsic metrics against downstream scores.
 """

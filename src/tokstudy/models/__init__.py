@@ -6,7 +6,9 @@ Modules: :mod:`~tokstudy.models.config` (the ``models:`` config section),
 (CharacterBERT), :mod:`~tokstudy.models.family` (BERT and CharacterBERT behind one
 protocol), :mod:`~tokstudy.models.scoring` (pseudo-perplexity, bits per character),
 :mod:`~tokstudy.models.noise` (misspelling noise), :mod:`~tokstudy.models.ud`,
-:mod:`~tokstudy.models.tsv` (user TSV datasets) and :mod:`~tokstudy.models.finetune`
-(downstream tasks), and :mod:`~tokstudy.models.entrypoints` (what the workflow calls).
+:mod:`~tokstudy.models.tsv` (user TSV datasets), :mod:`~tokstudy.models.finetune`
+(fine-tuning), :mod:`~tokstudy.models.tasks` (MLM evaluation and the downstream tasks) and
+:mod:`~tokstudy.models.study_tables` (tables over runs); the workflow calls them from
+:mod:`tokstudy.steps.models`.
 Statistics over runs are in :mod:`tokstudy.training.stats`.
 """

@@ -18,12 +18,65 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd
 
+from tokstudy.errors import TokstudyError
 from tokstudy.models.config import EvalConfig
-from tokstudy.models.entrypoints import read_tables, summarize
+from tokstudy.models.tsv import write_tsv
 from tokstudy.report.plots import _grid, _save
+from tokstudy.training import stats
 
 #: MLM metrics that the plot shows (finetuning tasks show every metric)
 PLOTTED_MLM_METRICS = ("pseudo_perplexity", "bits_per_char")
+
+
+def read_tables(files: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
+    """Concatenate TSV tables, adding each file's key columns (language, tokenizer, seed …)."""
+    frames = []
+    for path, keys in files.items():
+        frame = pd.read_csv(path, sep="\t", keep_default_na=False)
+        frames.append(frame.assign(**dict(keys)))
+    if not frames:
+        raise TokstudyError("read_tables: no result files given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize(
+    metrics: pd.DataFrame,
+    out_dir: Path,
+    *,
+    system: str = "tokenizer",
+    seed: str = "seed",
+    pair_on: Sequence[str] = ("seed",),
+    predictions: pd.DataFrame | None = None,
+    bootstrap_resamples: int = 1000,
+    bootstrap_seed: int = 0,
+) -> dict[str, pd.DataFrame]:
+    """Seed summaries, Wilcoxon tests between systems and bootstrap CIs, as TSV files.
+
+    ``metrics`` has a ``value`` column plus key columns (see :func:`read_tables`).
+    ``seed_summary``: mean/std over ``seed`` per group of the other keys. ``wilcoxon``:
+    every pair of ``system`` values, paired over the ``pair_on`` columns, per group of
+    the remaining keys. ``bootstrap`` (when ``predictions`` with ``gold``/``pred`` and
+    key columns are given): CIs per group of its keys.
+    """
+    out_dir = Path(out_dir)
+    keys = [c for c in metrics.columns if c not in ("value", "relative_change")]
+    tables = {"seed_summary": stats.seed_summary(metrics, [c for c in keys if c != seed])}
+    groups = [c for c in keys if c != system and c not in pair_on]
+    wilcoxon = [
+        stats.wilcoxon_table(group, system=system, pair_on=pair_on).assign(
+            **dict(zip(groups, key, strict=True))
+        )
+        for key, group in metrics.groupby(groups, sort=True)
+    ]
+    tables["wilcoxon"] = pd.concat(wilcoxon, ignore_index=True)
+    if predictions is not None:
+        by = [c for c in predictions.columns if c not in ("gold", "pred")]
+        tables["bootstrap"] = stats.bootstrap_table(
+            predictions, by, n_resamples=bootstrap_resamples, seed=bootstrap_seed
+        )
+    for name, table in tables.items():
+        write_tsv(table, out_dir / f"{name}.tsv")
+    return tables
 
 
 def collect_results(

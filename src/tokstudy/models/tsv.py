@@ -66,3 +66,10 @@ def check_labels(known: Sequence[str], rows: Sequence[tuple[str, str]], where: s
     unknown = sorted({label for _, label in rows} - set(known))
     if unknown:
         raise TokstudyError(f"{where}: label(s) not in the training data: {', '.join(unknown)}")
+
+
+def write_tsv(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as a tab-separated file with a header (its folder created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, sep="\t", index=False)

@@ -2,6 +2,8 @@
 
 Transformer encoder–decoders trained from scratch per direction, tokenizer, size and seed;
 translations are detokenized with the target tokenizer and scored with sacreBLEU (BLEU,
-chrF) against the untouched references. Entry points for the workflow are in
-:mod:`tokstudy.nmt.entrypoints`; settings in :mod:`tokstudy.nmt.config`.
+chrF) against the untouched references. :mod:`~tokstudy.nmt.data` splits the corpus,
+:mod:`~tokstudy.nmt.runs` trains and translates one run, :mod:`~tokstudy.nmt.scoring`
+scores it, :mod:`~tokstudy.nmt.report` writes Table 1; settings in
+:mod:`tokstudy.nmt.config`. The workflow calls them from :mod:`tokstudy.steps.nmt`.
 """

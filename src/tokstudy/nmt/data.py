@@ -207,3 +207,22 @@ def split_corpus(
     }
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
+
+
+def parse_direction(direction: str) -> tuple[str, str]:
+    """``"en-mr"`` → ``("en", "mr")``."""
+    parts = direction.split("-")
+    if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
+        raise TokstudyError(f"direction {direction!r}: expected 'src-tgt', e.g. 'en-mr'")
+    return parts[0], parts[1]
+
+
+def joint_training_text(split_dir: Path, languages: tuple[str, str], out_path: Path) -> Path:
+    """Both sides of the split's train pairs in one file: the text of a joint tokenizer."""
+    lines = [
+        line
+        for language in languages
+        for line in read_text_lines(split_file(split_dir, "train", language))
+    ]
+    Path(out_path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return Path(out_path)

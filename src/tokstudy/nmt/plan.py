@@ -14,9 +14,9 @@ from typing import Any
 
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import NMTConfig
-from tokstudy.nmt.data import SPLITS
+from tokstudy.nmt.data import SPLITS, parse_direction
 from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY
-from tokstudy.nmt.entrypoints import REPORT_FILES, TABLE_FORMATS, parse_direction
+from tokstudy.nmt.report import REPORT_FILES, TABLE_FORMATS
 from tokstudy.study import UNSIZED, Job, Study
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.training.config import from_mapping, to_dict

@@ -9,6 +9,7 @@ the baseline tokenizer's at the same direction and size.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -17,7 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.nmt.config import EvaluationConfig
 from tokstudy.nmt.scoring import METRICS, paired_bootstrap, sentence_bleu
 from tokstudy.training.stats import seed_summary
 
@@ -26,6 +29,16 @@ log = logging.getLogger(__name__)
 RUN_KEYS = ("direction", "tokenizer", "vocab_size", "seed")
 SYSTEM_KEYS = ("direction", "tokenizer", "vocab_size")
 DECIMALS = 2
+
+#: files written by :func:`write_report` into its output folder
+REPORT_FILES = {
+    "table1_bleu": "table1_bleu",
+    "table1_chrf": "table1_chrf",
+    "seeds": "seed_summary.csv",
+    "significance": "significance.csv",
+    "qualitative": "qualitative.md",
+}
+TABLE_FORMATS = (".csv", ".md", ".tex")
 
 
 def _check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -199,3 +212,67 @@ def qualitative_markdown(differences: pd.DataFrame, name_a: str, name_b: str, ti
             "",
         ]
     return "\n".join(lines)
+
+
+def write_report(
+    score_files: Sequence[Path], out_dir: Path, config: EvaluationConfig
+) -> dict[str, Path]:
+    """Table 1 (BLEU and chrF; CSV, Markdown, LaTeX), seed summary, significance, examples.
+
+    Significance: paired bootstrap of each run against the baseline run with the same
+    direction, size and seed. Examples: each tokenizer against the baseline on the lowest
+    seed both have, per direction and size.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = pd.DataFrame([json.loads(Path(path).read_text("utf-8")) for path in score_files])
+    if runs.empty:
+        raise TokstudyError("nmt report: no score files given")
+    written: dict[str, Path] = {}
+    for metric in ("bleu", "chrf"):
+        table = table1(runs, metric, config.baseline)
+        stem = REPORT_FILES[f"table1_{metric}"]
+        for suffix in TABLE_FORMATS:
+            written[f"{stem}{suffix}"] = write_table(table, out_dir / f"{stem}{suffix}")
+    written["seeds"] = write_table(seed_summaries(runs), out_dir / REPORT_FILES["seeds"])
+    references = {
+        direction: read_text_lines(group["references"].iloc[0])
+        for direction, group in runs.groupby("direction", sort=True)
+    }
+    runs["hypotheses_path"] = runs["hypotheses"]
+    runs["hypotheses"] = [read_text_lines(path) for path in runs["hypotheses_path"]]
+    significance = significance_table(
+        runs,
+        references,
+        config.baseline,
+        samples=config.bootstrap_samples,
+        seed=config.bootstrap_seed,
+        level=config.significance_level,
+    )
+    written["significance"] = out_dir / REPORT_FILES["significance"]
+    significance.to_csv(written["significance"], index=False)
+    written["qualitative"] = out_dir / REPORT_FILES["qualitative"]
+    written["qualitative"].write_text(_qualitative(runs, config), encoding="utf-8")
+    return written
+
+
+def _qualitative(runs: pd.DataFrame, config: EvaluationConfig) -> str:
+    sections = ["# Largest sentence-BLEU differences against the baseline", ""]
+    for (direction, size), group in runs.groupby(["direction", "vocab_size"], sort=True):
+        base = group[group.tokenizer == config.baseline]
+        for tokenizer, system in group[group.tokenizer != config.baseline].groupby("tokenizer"):
+            common = sorted(set(base.seed) & set(system.seed))
+            if not common:
+                continue
+            a = system[system.seed == common[0]].iloc[0]
+            b = base[base.seed == common[0]].iloc[0]
+            differences = largest_differences(
+                read_text_lines(a["sources"]),
+                read_text_lines(a["references"]),
+                a["hypotheses"],
+                b["hypotheses"],
+                config.qualitative_sentences,
+            )
+            title = f"{direction}, size {size}, seed {common[0]}: {tokenizer} vs {config.baseline}"
+            sections.append(qualitative_markdown(differences, tokenizer, config.baseline, title))
+    return "\n".join(sections) + "\n"

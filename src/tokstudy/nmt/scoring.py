@@ -11,15 +11,23 @@ takes its seed from the environment.
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric
 
 from tokstudy.errors import TokstudyError
+from tokstudy.nmt.data import parse_direction, read_parallel, split_file
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.registry import load_tokenizer
+
+log = logging.getLogger(__name__)
 
 METRICS: dict[str, type[Metric]] = {"bleu": BLEU, "chrf": CHRF}
 
@@ -154,3 +162,57 @@ def paired_bootstrap(
         bootstrap_samples=samples,
         bootstrap_seed=seed,
     )
+
+
+def score_run(
+    hypotheses_path: Path,
+    split_dir: Path,
+    direction: str,
+    target_tokenizer_dir: Path,
+    out_json: Path,
+    *,
+    tokenizer: str,
+    vocab_size: int,
+    seed: int,
+    split_name: str = "test",
+) -> dict[str, Any]:
+    """BLEU and chrF of one run's translations, written to ``out_json`` with the run's keys.
+
+    ``reference_roundtrip_exact`` is the share of references that the target tokenizer
+    reproduces exactly (``decode(encode(ref)) == ref``): the ceiling its outputs can reach.
+    ``bleu_on_tokens`` is BLEU over token strings, the HFT paper's scoring, for contrast.
+    """
+    languages = parse_direction(direction)
+    pairs = read_parallel(Path(hypotheses_path), split_file(split_dir, split_name, languages[1]))
+    hypotheses = [hypothesis for hypothesis, _ in pairs]
+    references = [reference for _, reference in pairs]
+    target_tokenizer = load_tokenizer(Path(target_tokenizer_dir))
+    roundtrip = detokenize(target_tokenizer, target_tokenizer.encode_batch(references))
+    result = {
+        "direction": direction,
+        "tokenizer": tokenizer,
+        "vocab_size": vocab_size,
+        "seed": seed,
+        "split": split_name,
+        "sentences": len(references),
+        "sources": str(split_file(split_dir, split_name, languages[0])),
+        "references": str(split_file(split_dir, split_name, languages[1])),
+        "hypotheses": str(hypotheses_path),
+        **corpus_scores(hypotheses, references),
+        "bleu_on_tokens": bleu_on_tokens(target_tokenizer, hypotheses, references),
+        "reference_roundtrip_exact": sum(
+            decoded == reference for decoded, reference in zip(roundtrip, references, strict=True)
+        )
+        / len(references),
+    }
+    Path(out_json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    log.info(
+        "%s %s (%d) seed %d: BLEU %.2f, chrF %.2f",
+        direction,
+        tokenizer,
+        vocab_size,
+        seed,
+        result["bleu"],
+        result["chrf"],
+    )
+    return result

@@ -1,0 +1,252 @@
+"""The step layer's layout: rule → ``workflow/scripts/<rule>.py`` → ``tokstudy.steps.<stage>``.
+
+Every rule of ``workflow/rules/<stage>.smk`` that runs a script runs
+``workflow/scripts/<rule>.py``, a two-line call of ``tokstudy.steps.<stage>.<rule>``; every
+public function of the step modules is such a rule; the library never imports the steps
+and the steps never import Snakemake. Then two steps run on Snakemake's own containers.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import REPO
+from snakemake.iocontainers import Namedlist
+
+from tokstudy.steps import corpora as corpora_steps
+from tokstudy.steps import metrics as metric_steps
+
+RULES = REPO / "workflow" / "rules"
+SCRIPTS = REPO / "workflow" / "scripts"
+SOURCE = REPO / "src"
+STEPS = SOURCE / "tokstudy" / "steps"
+
+RULE = re.compile(r"(?:rule|checkpoint)\s+(\w+)\s*:")
+DIRECTIVE = re.compile(r"^\s+script\s*:\s*\n\s+(['\"])(.+?)\1", re.M)
+
+
+def script_rules() -> dict[tuple[str, str], str]:
+    """(stage, rule) → the path in the rule's ``script:`` directive, for every .smk file.
+
+    The text splits into top-level blocks at each line that starts in the first column
+    (``rule``, ``localrules``, Python code); a ``script:`` must sit in a rule's block.
+    """
+    found = {}
+    for smk in sorted(RULES.glob("*.smk")):
+        for block in re.split(r"\n(?=[^\s#])", smk.read_text(encoding="utf-8")):
+            scripts = DIRECTIVE.findall(block)
+            if not scripts:
+                continue
+            rule = RULE.match(block)
+            assert rule and len(scripts) == 1, f"{smk.name}: script: outside a rule: {block[:80]}"
+            found[smk.stem, rule.group(1)] = scripts[0][1]
+    return found
+
+
+def test_the_parser_sees_every_script_rule() -> None:
+    found = script_rules()
+    assert found["tokenizers", "train_tokenizer"] == "../scripts/train_tokenizer.py"
+    assert found["report", "metric_tables"] == "../scripts/metric_tables.py"
+    scripts = sum(text.count("script:") for text in map(Path.read_text, RULES.glob("*.smk")))
+    assert len(found) == scripts
+
+
+def test_every_script_rule_runs_workflow_scripts_named_after_it() -> None:
+    wrong = {
+        f"{stage}.smk: rule {rule} runs {path}"
+        for (stage, rule), path in script_rules().items()
+        if path != f"../scripts/{rule}.py"
+    }
+    assert not wrong
+
+
+def _statements(path: Path) -> list[ast.stmt]:
+    return ast.parse(path.read_text(encoding="utf-8")).body
+
+
+@pytest.mark.parametrize(("stage", "rule"), sorted(script_rules()))
+def test_each_script_is_a_two_line_call_of_its_step(stage: str, rule: str) -> None:
+    docstring, imported, call = _statements(SCRIPTS / f"{rule}.py")
+    assert isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
+    assert isinstance(imported, ast.ImportFrom)
+    assert (imported.module, [a.name for a in imported.names]) == (
+        f"tokstudy.steps.{stage}",
+        [rule],
+    )
+    assert ast.unparse(call) == f"{rule}(snakemake)"
+
+
+def test_every_script_in_workflow_scripts_belongs_to_a_rule() -> None:
+    rules = {rule for _, rule in script_rules()}
+    assert {path.stem for path in SCRIPTS.glob("*.py")} == rules
+
+
+def test_every_public_step_function_is_a_rule_of_its_stage() -> None:
+    stages = {path.stem for path in RULES.glob("*.smk")}
+    rules = script_rules()
+    for path in sorted(STEPS.glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        assert path.stem in stages, f"steps/{path.name}: no workflow/rules/{path.stem}.smk"
+        module = importlib.import_module(f"tokstudy.steps.{path.stem}")
+        functions = {
+            name: function
+            for name, function in inspect.getmembers(module, inspect.isfunction)
+            if function.__module__ == module.__name__ and not name.startswith("_")
+        }
+        assert {name for name in functions} == {r for s, r in rules if s == path.stem}
+        for name, function in functions.items():
+            assert list(inspect.signature(function).parameters) == ["snakemake"], name
+            assert function.__doc__, f"{module.__name__}.{name} has no docstring"
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a source file imports, anywhere in it (absolute names)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}: relative import"
+            names |= {node.module or ""} | {f"{node.module}.{a.name}" for a in node.names}
+    return names
+
+
+def test_the_library_never_imports_the_steps() -> None:
+    importers = [
+        str(path.relative_to(REPO))
+        for path in sorted(SOURCE.rglob("*.py"))
+        if STEPS not in path.parents
+        and any(name.startswith("tokstudy.steps") for name in _imports(path))
+    ]
+    assert not importers
+
+
+def test_the_steps_never_import_snakemake() -> None:
+    importers = [
+        path.name
+        for path in sorted(STEPS.glob("*.py"))
+        if any(name.split(".")[0] == "snakemake" for name in _imports(path))
+    ]
+    assert not importers
+
+
+def _snakemake(tmp_path: Path, **fields: object) -> SimpleNamespace:
+    """A stand-in for Snakemake's ``snakemake`` object, on its own file containers."""
+    containers = {
+        name: Namedlist(fromdict=value) if isinstance(value, dict) else Namedlist(value)
+        for name, value in fields.items()
+        if name in ("input", "output", "params", "wildcards")
+    }
+    return SimpleNamespace(threads=1, log=Namedlist([str(tmp_path / "rule.log")]), **containers)
+
+
+def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
+    raw = tmp_path / "raw.txt"
+    raw.write_text("".join(f"line {i}\n" for i in range(20)), encoding="utf-8")
+    outputs = {name: str(tmp_path / name) for name in ("train", "heldout", "stats")}
+    corpora_steps.prepare_corpus(
+        _snakemake(
+            tmp_path,
+            input=[str(raw)],
+            output=outputs,
+            params={"settings": {"heldout": 5, "seed": 1}},
+            wildcards={"language": "xx"},
+        )
+    )
+    train = Path(outputs["train"]).read_text(encoding="utf-8").splitlines()
+    heldout = Path(outputs["heldout"]).read_text(encoding="utf-8").splitlines()
+    assert (len(train), len(heldout)) == (15, 5)
+    assert sorted(train + heldout) == sorted(f"line {i}" for i in range(20))
+    assert json.loads(Path(outputs["stats"]).read_text(encoding="utf-8"))
+    log = (tmp_path / "rule.log").read_text(encoding="utf-8")
+    assert "prepare_corpus: started" in log and "prepare_corpus: finished" in log
+
+
+def test_a_failing_step_exits_with_one_line_and_logs_it(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.tsv"
+    with pytest.raises(SystemExit) as exit_info:
+        metric_steps.collect_metrics(
+            _snakemake(tmp_path, input=[str(missing)], output=[str(tmp_path / "metrics.csv")])
+        )
+    message = str(exit_info.value)
+    assert message.startswith("error: ") and "\n" not in message
+    assert str(missing) in message
+    assert "failed" in (tmp_path / "rule.log").read_text(encoding="utf-8")
+    assert not (tmp_path / "metrics.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("task", "inputs", "expected"),
+    [
+        ("pos", {"treebank": "tb"}, ("finetune_pos", ("tb",), set())),
+        (
+            "sentence",
+            {"tsv_train": "a.tsv", "tsv_test": "b.tsv"},
+            ("finetune_sentence", (), {"tsv"}),
+        ),
+        (
+            "sentence",
+            {"treebank": "tb"},
+            ("finetune_sentence", (), {"treebank", "feature", "upos"}),
+        ),
+    ],
+)
+def test_finetune_model_dispatches_on_the_task_and_its_data(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    task: str,
+    inputs: dict[str, str],
+    expected: tuple[str, tuple[str, ...], set[str]],
+) -> None:
+    import torch
+
+    from tokstudy.steps import models as model_steps
+
+    calls = []
+
+    def recorder(name: str):
+        def record(model_dir, tokenizer_dir, *args, **kwargs):
+            calls.append((name, model_dir, tokenizer_dir, args, kwargs))
+
+        record.__name__ = name
+        return record
+
+    for name in ("finetune_pos", "finetune_sentence"):
+        monkeypatch.setattr(model_steps.tasks, name, recorder(name))
+    monkeypatch.setattr(torch, "set_num_threads", lambda threads: None)
+    model_steps.finetune_model(
+        _snakemake(
+            tmp_path,
+            input={**inputs, "tokenizer": "tok", "pretrained": "run/pretrain"},
+            output={"metrics": "run/task/metrics.tsv"},
+            params={
+                "config": {},
+                "noise_levels": [10],
+                "noise_seed": 3,
+                "noise_word_fraction": 0.5,
+                "sentence_feature": "Tense=Past",
+                "sentence_upos": ["VERB"],
+            },
+            wildcards={"task": task},
+        )
+    )
+    [(name, model_dir, tokenizer_dir, args, kwargs)] = calls
+    step, data, data_options = expected
+    assert name == step and (model_dir, tokenizer_dir) == (
+        Path("run/pretrain/model"),
+        Path("tok"),
+    )
+    assert args[:-2] == tuple(Path(p) for p in data) and args[-2] == Path("run/task")
+    noise = {"noise_levels": [10], "noise_seed": 3, "noise_word_fraction": 0.5}
+    assert set(kwargs) == set(noise) | data_options
+    assert {key: kwargs[key] for key in noise} == noise
+    if "tsv" in kwargs:
+        assert kwargs["tsv"] == {"train": Path("a.tsv"), "test": Path("b.tsv")}

@@ -1,0 +1,5 @@
+"""Snakemake script of rule evaluate_mlm (workflow/rules/models.smk)."""
+
+from tokstudy.steps.models import evaluate_mlm
+
+evaluate_mlm(snakemake)

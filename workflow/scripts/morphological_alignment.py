@@ -1,0 +1,5 @@
+"""Snakemake script of rule morphological_alignment (workflow/rules/analysis.smk)."""
+
+from tokstudy.steps.analysis import morphological_alignment
+
+morphological_alignment(snakemake)
