@@ -20,7 +20,8 @@ if not workflow.overwrite_configfiles:
 
 
 # One line for a duplicated key or a schema violation (Snakemake accepts the first and dumps
-# the whole schema for the second); validate() then fills in the defaults.
+# the whole schema for the second). The schema checks shapes only; the study (common.smk)
+# fills in the defaults (tokstudy.study.defaults) and is the only reader of config.
 try:
     check_config_files(workflow.configfiles)
     check_schema(config, yaml.safe_load(Path(workflow.source_path(CONFIG_SCHEMA)).read_text()))
@@ -45,9 +46,5 @@ include: "workflow/rules/report.smk"
 
 rule all:
     input:
-        rules.report_outputs.input,
-        rules.model_outputs.input,
-        rules.analysis_outputs.input,
-        rules.nmt_outputs.input,
-        rules.correlation_outputs.input,
+        planners.targets(),
     default_target: True

@@ -166,7 +166,7 @@ def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:
     spec = study.multilingual_spec("bbpe", "600")
     assert (spec["vocab_size"], spec["params"], spec["label"]) == (600, {}, "en+xx")
     assert study.multilingual_spec("sp_bpe", "900")["params"] == {"split_digits": True}
-    assert study.multilingual_sampling() == {"temperature": 5.0, "seed": 0, "total_lines": None}
+    assert study.multilingual_sampling() == {"temperature": 5.0, "seed": 42, "total_lines": None}
     assert _study(tmp_path).multilingual_jobs() == []
 
 

@@ -13,7 +13,7 @@ rule segmentation_table:
             labels={"analysis": "segmentations", "language": "{language}"},
         ),
     params:
-        words=lambda w: config["analyses"]["segmentation"]["words"][w.language],
+        words=lambda w: planners.analyses.segmentation_words(w.language),
         tokenizers=lambda w: [
             f"{j.tokenizer} ({j.size})" for j in study.segmentation_jobs(w.language)
         ],
@@ -21,10 +21,9 @@ rule segmentation_table:
         out("logs/segmentation_table/{language}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("segmentation_table")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("segmentation_table"),
     script:
         "../../scripts/analysis_segmentation.py"
 
@@ -46,10 +45,9 @@ rule morphological_alignment:
         out("logs/morphological_alignment.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("morphological_alignment")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 60),
+        **planners.resources("morphological_alignment"),
     script:
         "../../scripts/analysis_morphology.py"
 
@@ -75,10 +73,9 @@ rule tokenization_parity:
         out("logs/tokenization_parity.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("tokenization_parity")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 30),
+        **planners.resources("tokenization_parity"),
     script:
         "../../scripts/analysis_parity.py"
 
@@ -109,10 +106,9 @@ rule tokenization_parity_pud:
         out("logs/tokenization_parity_pud.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("tokenization_parity_pud")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 60),
+        **planners.resources("tokenization_parity_pud"),
     script:
         "../../scripts/analysis_parity_pud.py"
 
@@ -139,10 +135,9 @@ rule plot_parity_pud:
         out("logs/plot_parity_pud.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("plot_parity_pud")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("plot_parity_pud"),
     script:
         "../../scripts/plot_parity_pud.py"
 
@@ -160,10 +155,9 @@ rule multilingual_corpus:
         out("logs/multilingual_corpus.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("multilingual_corpus")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 30),
+        **planners.resources("multilingual_corpus"),
     script:
         "../../scripts/analysis_multilingual_corpus.py"
 
@@ -181,10 +175,9 @@ rule train_multilingual_tokenizer:
         out("benchmarks/train_multilingual_tokenizer/{tokenizer}/{size}.tsv")
     conda:
         "../../envs/core.yaml"
-    threads: resource("train_tokenizer", "threads", 1)
+    threads: planners.threads("train_multilingual_tokenizer")
     resources:
-        mem_mb=resource("train_tokenizer", "mem_mb", 4000),
-        runtime=resource("train_tokenizer", "runtime", 60),
+        **planners.resources("train_multilingual_tokenizer"),
     script:
         "../../scripts/train_tokenizer.py"
 
@@ -222,10 +215,9 @@ rule multilingual_tables:
         out("logs/multilingual_tables.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("multilingual_tables")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 30),
+        **planners.resources("multilingual_tables"),
     script:
         "../../scripts/analysis_multilingual.py"
 
@@ -244,64 +236,22 @@ rule plot_multilingual:
         out("logs/plot_multilingual.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("plot_multilingual")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("plot_multilingual"),
     script:
         "../../scripts/plot_multilingual.py"
 
 
 rule analysis_outputs:
     input:
-        expand(
-            out("tables/analysis/segmentation_{language}.{ext}"),
-            language=study.segmentation_languages(),
-            ext=["csv", "md"],
-        ),
-        expand(
-            out("tables/analysis/morphological_alignment.{ext}"),
-            ext=["csv", "md"] if study.analyses.get("ud_root") else [],
-        ),
-        expand(
-            out("tables/analysis/parity.{ext}"),
-            ext=["csv", "md"] if study.parity_pairs() else [],
-        ),
-        expand(
-            out("tables/analysis/parity_pud{table}.{ext}"),
-            table=["", "_fairness"],
-            ext=["csv", "md"] if study.parity_files() else [],
-        ),
-        expand(
-            out("plots/analysis/parity_pud_{plot}.{ext}"),
-            plot=["heatmap", "bars"],
-            ext=["png", "pdf"] if study.parity_files() else [],
-        ),
-        expand(
-            out("tables/analysis/multilingual_{table}.{ext}"),
-            table=["vocabulary_share", "fertility"],
-            ext=["csv", "md"] if study.multilingual_jobs() else [],
-        ),
-        expand(
-            out("plots/analysis/multilingual_vocabulary_share.{ext}"),
-            ext=["png", "pdf"] if study.multilingual_jobs() else [],
-        ),
+        planners.analyses.targets(),
 
 
 # Correlation analysis (analyses.correlation, on whenever the study has a models: or nmt:
 # section): intrinsic metrics of every cell against its downstream scores. NMT cells take
 # the metrics of the NMT stage's own tokenizers (rule nmt_tokenizer_metrics).
-# Input functions, as nmt_plan is defined in nmt.smk, included after this file.
-from tokstudy.analysis.correlation import (
-    NMT_FREQUENCIES,
-    NMT_METRICS,
-    nmt_metric_files,
-    nmt_metric_sides,
-)
-
-CORRELATION = study.correlation()
-# the NMT side whose tokenizers' metrics the NMT cells take
-CORRELATION_NMT_SIDE = (CORRELATION or {}).get("nmt_side", "target")
+from tokstudy.analysis.correlation import NMT_FREQUENCIES, NMT_METRICS
 
 
 rule nmt_tokenizer_metrics:
@@ -320,10 +270,9 @@ rule nmt_tokenizer_metrics:
         out("logs/nmt_tokenizer_metrics/{side}/{tokenizer}/{size}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("nmt_tokenizer_metrics")
     resources:
-        mem_mb=resource("compute_metrics", "mem_mb", 4000),
-        runtime=resource("compute_metrics", "runtime", 60),
+        **planners.resources("nmt_tokenizer_metrics"),
     script:
         "../../scripts/compute_metrics.py"
 
@@ -331,9 +280,9 @@ rule nmt_tokenizer_metrics:
 rule correlation:
     input:
         metrics=out("tables/metrics.csv"),
-        model_results=out("tables/models/results.tsv") if "models" in config else [],
-        nmt_scores=lambda w: nmt_plan.score_files(RESULTS),
-        nmt_metrics=lambda w: nmt_metric_files(nmt_plan, CORRELATION_NMT_SIDE, RESULTS),
+        model_results=out("tables/models/results.tsv") if planners.models.models else [],
+        nmt_scores=planners.nmt.score_files(),
+        nmt_metrics=planners.analyses.nmt_metric_files(),
     output:
         csv=out("tables/analysis/correlation.csv"),
         markdown=report(
@@ -353,21 +302,20 @@ rule correlation:
             labels={"analysis": "intrinsic metrics vs downstream scores (plot)"},
         ),
     params:
-        metrics=config["metrics"],
-        settings={"seed": config.get("seed", 0), **(CORRELATION or {})},
-        nmt_sides=lambda w: nmt_metric_sides(nmt_plan, CORRELATION_NMT_SIDE),
+        metrics=planners.metrics.names,
+        settings=planners.analyses.correlation_settings(),
+        nmt_sides=planners.analyses.nmt_metric_sides(),
     log:
         out("logs/correlation.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("correlation")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 30),
+        **planners.resources("correlation"),
     script:
         "../../scripts/analysis_correlation.py"
 
 
 rule correlation_outputs:
     input:
-        rules.correlation.output if CORRELATION is not None else [],
+        planners.analyses.correlation_targets(),

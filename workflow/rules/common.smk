@@ -2,14 +2,18 @@ from pathlib import Path
 
 from tokstudy.errors import TokstudyError
 from tokstudy.study import PRETRAINED_DOWNLOAD_DIR, Job, Study
+from tokstudy.study.planners import CORPUS_SPLITS
 
+# The one place the config is read: the study resolves it (defaults, checks) and its
+# planners (study.plan) answer every rule; no .smk file indexes config.
 try:
     study = Study(config)
 except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
+planners = study.plan
 
-SPLITS = ["train", "heldout"]
-RESULTS = config.get("results_dir", "results")
+SPLITS = list(CORPUS_SPLITS)
+RESULTS = study.results_dir
 
 
 def out(path):
@@ -22,13 +26,7 @@ wildcard_constraints:
     tokenizer=r"[a-z][a-z0-9_]*",
     size=r"\d+|full|pretrained",
     split="|".join(SPLITS),
-    metric="|".join(config["metrics"]),
-
-
-def resource(rule_name, key, fallback):
-    """A cluster resource of a rule from config.resources, else the default, else fallback."""
-    table = config.get("resources", {})
-    return table.get(rule_name, {}).get(key, table.get("default", {}).get(key, fallback))
+    metric="|".join(planners.metrics.names),
 
 
 def job_of(wildcards):

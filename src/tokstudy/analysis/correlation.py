@@ -32,9 +32,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from tokstudy.cells import UNSIZED
 from tokstudy.errors import TokstudyError
-from tokstudy.nmt.plan import NMTPlan
-from tokstudy.study import UNSIZED
 from tokstudy.tokenizers.registry import adapter_class, adapter_names
 
 log = logging.getLogger(__name__)
@@ -161,29 +160,6 @@ def nmt_scores(runs: pd.DataFrame, sides: Mapping[str, str]) -> pd.DataFrame:
         var_name="score_metric",
     )
     return _seed_means(_with_size_labels(long), "direction")
-
-
-def nmt_metric_sides(plan: NMTPlan, nmt_side: str) -> dict[str, str]:
-    """Direction → the side (language) whose NMT tokenizer gives the cells' intrinsic
-    metrics; empty for joint vocabularies (one tokenizer for both languages: no per-language
-    metrics, so NMT cells are not correlated)."""
-    if plan.nmt is None or plan.config.joint:
-        return {}
-    index = NMT_SIDES.index(nmt_side)
-    return {direction: plan.sides(direction)[1 - index] for direction in plan.config.directions}
-
-
-def nmt_metric_files(plan: NMTPlan, nmt_side: str, results: str) -> list[str]:
-    """The metric files of the NMT tokenizers the correlation needs, sorted."""
-    sides = nmt_metric_sides(plan, nmt_side)
-    return sorted(
-        {
-            f"{results}/"
-            + NMT_METRICS.format(side=sides[run.direction], tokenizer=run.tokenizer, size=run.size)
-            for run in plan.runs()
-            if run.direction in sides
-        }
-    )
 
 
 def join_cells(intrinsic: pd.DataFrame, downstream: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:

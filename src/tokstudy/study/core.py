@@ -1,65 +1,33 @@
-"""A study's configuration, resolved into what the workflow's rules need.
+"""A study's configuration, resolved once into what the workflow's rules need.
 
-The Snakefile validates the config against ``workflow/schemas/config.schema.yaml`` and
-then asks a :class:`Study` for job lists, input files and training specs. Keeping this
-logic here (not in the ``.smk`` files) makes it testable without Snakemake.
+The Snakefile validates the config against ``workflow/schemas/config.schema.yaml``
+(shapes only) and builds one :class:`Study`: it fills in the defaults
+(:mod:`tokstudy.study.defaults`), answers the cells of the study (job lists, tokenizer
+directories, training specs) and holds one planner per section in :attr:`Study.plan`,
+which check their section against the rest of the study and own its paths and targets.
+Keeping this logic here (not in the ``.smk`` files) makes it testable without Snakemake.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from tokstudy.analysis.ud import pud_treebanks, treebank_files
+from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
 from tokstudy.config_files import check_results_dir
 from tokstudy.errors import TokstudyError
-from tokstudy.metrics import check_metric_names
-from tokstudy.models.config import ModelsConfig, from_mapping
-from tokstudy.models.tsv import check_header
+from tokstudy.study.defaults import with_defaults
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.registry import adapter_class
 
-UNSIZED = "full"
 #: where a study keeps its downloaded corpora, named by checksum: <results_dir>/downloads
 DOWNLOAD_DIR = "downloads"
-#: the language that gets silver POS labels (HanTa's German model) without a UD treebank
-SILVER_LANGUAGE = "de"
-#: sampling temperature of the multilingual tokenizers' mixed training text, unless configured
-MULTILINGUAL_TEMPERATURE = 5.0
-MULTILINGUAL_KEY = "config key analyses.multilingual"
-#: size label of a pretrained tokenizer's cells (its vocabulary size is what it is)
-PRETRAINED = "pretrained"
 #: where a ``hub:`` tokenizer is downloaded to, inside results_dir (never without ``hub:``)
 PRETRAINED_DOWNLOAD_DIR = "downloads/pretrained"
 HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
-_WILDCARD_NAME = re.compile(r"[a-z][a-z0-9_]*")
 PARITY_KEY = "config key analyses.parity"
-
-
-@dataclass(frozen=True)
-class Job:
-    """One (language, tokenizer, vocabulary size) cell of the study."""
-
-    language: str
-    tokenizer: str
-    size: str
-
-
-@dataclass(frozen=True)
-class ParityTokenizer:
-    """A tokenizer of the multi-parallel parity analysis: ``directory`` serves ``languages``.
-
-    ``label`` names the tokenizer in the tables; a tokenizer trained per language has one
-    entry per language under one label (``sp_bpe 1000``), a multilingual one a single
-    entry for all its languages. ``kind``: ``trained`` or ``multilingual``.
-    """
-
-    label: str
-    kind: str
-    directory: str
-    languages: tuple[str, ...]
 
 
 def chatterbot_files(language_dir: str) -> list[Path]:
@@ -76,36 +44,26 @@ def chatterbot_files(language_dir: str) -> list[Path]:
 
 
 class Study:
-    """Resolves a validated config dictionary."""
+    """A validated config dictionary, resolved: defaults filled in, every section checked.
+
+    ``plan`` holds the section planners (:class:`~tokstudy.study.planners.StudyPlan`).
+    """
 
     def __init__(self, config: dict[str, Any], base: Path = Path(".")) -> None:
-        self.config = config
+        self.config = with_defaults(config)
         self.base = Path(base)
         check_results_dir(self.results_dir, self.base)
-        for name in config["tokenizers"]:
-            adapter_class(name)
-            self._check_tokenizer_languages(name)
-        check_metric_names(config.get("metrics", []))
-        for language in self.languages:
-            self.source_files(language)
-            self._check_tokenizer_params(language)
-        if "models" in config:
-            self.models_config()
-        self._check_analyses()
-        self._check_pretrained()
-
-    def _check_tokenizer_params(self, language: str) -> None:
-        for name in sorted(self.language_entry(language).get("tokenizer_params") or {}):
-            try:
-                adapter_class(name)
-            except TokstudyError as exc:
-                key = f"config key languages.{language}.tokenizer_params.{name}"
-                raise TokstudyError(f"{key}: {exc}") from None
+        self.plan = StudyPlan(self)
 
     @property
     def results_dir(self) -> str:
         """The folder of every output of the study."""
-        return self.config.get("results_dir", "results")
+        return self.config["results_dir"]
+
+    @property
+    def seed(self) -> int:
+        """The seed of every random choice of the study."""
+        return int(self.config["seed"])
 
     @property
     def languages(self) -> list[str]:
@@ -134,14 +92,6 @@ class Study:
         entry = self.config["tokenizers"][tokenizer] or {}
         return sorted(entry.get("languages", self.languages))
 
-    def _check_tokenizer_languages(self, tokenizer: str) -> None:
-        for language in self.tokenizer_languages(tokenizer):
-            if language not in self.config["languages"]:
-                raise TokstudyError(
-                    f"config key tokenizers.{tokenizer}.languages: {language!r} is not under "
-                    f"languages (known: {', '.join(self.languages)})"
-                )
-
     def jobs(self) -> list[Job]:
         """Every (language, tokenizer, size) of the study, in a stable order."""
         return [
@@ -158,8 +108,7 @@ class Study:
 
     def corpus_setting(self, language: str, key: str) -> Any:
         """A corpus setting, taken from the language entry or from ``corpus_defaults``."""
-        entry = self.language_entry(language)
-        return entry.get(key, self.config.get("corpus_defaults", {}).get(key))
+        return self.language_entry(language).get(key, self.config["corpus_defaults"][key])
 
     def source_files(self, language: str) -> list[Path]:
         """Raw input files of a language: a local file, a UD treebank's CoNLL-U files,
@@ -171,13 +120,11 @@ class Study:
             return chatterbot_files(entry["chatterbot"])
         if "url" in entry:
             return [self.download_path(entry["sha256"])]
-        data_root = self.config.get("data_root")
+        data_root = self.config["data_root"]
         if "path" in entry:
             path = Path(entry["path"])
         elif data_root:
-            pattern = self.config.get("corpus_defaults", {}).get(
-                "file_pattern", "{language}.txt.gz"
-            )
+            pattern = self.config["corpus_defaults"]["file_pattern"]
             path = Path(pattern.format(language=language))
         else:
             raise TokstudyError(
@@ -236,14 +183,14 @@ class Study:
         return {
             "vocab_size": None if job.size == UNSIZED else int(job.size),
             "params": params,
-            "seed": int(self.config.get("seed", 0)),
-            "size_policy": self.config.get("size_policy", "error"),
+            "seed": self.seed,
+            "size_policy": self.config["size_policy"],
             "label": job.language,
         }
 
     def frequency_plot_size(self) -> str:
         """The vocabulary size whose token-frequency distributions are plotted."""
-        return str(self.config.get("plots", {}).get("frequency_vocab_size", ""))
+        return str(self.config["plots"].get("frequency_vocab_size", ""))
 
     def frequency_plot_jobs(self, language: str) -> list[Job]:
         """Jobs of one language at the plotted size (sized tokenizers that train it), and the
@@ -252,80 +199,6 @@ class Study:
         return [
             j for j in self.scored_jobs() if j.language == language and j.size in (size, PRETRAINED)
         ]
-
-    def models_config(self) -> ModelsConfig:
-        """The ``models:`` section, checked against what the study trains."""
-        models = from_mapping(ModelsConfig, self.config.get("models"))
-        for key, names, known in (
-            ("languages", models.languages, self.languages),
-            ("tokenizers", models.tokenizers, self.tokenizers),
-        ):
-            for name in names:
-                if name not in known:
-                    raise TokstudyError(
-                        f"config key models.{key}: {name!r} is not trained by this study "
-                        f"(trained: {', '.join(known)})"
-                    )
-        for tokenizer in models.tokenizers:
-            for language in models.languages:
-                if language not in self.tokenizer_languages(tokenizer):
-                    raise TokstudyError(
-                        f"config key models.languages: {tokenizer!r} is not trained on "
-                        f"{language!r} (its tokenizers.{tokenizer}.languages)"
-                    )
-            trained = self.sizes(tokenizer)
-            for size in models.vocab_sizes:
-                if trained != [UNSIZED] and str(size) not in trained:
-                    raise TokstudyError(
-                        f"config key models.vocab_sizes: {size} is not trained for tokenizer "
-                        f"{tokenizer!r} (trained: {', '.join(trained)})"
-                    )
-        for language in models.languages:
-            self.treebank(models, language)
-            self.sentence_tsv(models, language)
-        for language in models.sentence_tsv:
-            if language not in models.languages:
-                raise TokstudyError(
-                    f"config key models.sentence_tsv.{language}: not in models.languages"
-                )
-        return models
-
-    def treebank(self, models: ModelsConfig, language: str) -> Path | None:
-        """The UD treebank folder of a language, or ``None``: silver German labels (``de``)."""
-        if not {"pos", "sentence"} & set(models.tasks):
-            return None
-        if language in models.treebanks:
-            root = Path(models.ud_root)
-            path = root if root.is_absolute() else self.base / root
-            path = path / models.treebanks[language]
-            if not path.is_dir():
-                raise TokstudyError(f"config key models.treebanks.{language}: no folder {path}")
-            return path
-        if "sentence" in models.tasks and language not in models.sentence_tsv:
-            raise TokstudyError(
-                f"config key models.treebanks.{language} is missing: task sentence needs a UD "
-                f"treebank with features (or models.sentence_tsv.{language})"
-            )
-        if "pos" in models.tasks and language != SILVER_LANGUAGE:
-            raise TokstudyError(
-                f"config key models.treebanks.{language} is missing: silver POS labels exist "
-                f"only for German ({SILVER_LANGUAGE!r})"
-            )
-        return None
-
-    def sentence_tsv(self, models: ModelsConfig, language: str) -> dict[str, Path]:
-        """The TSV files (split → path) of a language's sentence task; empty: none given."""
-        dataset = models.sentence_tsv.get(language)
-        if dataset is None or "sentence" not in models.tasks:
-            return {}
-        files = {split: self.base / name for split, name in vars(dataset).items() if name}
-        for split, path in files.items():
-            if not path.is_file():
-                raise TokstudyError(
-                    f"config key models.sentence_tsv.{language}.{split}: no file {path}"
-                )
-            check_header(path)
-        return files
 
     @property
     def analyses(self) -> dict[str, Any]:
@@ -453,47 +326,16 @@ class Study:
         return self.train_spec(Job("+".join(self.multilingual_languages()), tokenizer, size))
 
     def multilingual_sampling(self) -> dict[str, Any]:
-        """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``."""
-        section = self.analyses.get("multilingual") or {}
-        return {
-            "temperature": float(section.get("temperature", MULTILINGUAL_TEMPERATURE)),
-            "seed": int(self.config.get("seed", 0)),
-            "total_lines": section.get("total_lines"),
-        }
-
-    def _check_multilingual(self) -> None:
+        """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``
+        (empty without multilingual tokenizers)."""
         section = self.analyses.get("multilingual")
         if section is None:
-            return
-        for key in ("languages", "tokenizers", "vocab_sizes"):
-            if key in section and not section[key]:
-                raise TokstudyError(f"{MULTILINGUAL_KEY}.{key} is empty")
-        for key in ("tokenizers", "vocab_sizes"):
-            if key not in section:
-                raise TokstudyError(f"{MULTILINGUAL_KEY}.{key} is missing")
-        self._check_multilingual_languages(section.get("languages", self.languages))
-        for tokenizer in section["tokenizers"]:
-            _check_multilingual_tokenizer(tokenizer)
-        for size in section["vocab_sizes"]:
-            if size < 2:
-                raise TokstudyError(f"{MULTILINGUAL_KEY}.vocab_sizes: {size} is below 2")
-        for key in ("temperature", "total_lines"):
-            if key in section and section[key] <= 0:
-                raise TokstudyError(
-                    f"{MULTILINGUAL_KEY}.{key} must be positive, got {section[key]}"
-                )
-
-    def _check_multilingual_languages(self, languages: list[str]) -> None:
-        for language in languages:
-            if language not in self.config["languages"]:
-                raise TokstudyError(
-                    f"{MULTILINGUAL_KEY}.languages: language {language!r} is not in languages"
-                )
-        if len(set(languages)) < 2:
-            raise TokstudyError(
-                f"{MULTILINGUAL_KEY}.languages: a multilingual tokenizer needs at least two "
-                f"languages, got {', '.join(sorted(set(languages)))}"
-            )
+            return {}
+        return {
+            "temperature": float(section["temperature"]),
+            "seed": self.seed,
+            "total_lines": section.get("total_lines"),
+        }
 
     def correlation(self) -> dict[str, Any] | None:
         """Settings of the correlation analysis, or ``None`` when it does not run.
@@ -506,44 +348,6 @@ class Study:
         if section is False or not {"models", "nmt"} & set(self.config):
             return None
         return {} if section is True else dict(section)
-
-    def _check_parity(self) -> None:
-        parity = self.analyses.get("parity") or {}
-        for key in ("reference", "target"):
-            if "target" in parity and parity[key] not in self.config["languages"]:
-                raise TokstudyError(
-                    f"{PARITY_KEY}.{key}: language {parity[key]!r} is not in languages"
-                )
-        if "languages" in parity and "pud_root" not in parity:
-            raise TokstudyError(f"{PARITY_KEY}.languages needs pud_root (a parallel corpus)")
-        if "pud_root" not in parity:
-            return
-        covered: dict[str, set[str]] = {}
-        for entry in self.parity_tokenizers():
-            covered.setdefault(entry.label, set()).update(entry.languages)
-        if not any(parity["reference"] in langs and len(langs) > 1 for langs in covered.values()):
-            raise TokstudyError(
-                f"{PARITY_KEY}: no tokenizer of the study covers {parity['reference']!r} and "
-                f"another language of the parallel corpus ({', '.join(self.parity_files())})"
-            )
-
-    def _check_analyses(self) -> None:
-        section = self.analyses.get("correlation")
-        if section not in (None, False) and not {"models", "nmt"} & set(self.config):
-            raise TokstudyError(
-                "config key analyses.correlation: the study has no downstream stage "
-                "(a models: or nmt: section) to correlate intrinsic metrics with"
-            )
-        self._check_parity()
-        words = (self.analyses.get("segmentation") or {}).get("words") or {}
-        for language, word_list in sorted(words.items()):
-            if language not in self.config["languages"]:
-                raise TokstudyError(
-                    f"config key analyses.segmentation.words.{language}: not in languages"
-                )
-            if not word_list:
-                raise TokstudyError(f"config key analyses.segmentation.words.{language} is empty")
-        self._check_multilingual()
 
     @property
     def pretrained(self) -> dict[str, Any]:
@@ -594,35 +398,3 @@ class Study:
     def pretrained_hub_url(self, name: str) -> str:
         """The download address of a ``hub:`` tokenizer's ``tokenizer.json``."""
         return HUB_URL.format(hub=self.pretrained[name]["hub"])
-
-    def _check_pretrained(self) -> None:
-        for name in self.pretrained_names():
-            key = f"config key pretrained.{name}"
-            entry = self.pretrained[name]
-            if name in self.config["tokenizers"]:
-                raise TokstudyError(f"{key}: the name is also a trained tokenizer; rename one")
-            if not _WILDCARD_NAME.fullmatch(name):
-                raise TokstudyError(
-                    f"{key}: a name is lower-case letters, digits and _, starting with a letter"
-                )
-            for language in entry.get("languages") or []:
-                if language not in self.config["languages"]:
-                    raise TokstudyError(f"{key}.languages: {language!r} is not in languages")
-            if "path" not in entry and "hub" not in entry:
-                raise TokstudyError(f"{key}: give path (a local file or folder) or hub")
-            if "path" not in entry and not entry.get("sha256"):
-                raise TokstudyError(f"{key}: a hub download needs sha256")
-            if "path" in entry and not self.pretrained_source(name).exists():
-                raise TokstudyError(f"{key}.path: no such file or folder {entry['path']}")
-
-
-def _check_multilingual_tokenizer(name: str) -> None:
-    try:
-        sized = adapter_class(name).sized
-    except TokstudyError as exc:
-        raise TokstudyError(f"{MULTILINGUAL_KEY}.tokenizers: {exc}") from None
-    if not sized:
-        raise TokstudyError(
-            f"{MULTILINGUAL_KEY}.tokenizers: {name!r} has no vocabulary size (the data sets "
-            "it); choose a sized tokenizer"
-        )
