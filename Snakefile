@@ -7,6 +7,7 @@ from snakemake.utils import min_version, validate
 
 from tokstudy.config_files import check_config_files, check_schema
 from tokstudy.errors import TokstudyError
+from tokstudy.study import Study
 
 min_version("9.0")
 
@@ -28,6 +29,14 @@ try:
 except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
 validate(config, CONFIG_SCHEMA)
+
+# The one place the config is read: the study resolves it (defaults, cross-key checks) and
+# its planners (study.plan) answer every rule; no .smk file indexes config.
+try:
+    study = Study(config)
+except TokstudyError as exc:
+    raise WorkflowError(f"config error: {exc}") from None
+planners = study.plan
 
 
 report: "workflow/report/workflow.rst"

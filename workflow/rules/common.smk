@@ -1,17 +1,9 @@
 from pathlib import Path
 
-from tokstudy.errors import TokstudyError
-from tokstudy.study import PRETRAINED_DOWNLOAD_DIR, Job, Study
+from tokstudy.study import PRETRAINED_DOWNLOAD_DIR, Job
 from tokstudy.study.planners import CORPUS_SPLITS
 
-# The one place the config is read: the study resolves it (defaults, checks) and its
-# planners (study.plan) answer every rule; no .smk file indexes config.
-try:
-    study = Study(config)
-except TokstudyError as exc:
-    raise WorkflowError(f"config error: {exc}") from None
-planners = study.plan
-
+# `study` and `planners` (study.plan) come from the Snakefile, which builds the study once.
 SPLITS = list(CORPUS_SPLITS)
 RESULTS = study.results_dir
 
