@@ -4,7 +4,7 @@ localrules: segmentation_table, plot_parity_pud, multilingual_tables, plot_multi
 rule segmentation_table:
     input:
         train=out("corpora/{language}/train.txt"),
-        tokenizers=lambda w: [study.tokenizer_dir(j) for j in study.segmentation_jobs(w.language)],
+        tokenizers=lambda w: [study.tokenizer_dir(j) for j in planners.analyses.segmentation_jobs(w.language)],
     output:
         csv=out("tables/analysis/segmentation_{language}.csv"),
         markdown=report(
@@ -15,7 +15,7 @@ rule segmentation_table:
     params:
         words=lambda w: planners.analyses.segmentation_words(w.language),
         tokenizers=lambda w: [
-            f"{j.tokenizer} ({j.size})" for j in study.segmentation_jobs(w.language)
+            f"{j.tokenizer} ({j.size})" for j in planners.analyses.segmentation_jobs(w.language)
         ],
     log:
         out("logs/segmentation_table/{language}.log"),
@@ -39,7 +39,7 @@ rule morphological_alignment:
             labels={"analysis": "morphological alignment (UD)"},
         ),
     params:
-        ud_root=study.analyses.get("ud_root"),
+        ud_root=planners.analyses.section.get("ud_root"),
         jobs=[(j.language, j.tokenizer, j.size) for j in study.scored_jobs()],
     log:
         out("logs/morphological_alignment.log"),
@@ -54,10 +54,10 @@ rule morphological_alignment:
 
 rule tokenization_parity:
     input:
-        reference_text=out(f"corpora/{study.analyses.get('parity', {}).get('reference', 'none')}/heldout.txt"),
-        target_text=out(f"corpora/{study.analyses.get('parity', {}).get('target', 'none')}/heldout.txt"),
-        reference_tokenizers=[study.tokenizer_dir(a) for a, _ in study.parity_pairs()],
-        target_tokenizers=[study.tokenizer_dir(b) for _, b in study.parity_pairs()],
+        reference_text=out(f"corpora/{planners.analyses.section.get('parity', {}).get('reference', 'none')}/heldout.txt"),
+        target_text=out(f"corpora/{planners.analyses.section.get('parity', {}).get('target', 'none')}/heldout.txt"),
+        reference_tokenizers=[study.tokenizer_dir(a) for a, _ in planners.analyses.parity_pairs()],
+        target_tokenizers=[study.tokenizer_dir(b) for _, b in planners.analyses.parity_pairs()],
     output:
         csv=out("tables/analysis/parity.csv"),
         markdown=report(
@@ -66,9 +66,9 @@ rule tokenization_parity:
             labels={"analysis": "tokenization parity"},
         ),
     params:
-        pairs=[(a.tokenizer, a.size) for a, _ in study.parity_pairs()],
-        reference=study.analyses.get("parity", {}).get("reference"),
-        target=study.analyses.get("parity", {}).get("target"),
+        pairs=[(a.tokenizer, a.size) for a, _ in planners.analyses.parity_pairs()],
+        reference=planners.analyses.section.get("parity", {}).get("reference"),
+        target=planners.analyses.section.get("parity", {}).get("target"),
     log:
         out("logs/tokenization_parity.log"),
     conda:
@@ -82,8 +82,8 @@ rule tokenization_parity:
 
 rule tokenization_parity_pud:
     input:
-        corpora=list(study.parity_files().values()),
-        tokenizers=sorted({p.directory for p in study.parity_tokenizers()}),
+        corpora=list(planners.analyses.parity_files().values()),
+        tokenizers=sorted({p.directory for p in planners.analyses.parity_tokenizers()}),
     output:
         csv=out("tables/analysis/parity_pud.csv"),
         markdown=report(
@@ -99,9 +99,9 @@ rule tokenization_parity_pud:
         ),
         json=out("tables/analysis/parity_pud.json"),
     params:
-        languages=list(study.parity_files()),
-        reference=study.analyses.get("parity", {}).get("reference"),
-        tokenizers=[vars(p) for p in study.parity_tokenizers()],
+        languages=list(planners.analyses.parity_files()),
+        reference=planners.analyses.section.get("parity", {}).get("reference"),
+        tokenizers=[vars(p) for p in planners.analyses.parity_tokenizers()],
     log:
         out("logs/tokenization_parity_pud.log"),
     conda:
@@ -130,7 +130,7 @@ rule plot_parity_pud:
         ),
         bars_pdf=out("plots/analysis/parity_pud_bars.pdf"),
     params:
-        reference=study.analyses.get("parity", {}).get("reference"),
+        reference=planners.analyses.section.get("parity", {}).get("reference"),
     log:
         out("logs/plot_parity_pud.log"),
     conda:
@@ -144,13 +144,13 @@ rule plot_parity_pud:
 
 rule multilingual_corpus:
     input:
-        [out(f"corpora/{language}/train.txt") for language in study.multilingual_languages()],
+        [out(f"corpora/{language}/train.txt") for language in planners.analyses.multilingual_languages()],
     output:
         train=out("multilingual/corpus/train.txt"),
         summary=out("multilingual/corpus/mix.csv"),
     params:
-        languages=study.multilingual_languages(),
-        sampling=study.multilingual_sampling(),
+        languages=planners.analyses.multilingual_languages(),
+        sampling=planners.analyses.multilingual_sampling(),
     log:
         out("logs/multilingual_corpus.log"),
     conda:
@@ -168,7 +168,7 @@ rule train_multilingual_tokenizer:
     output:
         directory(out("multilingual/tokenizers/{tokenizer}/{size}")),
     params:
-        spec=lambda w: study.multilingual_spec(w.tokenizer, w.size),
+        spec=lambda w: planners.analyses.multilingual_spec(w.tokenizer, w.size),
     log:
         out("logs/train_multilingual_tokenizer/{tokenizer}/{size}.log"),
     benchmark:
@@ -186,11 +186,11 @@ rule multilingual_tables:
     input:
         tokenizers=[
             out(f"multilingual/tokenizers/{j.tokenizer}/{j.size}")
-            for j in study.multilingual_jobs()
+            for j in planners.analyses.multilingual_jobs()
         ]
-        + [study.pretrained_dir(j.tokenizer) for j in study.multilingual_comparisons()],
-        train=[out(f"corpora/{lang}/train.txt") for lang in study.multilingual_languages()],
-        heldout=[out(f"corpora/{lang}/heldout.txt") for lang in study.multilingual_languages()],
+        + [study.pretrained_dir(j.tokenizer) for j in planners.analyses.multilingual_comparisons()],
+        train=[out(f"corpora/{lang}/train.txt") for lang in planners.analyses.multilingual_languages()],
+        heldout=[out(f"corpora/{lang}/heldout.txt") for lang in planners.analyses.multilingual_languages()],
         mix=out("multilingual/corpus/mix.csv"),
     output:
         share_csv=out("tables/analysis/multilingual_vocabulary_share.csv"),
@@ -206,10 +206,10 @@ rule multilingual_tables:
             labels={"analysis": "multilingual tokenizers: fertility"},
         ),
     params:
-        languages=study.multilingual_languages(),
+        languages=planners.analyses.multilingual_languages(),
         tokenizers=[
             (j.tokenizer, j.size)
-            for j in study.multilingual_jobs() + study.multilingual_comparisons()
+            for j in planners.analyses.multilingual_jobs() + planners.analyses.multilingual_comparisons()
         ],
     log:
         out("logs/multilingual_tables.log"),

@@ -48,7 +48,7 @@ def cost_sources():
         ):
             benchmark = out(f"benchmarks/{rule_name}/{j.language}/{j.tokenizer}/{j.size}.tsv")
             sources.append({**cell, "step": step, "benchmark": benchmark, "texts": texts})
-    for j in study.multilingual_jobs():
+    for j in planners.analyses.multilingual_jobs():
         benchmark = out(f"benchmarks/train_multilingual_tokenizer/{j.tokenizer}/{j.size}.tsv")
         texts = [out("multilingual/corpus/train.txt")]
         sources.append(

@@ -56,7 +56,7 @@ rule plot_frequencies:
     input:
         lambda w: [
             f"{RESULTS}/frequencies/{j.language}/{j.tokenizer}/{j.size}.tsv"
-            for j in study.frequency_plot_jobs(w.language)
+            for j in planners.metrics.frequency_plot_jobs(w.language)
         ],
     output:
         png=report(
@@ -68,9 +68,9 @@ rule plot_frequencies:
     params:
         tokenizers=lambda w: [
             f"{j.tokenizer} ({j.size})" if study.is_pretrained(j.tokenizer) else j.tokenizer
-            for j in study.frequency_plot_jobs(w.language)
+            for j in planners.metrics.frequency_plot_jobs(w.language)
         ],
-        vocab_size=study.frequency_plot_size(),
+        vocab_size=planners.metrics.frequency_plot_size(),
         skip_top=planners.metrics.skip_top_ranks,
     log:
         out("logs/plot_frequencies/{language}.log"),

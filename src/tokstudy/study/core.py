@@ -14,8 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tokstudy.analysis.ud import pud_treebanks, treebank_files
-from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
+from tokstudy.analysis.ud import treebank_files
+from tokstudy.cells import PRETRAINED, UNSIZED, Job
 from tokstudy.config_files import check_results_dir
 from tokstudy.errors import TokstudyError
 from tokstudy.study.defaults import with_defaults
@@ -27,7 +27,6 @@ DOWNLOAD_DIR = "downloads"
 #: where a ``hub:`` tokenizer is downloaded to, inside results_dir (never without ``hub:``)
 PRETRAINED_DOWNLOAD_DIR = "downloads/pretrained"
 HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
-PARITY_KEY = "config key analyses.parity"
 
 
 def chatterbot_files(language_dir: str) -> list[Path]:
@@ -187,167 +186,6 @@ class Study:
             "size_policy": self.config["size_policy"],
             "label": job.language,
         }
-
-    def frequency_plot_size(self) -> str:
-        """The vocabulary size whose token-frequency distributions are plotted."""
-        return str(self.config["plots"].get("frequency_vocab_size", ""))
-
-    def frequency_plot_jobs(self, language: str) -> list[Job]:
-        """Jobs of one language at the plotted size (sized tokenizers that train it), and the
-        pretrained tokenizers scored on it."""
-        size = self.frequency_plot_size()
-        return [
-            j for j in self.scored_jobs() if j.language == language and j.size in (size, PRETRAINED)
-        ]
-
-    @property
-    def analyses(self) -> dict[str, Any]:
-        """The ``analyses`` section (empty when absent)."""
-        return self.config.get("analyses") or {}
-
-    def segmentation_languages(self) -> list[str]:
-        """Languages with a word list for the segmentation table."""
-        words = (self.analyses.get("segmentation") or {}).get("words") or {}
-        return sorted(language for language in words if language in self.config["languages"])
-
-    def segmentation_jobs(self, language: str) -> list[Job]:
-        """Jobs shown in a language's segmentation table: the chosen size, plus unsized and
-        pretrained ones."""
-        size = str((self.analyses.get("segmentation") or {}).get("vocab_size", ""))
-        return [
-            j
-            for j in self.scored_jobs()
-            if j.language == language and j.size in (size, UNSIZED, PRETRAINED)
-        ]
-
-    def parity_pairs(self) -> list[tuple[Job, Job]]:
-        """(reference job, target job) for every tokenizer and size both parity languages train."""
-        parity = self.analyses.get("parity") or {}
-        if "target" not in parity:
-            return []
-        scored = self.scored_jobs()
-        targets = {(j.tokenizer, j.size): j for j in scored if j.language == parity["target"]}
-        return [
-            (j, targets[(j.tokenizer, j.size)])
-            for j in scored
-            if j.language == parity["reference"] and (j.tokenizer, j.size) in targets
-        ]
-
-    def parity_files(self) -> dict[str, Path]:
-        """PUD CoNLL-U file of each language of the multi-parallel parity, sorted by code.
-
-        The languages are the reference and ``analyses.parity.languages``, or every PUD
-        language under ``pud_root``; empty without ``pud_root``.
-        """
-        parity = self.analyses.get("parity") or {}
-        if "pud_root" not in parity:
-            return {}
-        root = Path(parity["pud_root"])
-        folder = root if root.is_absolute() else self.base / root
-        if not folder.is_dir():
-            raise TokstudyError(f"{PARITY_KEY}.pud_root: no folder {folder}")
-        files = pud_treebanks(folder)
-        wanted = parity.get("languages", sorted(files))
-        for key, languages in (("reference", [parity["reference"]]), ("languages", wanted)):
-            for language in languages:
-                if language not in files:
-                    raise TokstudyError(
-                        f"{PARITY_KEY}.{key}: language {language!r} is not in the parallel "
-                        f"corpus under {root} (has: {', '.join(sorted(files)) or 'nothing'})"
-                    )
-        return {language: files[language] for language in sorted({parity["reference"], *wanted})}
-
-    def parity_tokenizers(self) -> list[ParityTokenizer]:
-        """The tokenizers the multi-parallel parity scores, each with the parity languages
-        it covers: a tokenizer trained per language covers that language, a multilingual
-        one all of its languages, a pretrained one every parity language (or those of its
-        ``languages`` list). Empty without ``analyses.parity.pud_root``."""
-        languages = set(self.parity_files())
-        entries = [
-            ParityTokenizer(
-                j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
-                "trained",
-                self.tokenizer_dir(j),
-                (j.language,),
-            )
-            for j in self.jobs()
-            if j.language in languages
-        ]
-        covered = tuple(sorted(languages & set(self.multilingual_languages())))
-        entries += [
-            ParityTokenizer(
-                f"{j.tokenizer} {j.size} ({j.language})",
-                "multilingual",
-                f"{self.results_dir}/multilingual/tokenizers/{j.tokenizer}/{j.size}",
-                covered,
-            )
-            for j in self.multilingual_jobs()
-            if covered
-        ]
-        for name in self.pretrained_names():
-            listed = self.pretrained[name].get("languages")
-            reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
-            if reach:
-                directory = self.pretrained_dir(name)
-                entries.append(ParityTokenizer(name, "pretrained", directory, reach))
-        return entries
-
-    def multilingual_languages(self) -> list[str]:
-        """Languages of the multilingual tokenizers (default: all), sorted; empty without."""
-        section = self.analyses.get("multilingual")
-        if section is None:
-            return []
-        return sorted(set(section.get("languages", self.languages)))
-
-    def multilingual_jobs(self) -> list[Job]:
-        """One job per multilingual tokenizer and size; its language is the mix (``bn+en``)."""
-        section = self.analyses.get("multilingual")
-        if section is None:
-            return []
-        label = "+".join(self.multilingual_languages())
-        return [
-            Job(label, tokenizer, str(size))
-            for tokenizer in sorted(set(section["tokenizers"]))
-            for size in sorted(set(section["vocab_sizes"]))
-        ]
-
-    def multilingual_comparisons(self) -> list[Job]:
-        """Pretrained tokenizers scored on every multilingual language: they appear in the
-        multilingual tables beside the tokenizers trained on the mix."""
-        languages = set(self.multilingual_languages())
-        return [
-            Job("+".join(sorted(languages)), name, PRETRAINED)
-            for name in self.pretrained_names()
-            if languages and languages <= set(self.pretrained_languages(name))
-        ]
-
-    def multilingual_spec(self, tokenizer: str, size: str) -> dict[str, Any]:
-        """Training settings of one multilingual tokenizer: its study params, if any."""
-        return self.train_spec(Job("+".join(self.multilingual_languages()), tokenizer, size))
-
-    def multilingual_sampling(self) -> dict[str, Any]:
-        """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``
-        (empty without multilingual tokenizers)."""
-        section = self.analyses.get("multilingual")
-        if section is None:
-            return {}
-        return {
-            "temperature": float(section["temperature"]),
-            "seed": self.seed,
-            "total_lines": section.get("total_lines"),
-        }
-
-    def correlation(self) -> dict[str, Any] | None:
-        """Settings of the correlation analysis, or ``None`` when it does not run.
-
-        On by default whenever the study has a downstream stage (``models:`` or ``nmt:``):
-        ``analyses.correlation`` absent or ``true`` → default settings, a mapping → those
-        settings, ``false`` → off.
-        """
-        section = self.analyses.get("correlation", True)
-        if section is False or not {"models", "nmt"} & set(self.config):
-            return None
-        return {} if section is True else dict(section)
 
     @property
     def pretrained(self) -> dict[str, Any]:
