@@ -3,7 +3,6 @@ rule resources, .smk files that never read the config, and no import cycle."""
 
 from __future__ import annotations
 
-import ast
 import graphlib
 import re
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO, write_lines
+from conftest import REPO, module_graph, write_lines
 
 from tokstudy.errors import TokstudyError
 from tokstudy.study import Study
@@ -235,40 +234,9 @@ def test_no_rule_file_reads_the_config() -> None:
 # --- no import cycle -------------------------------------------------------------------
 
 
-def _imports(path: Path, module: str) -> set[str]:
-    """tokstudy modules a file imports at run time (``if TYPE_CHECKING:`` blocks aside)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = {
-        id(node)
-        for block in ast.walk(tree)
-        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
-        for statement in block.body
-        for node in ast.walk(statement)
-    }
-    imported = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Import):
-            imported |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            base = node.module
-            if node.level:
-                base = ".".join([*module.split(".")[: -node.level], node.module])
-            imported |= {base} | {f"{base}.{alias.name}" for alias in node.names}
-    return {name for name in imported if name.startswith("tokstudy")}
-
-
-def _module_graph() -> dict[str, set[str]]:
-    modules = {}
-    for path in (REPO / "src/tokstudy").rglob("*.py"):
-        parts = path.relative_to(REPO / "src").with_suffix("").parts
-        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return {name: _imports(path, name) & set(modules) - {name} for name, path in modules.items()}
-
-
 def test_models_and_nmt_never_import_the_study_and_the_study_has_no_cycle() -> None:
-    graph = _module_graph()
+    # run-time imports: the planners name `Study` in annotations only (if TYPE_CHECKING)
+    graph = module_graph(REPO / "src/tokstudy", type_checking=False)
     back = [
         f"{name} imports {target}"
         for name, targets in graph.items()
