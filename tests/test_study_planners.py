@@ -81,6 +81,18 @@ def test_the_downstream_planners_list_their_tables(tmp_path: Path) -> None:
     assert set(plan.nmt.targets()) <= set(plan.targets())
 
 
+def test_the_line_aligned_parity_compares_two_held_out_corpora(tmp_path: Path) -> None:
+    parity = {"parity": {"reference": "xx", "target": "yy"}}
+    analyses = Study(_config(tmp_path, analyses=parity)).plan.analyses
+    assert analyses.parity_texts() == {
+        "reference_text": "res/corpora/xx/heldout.txt",
+        "target_text": "res/corpora/yy/heldout.txt",
+    }
+    assert [(a.tokenizer, b.language) for a, b in analyses.parity_pairs()] == [("sp_bpe", "yy")]
+    assert "res/tables/analysis/parity.csv" in analyses.targets()
+    assert Study(_config(tmp_path)).plan.analyses.parity_texts() == {}
+
+
 # --- one check per section, one line each --------------------------------------------
 
 

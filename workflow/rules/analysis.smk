@@ -54,8 +54,7 @@ rule morphological_alignment:
 
 rule tokenization_parity:
     input:
-        reference_text=out(f"corpora/{planners.analyses.section.get('parity', {}).get('reference', 'none')}/heldout.txt"),
-        target_text=out(f"corpora/{planners.analyses.section.get('parity', {}).get('target', 'none')}/heldout.txt"),
+        **planners.analyses.parity_texts(),
         reference_tokenizers=[study.tokenizer_dir(a) for a, _ in planners.analyses.parity_pairs()],
         target_tokenizers=[study.tokenizer_dir(b) for _, b in planners.analyses.parity_pairs()],
     output:
@@ -67,8 +66,8 @@ rule tokenization_parity:
         ),
     params:
         pairs=[(a.tokenizer, a.size) for a, _ in planners.analyses.parity_pairs()],
-        reference=planners.analyses.section.get("parity", {}).get("reference"),
-        target=planners.analyses.section.get("parity", {}).get("target"),
+        reference=planners.analyses.parity_language("reference"),
+        target=planners.analyses.parity_language("target"),
     log:
         out("logs/tokenization_parity.log"),
     conda:
@@ -100,7 +99,7 @@ rule tokenization_parity_pud:
         json=out("tables/analysis/parity_pud.json"),
     params:
         languages=list(planners.analyses.parity_files()),
-        reference=planners.analyses.section.get("parity", {}).get("reference"),
+        reference=planners.analyses.parity_language("reference"),
         tokenizers=[vars(p) for p in planners.analyses.parity_tokenizers()],
     log:
         out("logs/tokenization_parity_pud.log"),
@@ -130,7 +129,7 @@ rule plot_parity_pud:
         ),
         bars_pdf=out("plots/analysis/parity_pud_bars.pdf"),
     params:
-        reference=planners.analyses.section.get("parity", {}).get("reference"),
+        reference=planners.analyses.parity_language("reference"),
     log:
         out("logs/plot_parity_pud.log"),
     conda:

@@ -65,6 +65,21 @@ class AnalysesPlanner:
             if j.language == language and j.size in (size, UNSIZED, PRETRAINED)
         ]
 
+    def parity_language(self, role: str) -> str | None:
+        """The ``reference`` or ``target`` language of the parity analysis (``None`` without)."""
+        return (self.section.get("parity") or {}).get(role)
+
+    def parity_texts(self) -> dict[str, str]:
+        """``reference_text`` and ``target_text``: the held-out corpora the line-aligned
+        parity compares (none without ``analyses.parity.target``)."""
+        if not self.parity_language("target"):
+            return {}
+        return {
+            f"{role}_text": f"{self.study.results_dir}/corpora/{language}/heldout.txt"
+            for role in ("reference", "target")
+            for language in [self.parity_language(role)]
+        }
+
     def parity_pairs(self) -> list[tuple[Job, Job]]:
         """(reference job, target job) for every tokenizer and size both parity languages train."""
         parity = self.section.get("parity") or {}
