@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,7 @@ from scipy import stats
 from tokstudy.cells import UNSIZED
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class, adapter_names
+from tokstudy.training.config import Settings, setting
 
 log = logging.getLogger(__name__)
 
@@ -57,31 +58,17 @@ PAIR_KEYS = [*SCORE_KEYS, "intrinsic", "split"]
 
 
 @dataclass(frozen=True)
-class CorrelationSettings:
+class CorrelationSettings(Settings):
     """Resampling settings of the analysis (``analyses.correlation``)."""
 
-    bootstrap_samples: int = 1000
-    permutations: int = 2000
-    seed: int = 0
-    confidence: float = 0.95
-    nmt_side: str = "target"
-    plot_split: str = "heldout"
+    section: ClassVar[str] = "config key analyses.correlation"
 
-    def __post_init__(self) -> None:
-        key = "config key analyses.correlation"
-        for name in ("bootstrap_samples", "permutations"):
-            if getattr(self, name) < 1:
-                raise TokstudyError(f"{key}.{name} must be >= 1, got {getattr(self, name)}")
-        if not 0 < self.confidence < 1:
-            raise TokstudyError(f"{key}.confidence must be in (0, 1), got {self.confidence}")
-        if self.nmt_side not in NMT_SIDES:
-            raise TokstudyError(
-                f"{key}.nmt_side must be one of {', '.join(NMT_SIDES)}, got {self.nmt_side!r}"
-            )
-        if self.plot_split not in SPLITS:
-            raise TokstudyError(
-                f"{key}.plot_split must be one of {', '.join(SPLITS)}, got {self.plot_split!r}"
-            )
+    bootstrap_samples: int = setting(1000, low=1)
+    permutations: int = setting(2000, low=1)
+    seed: int = 0
+    confidence: float = setting(0.95, low=0, high=1, low_open=True, high_open=True)
+    nmt_side: str = setting("target", choices=NMT_SIDES)
+    plot_split: str = setting("heldout", choices=SPLITS)
 
 
 def size_label(tokenizer: str, size: Any) -> str:
