@@ -35,7 +35,7 @@ from scipy import stats
 from tokstudy.cells import UNSIZED
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class, adapter_names
-from tokstudy.training.config import Settings, setting
+from tokstudy.training.config import Settings, proportion, setting
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class CorrelationSettings(Settings):
     bootstrap_samples: int = setting(1000, low=1)
     permutations: int = setting(2000, low=1)
     seed: int = 0
-    confidence: float = setting(0.95, low=0, high=1, low_open=True, high_open=True)
+    confidence: float = proportion(0.95)
     nmt_side: str = setting("target", choices=NMT_SIDES)
     plot_split: str = setting("heldout", choices=SPLITS)
 

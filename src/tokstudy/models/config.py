@@ -17,6 +17,7 @@ from tokstudy.training.config import (
     DeviceSettings,
     Settings,
     choice,
+    proportion,
     setting,
 )
 from tokstudy.training.config import from_mapping as from_mapping
@@ -112,7 +113,7 @@ class PretrainConfig(DeviceSettings):
     warmup_steps: int = 100
     grad_clip: float = 1.0
     dropout: float = 0.1
-    mlm_probability: float = setting(0.15, low=0, high=1, low_open=True, high_open=True)
+    mlm_probability: float = proportion(0.15)
     mask_replace_prob: float = 0.8
     random_replace_prob: float = 0.1
     whole_word_mask: bool = False
@@ -142,7 +143,7 @@ class FinetuneConfig(DeviceSettings):
     warmup_ratio: float = 0.1
     max_length: int = setting(128, low=4)
     seed: int = 0
-    validation_fraction: float = setting(0.1, low=0, high=1, low_open=True, high_open=True)
+    validation_fraction: float = proportion(0.1)
 
 
 @dataclass(frozen=True)

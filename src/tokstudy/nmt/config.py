@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.training.config import DeviceSettings, Settings, setting
+from tokstudy.training.config import DeviceSettings, Settings, proportion, setting
 
 #: corpora that come with an installed package
 BUILTIN_CORPORA = ("cldr",)
@@ -141,7 +141,7 @@ class EvaluationConfig(Settings):
     baseline: str = "sp_bpe"
     bootstrap_samples: int = setting(1000, low=1)
     bootstrap_seed: int = 0
-    significance_level: float = setting(0.05, low=0, high=1, low_open=True, high_open=True)
+    significance_level: float = proportion(0.05)
     qualitative_sentences: int = setting(10, low=1)
 
 

@@ -42,6 +42,11 @@ def setting(
     return dataclasses.field(default=default, metadata={"bounds": bounds, "choices": choices})
 
 
+def proportion(default: float) -> Any:
+    """A settings field whose value lies strictly between 0 and 1 (a probability, a level)."""
+    return setting(default, low=0, high=1, low_open=True, high_open=True)
+
+
 def check_setting(key: str, value: Any, bounds: Mapping[str, Any]) -> None:
     """A one-line error naming ``key`` unless ``value`` lies within ``bounds``."""
     low, high = bounds["low"], bounds["high"]
