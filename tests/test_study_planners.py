@@ -60,6 +60,14 @@ def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
     ]
     assert plan.analyses.correlation_targets() == []  # no downstream stage
     assert plan.models.targets() == plan.nmt.targets() == []
+    sources = plan.metrics.cost_sources(plan.analyses.multilingual_jobs())
+    assert [(s["language"], s["tokenizer"], s["step"]) for s in sources[:2]] == [
+        ("xx", "char", "train"),
+        ("xx", "char", "metrics"),
+    ]
+    assert sources[1]["benchmark"] == "res/benchmarks/compute_metrics/xx/char/full.tsv"
+    assert sources[1]["texts"] == ["res/corpora/xx/train.txt", "res/corpora/xx/heldout.txt"]
+    assert len(sources) == 2 * 3  # two steps of three trained cells
     everything = plan.targets()
     assert len(everything) == len(set(everything)) == 6 + 3 + 12 + 2
 

@@ -33,26 +33,3 @@ def metric_plot(metric, split, ext):
         return path
     labels = {"metric": metric, "split": split}
     return report(path, category="Metrics against vocabulary size", labels=labels)
-
-
-def cost_sources():
-    """Every tokenizer-training and metric job: its cell, step, benchmark file and text."""
-    sources = []
-    for j in study.jobs():
-        cell = {"language": j.language, "tokenizer": j.tokenizer, "size": j.size}
-        train = out(f"corpora/{j.language}/train.txt")
-        heldout = out(f"corpora/{j.language}/heldout.txt")
-        for step, rule_name, texts in (
-            ("train", "train_tokenizer", [train]),
-            ("metrics", "compute_metrics", [train, heldout]),
-        ):
-            benchmark = out(f"benchmarks/{rule_name}/{j.language}/{j.tokenizer}/{j.size}.tsv")
-            sources.append({**cell, "step": step, "benchmark": benchmark, "texts": texts})
-    for j in planners.analyses.multilingual_jobs():
-        benchmark = out(f"benchmarks/train_multilingual_tokenizer/{j.tokenizer}/{j.size}.tsv")
-        texts = [out("multilingual/corpus/train.txt")]
-        sources.append(
-            {"language": j.language, "tokenizer": j.tokenizer, "size": j.size}
-            | {"step": "train_multilingual", "benchmark": benchmark, "texts": texts}
-        )
-    return sources

@@ -130,6 +130,33 @@ class MetricsPlanner:
             if j.language == language and j.size in (size, PRETRAINED)
         ]
 
+    def cost_sources(self, multilingual: list[Job]) -> list[dict[str, Any]]:
+        """Every tokenizer-training and metric job (and the ``multilingual`` tokenizers'
+        training): its cell, step, benchmark file and the texts it read."""
+        results = self.study.results_dir
+        sources = []
+        for job in self.study.jobs():
+            cell = {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
+            train = f"{results}/corpora/{job.language}/train.txt"
+            heldout = f"{results}/corpora/{job.language}/heldout.txt"
+            for step, rule, texts in (
+                ("train", "train_tokenizer", [train]),
+                ("metrics", "compute_metrics", [train, heldout]),
+            ):
+                cell_path = f"{job.language}/{job.tokenizer}/{job.size}"
+                benchmark = f"{results}/benchmarks/{rule}/{cell_path}.tsv"
+                sources.append({**cell, "step": step, "benchmark": benchmark, "texts": texts})
+        for job in multilingual:
+            benchmark = (
+                f"{results}/benchmarks/train_multilingual_tokenizer/{job.tokenizer}/{job.size}.tsv"
+            )
+            sources.append(
+                {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
+                | {"step": "train_multilingual", "benchmark": benchmark}
+                | {"texts": [f"{results}/multilingual/corpus/train.txt"]}
+            )
+        return sources
+
     def targets(self) -> list[str]:
         """The metric table, its wide tables and plots, the cost table and plot, and the
         frequency plots (with ``plots.frequency_vocab_size``)."""
