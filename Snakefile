@@ -7,6 +7,7 @@ from snakemake.utils import min_version, validate
 
 from tokstudy.config_files import check_config_files, check_schema
 from tokstudy.errors import TokstudyError
+from tokstudy.study import Study
 
 min_version("9.0")
 
@@ -20,13 +21,22 @@ if not workflow.overwrite_configfiles:
 
 
 # One line for a duplicated key or a schema violation (Snakemake accepts the first and dumps
-# the whole schema for the second); validate() then fills in the defaults.
+# the whole schema for the second). The schema checks shapes only; the study (common.smk)
+# fills in the defaults (tokstudy.study.defaults) and is the only reader of config.
 try:
     check_config_files(workflow.configfiles)
     check_schema(config, yaml.safe_load(Path(workflow.source_path(CONFIG_SCHEMA)).read_text()))
 except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
 validate(config, CONFIG_SCHEMA)
+
+# The one place the config is read: the study resolves it (defaults, cross-key checks) and
+# its planners (study.plan) answer every rule; no .smk file indexes config.
+try:
+    study = Study(config)
+except TokstudyError as exc:
+    raise WorkflowError(f"config error: {exc}") from None
+planners = study.plan
 
 
 report: "workflow/report/workflow.rst"
@@ -45,9 +55,5 @@ include: "workflow/rules/report.smk"
 
 rule all:
     input:
-        rules.report_outputs.input,
-        rules.model_outputs.input,
-        rules.analysis_outputs.input,
-        rules.nmt_outputs.input,
-        rules.correlation_outputs.input,
+        planners.targets(),
     default_target: True

@@ -12,6 +12,7 @@ Markers (registered in ``pyproject.toml``):
 
 from __future__ import annotations
 
+import ast
 import gzip
 import os
 from collections.abc import Iterator
@@ -73,3 +74,43 @@ def english_lines() -> list[str]:
 def english_corpus(tmp_path_factory: pytest.TempPathFactory, english_lines: list[str]) -> Path:
     """A prepared English corpus file of about 3,000 lines."""
     return write_lines(tmp_path_factory.mktemp("corpus") / "en.txt", english_lines[:3000])
+
+
+def imported_modules(path: Path, module: str, type_checking: bool = True) -> set[str]:
+    """tokstudy modules a source file imports, anywhere in it; without ``type_checking``,
+    those of ``if TYPE_CHECKING:`` blocks (read by annotations only) left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {
+        id(node)
+        for block in ast.walk(tree)
+        if not type_checking
+        and isinstance(block, ast.If)
+        and "TYPE_CHECKING" in ast.unparse(block.test)
+        for statement in block.body
+        for node in ast.walk(statement)
+    }
+    imported = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            base = node.module
+            if node.level:
+                base = ".".join([*module.split(".")[: -node.level], node.module])
+            imported |= {base} | {f"{base}.{alias.name}" for alias in node.names}
+    return {name for name in imported if name.startswith("tokstudy")}
+
+
+def module_graph(folder: Path, type_checking: bool = True) -> dict[str, set[str]]:
+    """Module → the modules under ``folder`` (a package of ``src/``) it imports
+    (:func:`imported_modules`)."""
+    modules = {}
+    for path in folder.rglob("*.py"):
+        parts = path.relative_to(REPO / "src").with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return {
+        name: imported_modules(path, name, type_checking) & set(modules) - {name}
+        for name, path in modules.items()
+    }

@@ -278,11 +278,12 @@ def _study(**sections: object) -> dict:
 
 
 def test_correlation_is_on_with_a_downstream_stage_and_can_be_turned_off() -> None:
-    assert Study(_study()).correlation() is None
-    assert Study(_study(nmt={})).correlation() == {}
+    assert Study(_study()).plan.analyses.correlation() is None
+    assert Study(_study(nmt={})).plan.analyses.correlation() == {}
     tuned = {"analyses": {"correlation": {"permutations": 99}}, "nmt": {}}
-    assert Study(_study(**tuned)).correlation() == {"permutations": 99}
-    assert Study(_study(nmt={}, analyses={"correlation": False})).correlation() is None
+    assert Study(_study(**tuned)).plan.analyses.correlation() == {"permutations": 99}
+    turned_off = Study(_study(nmt={}, analyses={"correlation": False}))
+    assert turned_off.plan.analyses.correlation() is None
     with pytest.raises(TokstudyError, match=r"analyses\.correlation: the study has no downstream"):
         Study(_study(analyses={"correlation": {"seed": 1}}))
 

@@ -262,8 +262,8 @@ def _study(tmp_path: Path, parity: dict, **changes: object) -> Study:
 
 def test_parity_tokenizers_cover_what_the_study_trains(tmp_path: Path, pud_root: Path) -> None:
     study = _study(tmp_path, {"pud_root": str(pud_root), "reference": "en"})
-    assert list(study.parity_files()) == ["de", "en", "is"]
-    assert study.parity_tokenizers() == [
+    assert list(study.plan.analyses.parity_files()) == ["de", "en", "is"]
+    assert study.plan.analyses.parity_tokenizers() == [
         ParityTokenizer("char", "trained", "out/tokenizers/de/char/full", ("de",)),
         ParityTokenizer("sp_bpe 100", "trained", "out/tokenizers/de/sp_bpe/100", ("de",)),
         ParityTokenizer("char", "trained", "out/tokenizers/en/char/full", ("en",)),
@@ -275,9 +275,9 @@ def test_parity_tokenizers_cover_what_the_study_trains(tmp_path: Path, pud_root:
             ("de", "en"),
         ),
     ]
-    assert study.parity_pairs() == []  # no line-aligned target
+    assert study.plan.analyses.parity_pairs() == []  # no line-aligned target
     chosen = _study(tmp_path, {"pud_root": "ud", "reference": "en", "languages": ["de"]})
-    assert list(chosen.parity_files()) == ["de", "en"]  # relative to the base folder
+    assert list(chosen.plan.analyses.parity_files()) == ["de", "en"]  # relative to the base folder
 
 
 @pytest.mark.parametrize(

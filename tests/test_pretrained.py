@@ -296,7 +296,8 @@ def test_pretrained_tokenizers_join_the_multilingual_tables(
             "analyses": {"multilingual": {"tokenizers": ["sp_bpe"], "vocab_sizes": [300]}},
         }
     )
-    assert study.multilingual_comparisons() == [Job("xx+yy", "every", PRETRAINED)]  # not "one"
+    comparisons = study.plan.analyses.multilingual_comparisons()
+    assert comparisons == [Job("xx+yy", "every", PRETRAINED)]  # not "one"
     directory = tmp_path / "pretrained" / "small"
     import_pretrained("small", {}, sources["tiktoken"].parent, directory)
     texts = {lang: write_lines(tmp_path / f"{lang}.txt", TEXT) for lang in ("xx", "yy")}

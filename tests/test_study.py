@@ -156,18 +156,19 @@ def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:
         tokenizers={"sp_bpe": {"vocab_sizes": [50], "params": {"split_digits": True}}},
         analyses={"multilingual": section},
     )
-    assert study.multilingual_languages() == ["en", "xx"]  # default: every language
-    assert [(j.language, j.tokenizer, j.size) for j in study.multilingual_jobs()] == [
+    analyses = study.plan.analyses
+    assert analyses.multilingual_languages() == ["en", "xx"]  # default: every language
+    assert [(j.language, j.tokenizer, j.size) for j in analyses.multilingual_jobs()] == [
         ("en+xx", "bbpe", "600"),
         ("en+xx", "bbpe", "900"),
         ("en+xx", "sp_bpe", "600"),
         ("en+xx", "sp_bpe", "900"),
     ]
-    spec = study.multilingual_spec("bbpe", "600")
+    spec = analyses.multilingual_spec("bbpe", "600")
     assert (spec["vocab_size"], spec["params"], spec["label"]) == (600, {}, "en+xx")
-    assert study.multilingual_spec("sp_bpe", "900")["params"] == {"split_digits": True}
-    assert study.multilingual_sampling() == {"temperature": 5.0, "seed": 0, "total_lines": None}
-    assert _study(tmp_path).multilingual_jobs() == []
+    assert analyses.multilingual_spec("sp_bpe", "900")["params"] == {"split_digits": True}
+    assert analyses.multilingual_sampling() == {"temperature": 5.0, "seed": 42, "total_lines": None}
+    assert _study(tmp_path).plan.analyses.multilingual_jobs() == []
 
 
 @pytest.mark.parametrize(

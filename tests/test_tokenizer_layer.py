@@ -4,7 +4,6 @@ line-length limit."""
 
 from __future__ import annotations
 
-import ast
 import graphlib
 import json
 import re
@@ -12,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, write_lines
+from conftest import REPO, module_graph, write_lines
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -145,31 +144,8 @@ def test_no_code_outside_the_registry_lists_tokenizer_names() -> None:
     assert not listing
 
 
-def _imported_modules(path: Path, module: str) -> set[str]:
-    """Modules of the tokstudy package that a source file imports (anywhere in it)."""
-    imported = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            imported |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            base = node.module
-            if node.level:
-                base = ".".join([*module.split(".")[: -node.level], node.module])
-            imported.add(base)
-            imported |= {f"{base}.{alias.name}" for alias in node.names}
-    return {name for name in imported if name.startswith("tokstudy.")}
-
-
 def test_the_tokenizer_package_has_no_import_cycles() -> None:
-    modules = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(REPO / "src").with_suffix("").parts
-        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    graph = {
-        module: _imported_modules(path, module) & set(modules) - {module}
-        for module, path in modules.items()
-    }
-    graphlib.TopologicalSorter(graph).prepare()  # raises CycleError naming the cycle
+    graphlib.TopologicalSorter(module_graph(PACKAGE)).prepare()  # raises CycleError naming it
 
 
 # --- checksummed tokenizer directories -------------------------------------------------

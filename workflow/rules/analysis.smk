@@ -4,7 +4,7 @@ localrules: segmentation_table, plot_parity_pud, multilingual_tables, plot_multi
 rule segmentation_table:
     input:
         train=out("corpora/{language}/train.txt"),
-        tokenizers=lambda w: [study.tokenizer_dir(j) for j in study.segmentation_jobs(w.language)],
+        tokenizers=lambda w: [study.tokenizer_dir(j) for j in planners.analyses.segmentation_jobs(w.language)],
     output:
         csv=out("tables/analysis/segmentation_{language}.csv"),
         markdown=report(
@@ -13,18 +13,17 @@ rule segmentation_table:
             labels={"analysis": "segmentations", "language": "{language}"},
         ),
     params:
-        words=lambda w: config["analyses"]["segmentation"]["words"][w.language],
+        words=lambda w: planners.analyses.segmentation_words(w.language),
         tokenizers=lambda w: [
-            f"{j.tokenizer} ({j.size})" for j in study.segmentation_jobs(w.language)
+            f"{j.tokenizer} ({j.size})" for j in planners.analyses.segmentation_jobs(w.language)
         ],
     log:
         out("logs/segmentation_table/{language}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("segmentation_table")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("segmentation_table"),
     script:
         "../scripts/segmentation_table.py"
 
@@ -40,26 +39,24 @@ rule morphological_alignment:
             labels={"analysis": "morphological alignment (UD)"},
         ),
     params:
-        ud_root=study.analyses.get("ud_root"),
+        ud_root=planners.analyses.section.get("ud_root"),
         jobs=[(j.language, j.tokenizer, j.size) for j in study.scored_jobs()],
     log:
         out("logs/morphological_alignment.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("morphological_alignment")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 60),
+        **planners.resources("morphological_alignment"),
     script:
         "../scripts/morphological_alignment.py"
 
 
 rule tokenization_parity:
     input:
-        reference_text=out(f"corpora/{study.analyses.get('parity', {}).get('reference', 'none')}/heldout.txt"),
-        target_text=out(f"corpora/{study.analyses.get('parity', {}).get('target', 'none')}/heldout.txt"),
-        reference_tokenizers=[study.tokenizer_dir(a) for a, _ in study.parity_pairs()],
-        target_tokenizers=[study.tokenizer_dir(b) for _, b in study.parity_pairs()],
+        **planners.analyses.parity_texts(),
+        reference_tokenizers=[study.tokenizer_dir(a) for a, _ in planners.analyses.parity_pairs()],
+        target_tokenizers=[study.tokenizer_dir(b) for _, b in planners.analyses.parity_pairs()],
     output:
         csv=out("tables/analysis/parity.csv"),
         markdown=report(
@@ -68,25 +65,24 @@ rule tokenization_parity:
             labels={"analysis": "tokenization parity"},
         ),
     params:
-        pairs=[(a.tokenizer, a.size) for a, _ in study.parity_pairs()],
-        reference=study.analyses.get("parity", {}).get("reference"),
-        target=study.analyses.get("parity", {}).get("target"),
+        pairs=[(a.tokenizer, a.size) for a, _ in planners.analyses.parity_pairs()],
+        reference=planners.analyses.parity_language("reference"),
+        target=planners.analyses.parity_language("target"),
     log:
         out("logs/tokenization_parity.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("tokenization_parity")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 30),
+        **planners.resources("tokenization_parity"),
     script:
         "../scripts/tokenization_parity.py"
 
 
 rule tokenization_parity_pud:
     input:
-        corpora=list(study.parity_files().values()),
-        tokenizers=sorted({p.directory for p in study.parity_tokenizers()}),
+        corpora=list(planners.analyses.parity_files().values()),
+        tokenizers=sorted({p.directory for p in planners.analyses.parity_tokenizers()}),
     output:
         csv=out("tables/analysis/parity_pud.csv"),
         markdown=report(
@@ -102,17 +98,16 @@ rule tokenization_parity_pud:
         ),
         json=out("tables/analysis/parity_pud.json"),
     params:
-        languages=list(study.parity_files()),
-        reference=study.analyses.get("parity", {}).get("reference"),
-        tokenizers=[vars(p) for p in study.parity_tokenizers()],
+        languages=list(planners.analyses.parity_files()),
+        reference=planners.analyses.parity_language("reference"),
+        tokenizers=[vars(p) for p in planners.analyses.parity_tokenizers()],
     log:
         out("logs/tokenization_parity_pud.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("tokenization_parity_pud")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 60),
+        **planners.resources("tokenization_parity_pud"),
     script:
         "../scripts/tokenization_parity_pud.py"
 
@@ -134,36 +129,34 @@ rule plot_parity_pud:
         ),
         bars_pdf=out("plots/analysis/parity_pud_bars.pdf"),
     params:
-        reference=study.analyses.get("parity", {}).get("reference"),
+        reference=planners.analyses.parity_language("reference"),
     log:
         out("logs/plot_parity_pud.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("plot_parity_pud")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("plot_parity_pud"),
     script:
         "../scripts/plot_parity_pud.py"
 
 
 rule multilingual_corpus:
     input:
-        [out(f"corpora/{language}/train.txt") for language in study.multilingual_languages()],
+        [out(f"corpora/{language}/train.txt") for language in planners.analyses.multilingual_languages()],
     output:
         train=out("multilingual/corpus/train.txt"),
         summary=out("multilingual/corpus/mix.csv"),
     params:
-        languages=study.multilingual_languages(),
-        sampling=study.multilingual_sampling(),
+        languages=planners.analyses.multilingual_languages(),
+        sampling=planners.analyses.multilingual_sampling(),
     log:
         out("logs/multilingual_corpus.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("multilingual_corpus")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 30),
+        **planners.resources("multilingual_corpus"),
     script:
         "../scripts/multilingual_corpus.py"
 
@@ -174,17 +167,16 @@ rule train_multilingual_tokenizer:
     output:
         directory(out("multilingual/tokenizers/{tokenizer}/{size}")),
     params:
-        spec=lambda w: study.multilingual_spec(w.tokenizer, w.size),
+        spec=lambda w: planners.analyses.multilingual_spec(w.tokenizer, w.size),
     log:
         out("logs/train_multilingual_tokenizer/{tokenizer}/{size}.log"),
     benchmark:
         out("benchmarks/train_multilingual_tokenizer/{tokenizer}/{size}.tsv")
     conda:
         "../../envs/core.yaml"
-    threads: resource("train_tokenizer", "threads", 1)
+    threads: planners.threads("train_multilingual_tokenizer")
     resources:
-        mem_mb=resource("train_tokenizer", "mem_mb", 4000),
-        runtime=resource("train_tokenizer", "runtime", 60),
+        **planners.resources("train_multilingual_tokenizer"),
     script:
         "../scripts/train_multilingual_tokenizer.py"
 
@@ -193,11 +185,11 @@ rule multilingual_tables:
     input:
         tokenizers=[
             out(f"multilingual/tokenizers/{j.tokenizer}/{j.size}")
-            for j in study.multilingual_jobs()
+            for j in planners.analyses.multilingual_jobs()
         ]
-        + [study.pretrained_dir(j.tokenizer) for j in study.multilingual_comparisons()],
-        train=[out(f"corpora/{lang}/train.txt") for lang in study.multilingual_languages()],
-        heldout=[out(f"corpora/{lang}/heldout.txt") for lang in study.multilingual_languages()],
+        + [study.pretrained_dir(j.tokenizer) for j in planners.analyses.multilingual_comparisons()],
+        train=[out(f"corpora/{lang}/train.txt") for lang in planners.analyses.multilingual_languages()],
+        heldout=[out(f"corpora/{lang}/heldout.txt") for lang in planners.analyses.multilingual_languages()],
         mix=out("multilingual/corpus/mix.csv"),
     output:
         share_csv=out("tables/analysis/multilingual_vocabulary_share.csv"),
@@ -213,19 +205,18 @@ rule multilingual_tables:
             labels={"analysis": "multilingual tokenizers: fertility"},
         ),
     params:
-        languages=study.multilingual_languages(),
+        languages=planners.analyses.multilingual_languages(),
         tokenizers=[
             (j.tokenizer, j.size)
-            for j in study.multilingual_jobs() + study.multilingual_comparisons()
+            for j in planners.analyses.multilingual_jobs() + planners.analyses.multilingual_comparisons()
         ],
     log:
         out("logs/multilingual_tables.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("multilingual_tables")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 30),
+        **planners.resources("multilingual_tables"),
     script:
         "../scripts/multilingual_tables.py"
 
@@ -244,64 +235,22 @@ rule plot_multilingual:
         out("logs/plot_multilingual.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("plot_multilingual")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("plot_multilingual"),
     script:
         "../scripts/plot_multilingual.py"
 
 
 rule analysis_outputs:
     input:
-        expand(
-            out("tables/analysis/segmentation_{language}.{ext}"),
-            language=study.segmentation_languages(),
-            ext=["csv", "md"],
-        ),
-        expand(
-            out("tables/analysis/morphological_alignment.{ext}"),
-            ext=["csv", "md"] if study.analyses.get("ud_root") else [],
-        ),
-        expand(
-            out("tables/analysis/parity.{ext}"),
-            ext=["csv", "md"] if study.parity_pairs() else [],
-        ),
-        expand(
-            out("tables/analysis/parity_pud{table}.{ext}"),
-            table=["", "_fairness"],
-            ext=["csv", "md"] if study.parity_files() else [],
-        ),
-        expand(
-            out("plots/analysis/parity_pud_{plot}.{ext}"),
-            plot=["heatmap", "bars"],
-            ext=["png", "pdf"] if study.parity_files() else [],
-        ),
-        expand(
-            out("tables/analysis/multilingual_{table}.{ext}"),
-            table=["vocabulary_share", "fertility"],
-            ext=["csv", "md"] if study.multilingual_jobs() else [],
-        ),
-        expand(
-            out("plots/analysis/multilingual_vocabulary_share.{ext}"),
-            ext=["png", "pdf"] if study.multilingual_jobs() else [],
-        ),
+        planners.analyses.targets(),
 
 
 # Correlation analysis (analyses.correlation, on whenever the study has a models: or nmt:
 # section): intrinsic metrics of every cell against its downstream scores. NMT cells take
 # the metrics of the NMT stage's own tokenizers (rule nmt_tokenizer_metrics).
-# Input functions, as nmt_plan is defined in nmt.smk, included after this file.
-from tokstudy.analysis.correlation import (
-    NMT_FREQUENCIES,
-    NMT_METRICS,
-    nmt_metric_files,
-    nmt_metric_sides,
-)
-
-CORRELATION = study.correlation()
-# the NMT side whose tokenizers' metrics the NMT cells take
-CORRELATION_NMT_SIDE = (CORRELATION or {}).get("nmt_side", "target")
+from tokstudy.analysis.correlation import NMT_FREQUENCIES, NMT_METRICS
 
 
 rule nmt_tokenizer_metrics:
@@ -320,10 +269,9 @@ rule nmt_tokenizer_metrics:
         out("logs/nmt_tokenizer_metrics/{side}/{tokenizer}/{size}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("nmt_tokenizer_metrics")
     resources:
-        mem_mb=resource("compute_metrics", "mem_mb", 4000),
-        runtime=resource("compute_metrics", "runtime", 60),
+        **planners.resources("nmt_tokenizer_metrics"),
     script:
         "../scripts/nmt_tokenizer_metrics.py"
 
@@ -331,9 +279,9 @@ rule nmt_tokenizer_metrics:
 rule correlation:
     input:
         metrics=out("tables/metrics.csv"),
-        model_results=out("tables/models/results.tsv") if "models" in config else [],
-        nmt_scores=lambda w: nmt_plan.score_files(RESULTS),
-        nmt_metrics=lambda w: nmt_metric_files(nmt_plan, CORRELATION_NMT_SIDE, RESULTS),
+        model_results=out("tables/models/results.tsv") if planners.models.models else [],
+        nmt_scores=planners.nmt.score_files(),
+        nmt_metrics=planners.analyses.nmt_metric_files(),
     output:
         csv=out("tables/analysis/correlation.csv"),
         markdown=report(
@@ -353,21 +301,20 @@ rule correlation:
             labels={"analysis": "intrinsic metrics vs downstream scores (plot)"},
         ),
     params:
-        metrics=config["metrics"],
-        settings={"seed": config.get("seed", 0), **(CORRELATION or {})},
-        nmt_sides=lambda w: nmt_metric_sides(nmt_plan, CORRELATION_NMT_SIDE),
+        metrics=planners.metrics.names,
+        settings=planners.analyses.correlation_settings(),
+        nmt_sides=planners.analyses.nmt_metric_sides(),
     log:
         out("logs/correlation.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("correlation")
     resources:
-        mem_mb=resource("default", "mem_mb", 4000),
-        runtime=resource("default", "runtime", 30),
+        **planners.resources("correlation"),
     script:
         "../scripts/correlation.py"
 
 
 rule correlation_outputs:
     input:
-        rules.correlation.output if CORRELATION is not None else [],
+        planners.analyses.correlation_targets(),

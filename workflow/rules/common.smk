@@ -1,15 +1,11 @@
 from pathlib import Path
 
-from tokstudy.errors import TokstudyError
-from tokstudy.study import PRETRAINED_DOWNLOAD_DIR, Job, Study
+from tokstudy.study import PRETRAINED_DOWNLOAD_DIR, Job
+from tokstudy.study.planners import CORPUS_SPLITS
 
-try:
-    study = Study(config)
-except TokstudyError as exc:
-    raise WorkflowError(f"config error: {exc}") from None
-
-SPLITS = ["train", "heldout"]
-RESULTS = config.get("results_dir", "results")
+# `study` and `planners` (study.plan) come from the Snakefile, which builds the study once.
+SPLITS = list(CORPUS_SPLITS)
+RESULTS = study.results_dir
 
 
 def out(path):
@@ -22,13 +18,7 @@ wildcard_constraints:
     tokenizer=r"[a-z][a-z0-9_]*",
     size=r"\d+|full|pretrained",
     split="|".join(SPLITS),
-    metric="|".join(config["metrics"]),
-
-
-def resource(rule_name, key, fallback):
-    """A cluster resource of a rule from config.resources, else the default, else fallback."""
-    table = config.get("resources", {})
-    return table.get(rule_name, {}).get(key, table.get("default", {}).get(key, fallback))
+    metric="|".join(planners.metrics.names),
 
 
 def job_of(wildcards):
@@ -43,26 +33,3 @@ def metric_plot(metric, split, ext):
         return path
     labels = {"metric": metric, "split": split}
     return report(path, category="Metrics against vocabulary size", labels=labels)
-
-
-def cost_sources():
-    """Every tokenizer-training and metric job: its cell, step, benchmark file and text."""
-    sources = []
-    for j in study.jobs():
-        cell = {"language": j.language, "tokenizer": j.tokenizer, "size": j.size}
-        train = out(f"corpora/{j.language}/train.txt")
-        heldout = out(f"corpora/{j.language}/heldout.txt")
-        for step, rule_name, texts in (
-            ("train", "train_tokenizer", [train]),
-            ("metrics", "compute_metrics", [train, heldout]),
-        ):
-            benchmark = out(f"benchmarks/{rule_name}/{j.language}/{j.tokenizer}/{j.size}.tsv")
-            sources.append({**cell, "step": step, "benchmark": benchmark, "texts": texts})
-    for j in study.multilingual_jobs():
-        benchmark = out(f"benchmarks/train_multilingual_tokenizer/{j.tokenizer}/{j.size}.tsv")
-        texts = [out("multilingual/corpus/train.txt")]
-        sources.append(
-            {"language": j.language, "tokenizer": j.tokenizer, "size": j.size}
-            | {"step": "train_multilingual", "benchmark": benchmark, "texts": texts}
-        )
-    return sources

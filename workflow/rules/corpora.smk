@@ -1,8 +1,5 @@
 localrules: download_corpus  # the login node has the network a compute node may lack
 
-from tokstudy.corpora import MAX_LINE_BYTES
-
-
 # Downloads are named by their checksum inside the study's results folder (content-addressed:
 # two studies never share one, a new URL + sha256 is a new file); prepare_corpus verifies the
 # checksum again before reading.
@@ -17,10 +14,9 @@ rule download_corpus:
         out("logs/download_corpus/{sha256}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("download_corpus")
     resources:
-        mem_mb=resource("prepare_corpus", "mem_mb", 1000),
-        runtime=resource("prepare_corpus", "runtime", 30),
+        **planners.resources("download_corpus"),
     script:
         "../scripts/download_corpus.py"
 
@@ -33,22 +29,13 @@ rule prepare_corpus:
         heldout=out("corpora/{language}/heldout.txt"),
         stats=out("corpora/{language}/stats.json"),
     params:
-        settings=lambda w: {
-            "heldout": study.corpus_setting(w.language, "heldout") or 0.1,
-            "max_lines": study.corpus_setting(w.language, "max_lines"),
-            "on_invalid_utf8": study.corpus_setting(w.language, "on_invalid_utf8") or "error",
-            "max_line_bytes": study.corpus_setting(w.language, "max_line_bytes")
-            or MAX_LINE_BYTES,
-            "checksums": study.corpus_checksums(w.language),
-            "seed": config["seed"],
-        },
+        settings=lambda w: planners.corpora.settings(w.language),
     log:
         out("logs/prepare_corpus/{language}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("prepare_corpus")
     resources:
-        mem_mb=resource("prepare_corpus", "mem_mb", 1000),
-        runtime=resource("prepare_corpus", "runtime", 30),
+        **planners.resources("prepare_corpus"),
     script:
         "../scripts/prepare_corpus.py"

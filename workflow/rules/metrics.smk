@@ -17,10 +17,9 @@ rule compute_metrics:
         out("benchmarks/compute_metrics/{language}/{tokenizer}/{size}.tsv")
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("compute_metrics")
     resources:
-        mem_mb=resource("compute_metrics", "mem_mb", 4000),
-        runtime=resource("compute_metrics", "runtime", 60),
+        **planners.resources("compute_metrics"),
     script:
         "../scripts/compute_metrics.py"
 
@@ -38,9 +37,8 @@ rule collect_metrics:
         out("logs/collect_metrics.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("collect_metrics")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("collect_metrics"),
     script:
         "../scripts/collect_metrics.py"

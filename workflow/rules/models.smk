@@ -1,21 +1,15 @@
 localrules: summarize_models  # trivial jobs: not worth a cluster job
 
 
-from tokstudy.models.config import to_dict
-from tokstudy.models.plan import (
-    CHARACTERBERT_CORPUS,
-    PRETOKENIZED,
-    TOKENIZER,
-    ModelPlan,
-    slurm_extras,
-)
+from tokstudy.study.models import CHARACTERBERT_CORPUS, PRETOKENIZED, TOKENIZER
+from tokstudy.training.config import to_dict
 
 # The model stage (config key models:): BERT MLM pretraining per (language, tokenizer, size,
 # seed), MLM evaluation clean and noised, POS / sentence fine-tuning, statistics tables.
 # CharacterBERT runs (models.characterbert) go through the same rules as tokenizer
 # "characterbert": they have no tokenizer folder and their corpus comes from
 # prepare_characterbert.
-plan = ModelPlan(study, RESULTS)
+plan = planners.models
 
 
 wildcard_constraints:
@@ -29,15 +23,14 @@ rule silver_treebank:
     output:
         directory(out("models/treebanks/{language}/silver")),
     params:
-        seed=config["seed"],
+        seed=study.seed,
     log:
         out("logs/silver_treebank/{language}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("silver_treebank")
     resources:
-        mem_mb=resource("silver_treebank", "mem_mb", 2000),
-        runtime=resource("silver_treebank", "runtime", 30),
+        **planners.resources("silver_treebank"),
     script:
         "../scripts/silver_treebank.py"
 
@@ -54,10 +47,9 @@ rule pretokenize_mlm:
         out("logs/pretokenize_mlm/{language}/{tokenizer}/{size}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("pretokenize_mlm")
     resources:
-        mem_mb=resource("pretokenize_mlm", "mem_mb", 4000),
-        runtime=resource("pretokenize_mlm", "runtime", 60),
+        **planners.resources("pretokenize_mlm"),
     script:
         "../scripts/pretokenize_mlm.py"
 
@@ -73,10 +65,9 @@ rule prepare_characterbert:
         out("logs/prepare_characterbert/{language}/{size}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("prepare_characterbert")
     resources:
-        mem_mb=resource("prepare_characterbert", "mem_mb", 4000),
-        runtime=resource("prepare_characterbert", "runtime", 60),
+        **planners.resources("prepare_characterbert"),
     script:
         "../scripts/prepare_characterbert.py"
 
@@ -93,11 +84,9 @@ rule pretrain_mlm:
         out("logs/pretrain_mlm/{language}/{tokenizer}/{size}/seed{seed}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: resource("pretrain_mlm", "threads", 2)
+    threads: planners.threads("pretrain_mlm")
     resources:
-        mem_mb=resource("pretrain_mlm", "mem_mb", 8000),
-        runtime=resource("pretrain_mlm", "runtime", 240),
-        **slurm_extras(config, "pretrain_mlm"),
+        **planners.resources("pretrain_mlm"),
     script:
         "../scripts/pretrain_mlm.py"
 
@@ -116,11 +105,9 @@ rule evaluate_mlm:
         out("logs/evaluate_mlm/{language}/{tokenizer}/{size}/seed{seed}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: resource("evaluate_mlm", "threads", 1)
+    threads: planners.threads("evaluate_mlm")
     resources:
-        mem_mb=resource("evaluate_mlm", "mem_mb", 4000),
-        runtime=resource("evaluate_mlm", "runtime", 60),
-        **slurm_extras(config, "evaluate_mlm"),
+        **planners.resources("evaluate_mlm"),
     script:
         "../scripts/evaluate_mlm.py"
 
@@ -147,11 +134,9 @@ rule finetune_model:
         out("logs/finetune_model/{language}/{tokenizer}/{size}/seed{seed}/{task}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: resource("finetune_model", "threads", 1)
+    threads: planners.threads("finetune_model")
     resources:
-        mem_mb=resource("finetune_model", "mem_mb", 4000),
-        runtime=resource("finetune_model", "runtime", 120),
-        **slurm_extras(config, "finetune_model"),
+        **planners.resources("finetune_model"),
     script:
         "../scripts/finetune_model.py"
 
@@ -187,14 +172,13 @@ rule summarize_models:
         out("logs/summarize_models.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("summarize_models")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("summarize_models"),
     script:
         "../scripts/summarize_models.py"
 
 
 rule model_outputs:
     input:
-        rules.summarize_models.output if plan.models else [],
+        planners.models.targets(),

@@ -1,25 +1,13 @@
 localrules: nmt_joint_text, nmt_report  # trivial jobs: not worth a cluster job
 
 
-from tokstudy.models.config import to_dict
-from tokstudy.models.plan import slurm_extras
-from tokstudy.nmt.plan import (
-    CLDR_CORPUS,
-    RUN,
-    SCORE,
-    SPLIT_DIR,
-    TOKENIZER,
-    TRANSLATION,
-    NMTPlan,
-)
+from tokstudy.study.nmt import CLDR_CORPUS, RUN, SCORE, SPLIT_DIR, TOKENIZER, TRANSLATION
+from tokstudy.training.config import to_dict
 
 # The NMT stage (config key nmt:): split a parallel corpus, train source and target
 # tokenizers on its training side, one Transformer per direction × tokenizer × size × seed,
 # beam-search the test set, score detokenized output with sacreBLEU, Table 1 and examples.
-try:
-    nmt_plan = NMTPlan(study)
-except TokstudyError as exc:
-    raise WorkflowError(f"config error: {exc}") from None
+nmt_plan = planners.nmt
 
 
 wildcard_constraints:
@@ -36,19 +24,18 @@ rule nmt_cldr_corpus:
         out("logs/nmt_cldr_corpus.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("nmt_cldr_corpus")
     resources:
-        mem_mb=resource("nmt_cldr_corpus", "mem_mb", 1000),
-        runtime=resource("nmt_cldr_corpus", "runtime", 10),
+        **planners.resources("nmt_cldr_corpus"),
     script:
         "../scripts/nmt_cldr_corpus.py"
 
 
 rule nmt_split:
     input:
-        nmt_plan.corpus_inputs(RESULTS),
+        nmt_plan.corpus_inputs(),
     output:
-        **nmt_plan.split_outputs(RESULTS),
+        **nmt_plan.split_outputs(),
     params:
         languages=list(nmt_plan.languages),
         split=to_dict(nmt_plan.config.split),
@@ -56,10 +43,9 @@ rule nmt_split:
         out("logs/nmt_split.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("nmt_split")
     resources:
-        mem_mb=resource("nmt_split", "mem_mb", 4000),
-        runtime=resource("nmt_split", "runtime", 30),
+        **planners.resources("nmt_split"),
     script:
         "../scripts/nmt_split.py"
 
@@ -75,10 +61,9 @@ rule nmt_joint_text:
         out("logs/nmt_joint_text.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("nmt_joint_text")
     resources:
-        mem_mb=resource("nmt_joint_text", "mem_mb", 2000),
-        runtime=resource("nmt_joint_text", "runtime", 10),
+        **planners.resources("nmt_joint_text"),
     script:
         "../scripts/nmt_joint_text.py"
 
@@ -94,10 +79,9 @@ rule nmt_train_tokenizer:
         out("logs/nmt_train_tokenizer/{side}/{tokenizer}/{size}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: resource("train_tokenizer", "threads", 1)
+    threads: planners.threads("nmt_train_tokenizer")
     resources:
-        mem_mb=resource("train_tokenizer", "mem_mb", 4000),
-        runtime=resource("train_tokenizer", "runtime", 60),
+        **planners.resources("nmt_train_tokenizer"),
     script:
         "../scripts/nmt_train_tokenizer.py"
 
@@ -115,11 +99,9 @@ rule nmt_train:
         out("logs/nmt_train/{direction}/{tokenizer}/{size}/seed{seed}.log"),
     conda:
         "../../envs/gpu.yaml"
-    threads: resource("nmt_train", "threads", 2)
+    threads: planners.threads("nmt_train")
     resources:
-        mem_mb=resource("nmt_train", "mem_mb", 8000),
-        runtime=resource("nmt_train", "runtime", 720),
-        **slurm_extras(config, "nmt_train"),
+        **planners.resources("nmt_train"),
     script:
         "../scripts/nmt_train.py"
 
@@ -138,11 +120,9 @@ rule nmt_translate:
         out("logs/nmt_translate/{direction}/{tokenizer}/{size}/seed{seed}.log"),
     conda:
         "../../envs/gpu.yaml"
-    threads: resource("nmt_translate", "threads", 2)
+    threads: planners.threads("nmt_translate")
     resources:
-        mem_mb=resource("nmt_translate", "mem_mb", 4000),
-        runtime=resource("nmt_translate", "runtime", 120),
-        **slurm_extras(config, "nmt_translate"),
+        **planners.resources("nmt_translate"),
     script:
         "../scripts/nmt_translate.py"
 
@@ -158,23 +138,22 @@ rule nmt_score:
         out("logs/nmt_score/{direction}/{tokenizer}/{size}/seed{seed}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("nmt_score")
     resources:
-        mem_mb=resource("nmt_score", "mem_mb", 2000),
-        runtime=resource("nmt_score", "runtime", 10),
+        **planners.resources("nmt_score"),
     script:
         "../scripts/nmt_score.py"
 
 
 rule nmt_report:
     input:
-        nmt_plan.score_files(RESULTS),
+        nmt_plan.score_files(),
     output:
         **{
             name: report(path, category="NMT", labels={"table": name})
             if path.endswith(".md")
             else path
-            for name, path in nmt_plan.report_outputs(RESULTS).items()
+            for name, path in nmt_plan.report_outputs().items()
         },
     params:
         evaluation=to_dict(nmt_plan.config.evaluation),
@@ -182,14 +161,13 @@ rule nmt_report:
         out("logs/nmt_report.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("nmt_report")
     resources:
-        mem_mb=resource("nmt_report", "mem_mb", 4000),
-        runtime=resource("nmt_report", "runtime", 30),
+        **planners.resources("nmt_report"),
     script:
         "../scripts/nmt_report.py"
 
 
 rule nmt_outputs:
     input:
-        nmt_plan.targets(RESULTS),
+        planners.nmt.targets(),

@@ -10,10 +10,9 @@ rule download_pretrained:
         out("logs/download_pretrained/{name}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("download_pretrained")
     resources:
-        mem_mb=resource("import_pretrained", "mem_mb", 2000),
-        runtime=resource("import_pretrained", "runtime", 30),
+        **planners.resources("download_pretrained"),
     script:
         "../scripts/download_pretrained.py"
 
@@ -29,9 +28,8 @@ rule import_pretrained:
         out("logs/import_pretrained/{name}.log"),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: planners.threads("import_pretrained")
     resources:
-        mem_mb=resource("import_pretrained", "mem_mb", 4000),
-        runtime=resource("import_pretrained", "runtime", 30),
+        **planners.resources("import_pretrained"),
     script:
         "../scripts/import_pretrained.py"

@@ -16,15 +16,14 @@ rule metric_tables:
             labels={"table": "wide tables", "split": "{split}", "format": "LaTeX"},
         ),
     params:
-        metrics=config["metrics"],
+        metrics=planners.metrics.names,
     log:
         out("logs/metric_tables/{split}.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("metric_tables")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("metric_tables"),
     script:
         "../scripts/metric_tables.py"
 
@@ -36,20 +35,19 @@ rule plot_metrics:
     output:
         **{
             f"{metric}_{split}_{ext}": metric_plot(metric, split, ext)
-            for metric in config["metrics"]
+            for metric in planners.metrics.names
             for split in SPLITS
             for ext in ("png", "pdf")
         },
     params:
-        plots=[(metric, split) for metric in config["metrics"] for split in SPLITS],
+        plots=[(metric, split) for metric in planners.metrics.names for split in SPLITS],
     log:
         out("logs/plot_metrics.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("plot_metrics")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("plot_metrics"),
     script:
         "../scripts/plot_metrics.py"
 
@@ -58,7 +56,7 @@ rule plot_frequencies:
     input:
         lambda w: [
             f"{RESULTS}/frequencies/{j.language}/{j.tokenizer}/{j.size}.tsv"
-            for j in study.frequency_plot_jobs(w.language)
+            for j in planners.metrics.frequency_plot_jobs(w.language)
         ],
     output:
         png=report(
@@ -70,44 +68,33 @@ rule plot_frequencies:
     params:
         tokenizers=lambda w: [
             f"{j.tokenizer} ({j.size})" if study.is_pretrained(j.tokenizer) else j.tokenizer
-            for j in study.frequency_plot_jobs(w.language)
+            for j in planners.metrics.frequency_plot_jobs(w.language)
         ],
-        vocab_size=study.frequency_plot_size(),
-        skip_top=config.get("plots", {}).get("skip_top_ranks", 100),
+        vocab_size=planners.metrics.frequency_plot_size(),
+        skip_top=planners.metrics.skip_top_ranks,
     log:
         out("logs/plot_frequencies/{language}.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("plot_frequencies")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("plot_frequencies"),
     script:
         "../scripts/plot_frequencies.py"
 
 
 rule report_outputs:
     input:
-        out("tables/metrics.csv"),
-        out("tables/cost.csv"),
-        expand(out("plots/cost.{ext}"), ext=["png", "pdf"]),
-        expand(out("tables/metrics_{split}.{ext}"), split=SPLITS, ext=["md", "tex"]),
-        expand(
-            out("plots/metrics/{metric}_{split}.{ext}"),
-            metric=config["metrics"],
-            split=SPLITS,
-            ext=["png", "pdf"],
-        ),
-        expand(
-            out("plots/frequencies/{language}.{ext}"),
-            language=study.languages if study.frequency_plot_size() else [],
-            ext=["png", "pdf"],
-        ),
+        planners.metrics.targets(),
+
+
+# every tokenizer-training and metric job whose time and memory the cost table shows
+COST_SOURCES = planners.metrics.cost_sources(planners.analyses.multilingual_jobs())
 
 
 rule cost_table:
     input:
-        sorted({path for s in cost_sources() for path in [s["benchmark"], *s["texts"]]}),
+        sorted({path for s in COST_SOURCES for path in [s["benchmark"], *s["texts"]]}),
     output:
         csv=report(
             out("tables/cost.csv"),
@@ -121,14 +108,13 @@ rule cost_table:
         ),
         pdf=out("plots/cost.pdf"),
     params:
-        sources=cost_sources(),
+        sources=COST_SOURCES,
     log:
         out("logs/cost_table.log"),
     conda:
         "../../envs/report.yaml"
-    threads: 1
+    threads: planners.threads("cost_table")
     resources:
-        mem_mb=resource("default", "mem_mb", 2000),
-        runtime=resource("default", "runtime", 10),
+        **planners.resources("cost_table"),
     script:
         "../scripts/cost_table.py"

@@ -11,9 +11,8 @@ rule train_tokenizer:
         out("benchmarks/train_tokenizer/{language}/{tokenizer}/{size}.tsv")
     conda:
         "../../envs/core.yaml"
-    threads: resource("train_tokenizer", "threads", 1)
+    threads: planners.threads("train_tokenizer")
     resources:
-        mem_mb=resource("train_tokenizer", "mem_mb", 4000),
-        runtime=resource("train_tokenizer", "runtime", 60),
+        **planners.resources("train_tokenizer"),
     script:
         "../scripts/train_tokenizer.py"

@@ -26,16 +26,16 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from tokstudy.cells import UNSIZED
 from tokstudy.errors import TokstudyError
-from tokstudy.nmt.plan import NMTPlan
-from tokstudy.study import UNSIZED
 from tokstudy.tokenizers.registry import adapter_class, adapter_names
+from tokstudy.training.config import Settings, proportion, setting
 
 log = logging.getLogger(__name__)
 
@@ -58,31 +58,17 @@ PAIR_KEYS = [*SCORE_KEYS, "intrinsic", "split"]
 
 
 @dataclass(frozen=True)
-class CorrelationSettings:
+class CorrelationSettings(Settings):
     """Resampling settings of the analysis (``analyses.correlation``)."""
 
-    bootstrap_samples: int = 1000
-    permutations: int = 2000
-    seed: int = 0
-    confidence: float = 0.95
-    nmt_side: str = "target"
-    plot_split: str = "heldout"
+    section: ClassVar[str] = "config key analyses.correlation"
 
-    def __post_init__(self) -> None:
-        key = "config key analyses.correlation"
-        for name in ("bootstrap_samples", "permutations"):
-            if getattr(self, name) < 1:
-                raise TokstudyError(f"{key}.{name} must be >= 1, got {getattr(self, name)}")
-        if not 0 < self.confidence < 1:
-            raise TokstudyError(f"{key}.confidence must be in (0, 1), got {self.confidence}")
-        if self.nmt_side not in NMT_SIDES:
-            raise TokstudyError(
-                f"{key}.nmt_side must be one of {', '.join(NMT_SIDES)}, got {self.nmt_side!r}"
-            )
-        if self.plot_split not in SPLITS:
-            raise TokstudyError(
-                f"{key}.plot_split must be one of {', '.join(SPLITS)}, got {self.plot_split!r}"
-            )
+    bootstrap_samples: int = setting(1000, low=1)
+    permutations: int = setting(2000, low=1)
+    seed: int = 0
+    confidence: float = proportion(0.95)
+    nmt_side: str = setting("target", choices=NMT_SIDES)
+    plot_split: str = setting("heldout", choices=SPLITS)
 
 
 def size_label(tokenizer: str, size: Any) -> str:
@@ -161,29 +147,6 @@ def nmt_scores(runs: pd.DataFrame, sides: Mapping[str, str]) -> pd.DataFrame:
         var_name="score_metric",
     )
     return _seed_means(_with_size_labels(long), "direction")
-
-
-def nmt_metric_sides(plan: NMTPlan, nmt_side: str) -> dict[str, str]:
-    """Direction → the side (language) whose NMT tokenizer gives the cells' intrinsic
-    metrics; empty for joint vocabularies (one tokenizer for both languages: no per-language
-    metrics, so NMT cells are not correlated)."""
-    if plan.nmt is None or plan.config.joint:
-        return {}
-    index = NMT_SIDES.index(nmt_side)
-    return {direction: plan.sides(direction)[1 - index] for direction in plan.config.directions}
-
-
-def nmt_metric_files(plan: NMTPlan, nmt_side: str, results: str) -> list[str]:
-    """The metric files of the NMT tokenizers the correlation needs, sorted."""
-    sides = nmt_metric_sides(plan, nmt_side)
-    return sorted(
-        {
-            f"{results}/"
-            + NMT_METRICS.format(side=sides[run.direction], tokenizer=run.tokenizer, size=run.size)
-            for run in plan.runs()
-            if run.direction in sides
-        }
-    )
 
 
 def join_cells(intrinsic: pd.DataFrame, downstream: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:

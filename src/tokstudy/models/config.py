@@ -15,7 +15,10 @@ from tokstudy.tokenizers.base import SPECIAL_TOKENS
 from tokstudy.training.config import (
     BAD_CHECKPOINT_POLICIES,
     DeviceSettings,
+    Settings,
     choice,
+    proportion,
+    setting,
 )
 from tokstudy.training.config import from_mapping as from_mapping
 from tokstudy.training.config import to_dict as to_dict
@@ -46,34 +49,25 @@ TASKS = ("mlm", "noise", "pos", "sentence")
 
 
 @dataclass(frozen=True)
-class CharBertConfig:
+class CharBertConfig(Settings):
     """CharacterBERT's word vocabulary and character CNN (config key ``models.characterbert``).
 
     ``word_vocab_size`` counts the MLM's output words, the five special tokens included
     (the top ``word_vocab_size - 5`` training words; fewer when the text has fewer).
     """
 
-    word_vocab_size: int = 20000
-    max_word_chars: int = 20
-    max_chars: int = 1000
-    char_embedding_dim: int = 16
+    section: ClassVar[str] = "models.characterbert"
+
+    word_vocab_size: int = setting(20000, low=len(SPECIAL_TOKENS) + 1)
+    max_word_chars: int = setting(20, low=3)
+    max_chars: int = setting(1000, low=1)
+    char_embedding_dim: int = setting(16, low=1)
     #: (kernel width, number of filters) of the character CNN
     filters: tuple[tuple[int, int], ...] = ((1, 32), (2, 32), (3, 64), (4, 128), (5, 256))
-    highway_layers: int = 2
+    highway_layers: int = setting(2, low=0)
 
     def __post_init__(self) -> None:
-        minimum = {
-            "word_vocab_size": len(SPECIAL_TOKENS) + 1,
-            "max_word_chars": 3,
-            "max_chars": 1,
-            "char_embedding_dim": 1,
-            "highway_layers": 0,
-        }
-        for key, low in minimum.items():
-            if getattr(self, key) < low:
-                raise TokstudyError(
-                    f"models.characterbert.{key} must be >= {low}, got {getattr(self, key)}"
-                )
+        super().__post_init__()
         if not self.filters or any(len(f) != 2 or min(f) < 1 for f in self.filters):
             raise TokstudyError(
                 "models.characterbert.filters must be a non-empty list of "
@@ -110,37 +104,26 @@ class PretrainConfig(DeviceSettings):
 
     section: ClassVar[str] = "models.pretrain"
 
-    preset: str = "tiny"
-    steps: int = 1000
-    batch_size: int = 32
-    max_length: int = 128
+    preset: str = setting("tiny", choices=tuple(PRESETS))
+    steps: int = setting(1000, low=1)
+    batch_size: int = setting(32, low=1)
+    max_length: int = setting(128, low=4)
     lr: float = 5e-4
     weight_decay: float = 0.01
     warmup_steps: int = 100
     grad_clip: float = 1.0
     dropout: float = 0.1
-    mlm_probability: float = 0.15
+    mlm_probability: float = proportion(0.15)
     mask_replace_prob: float = 0.8
     random_replace_prob: float = 0.1
     whole_word_mask: bool = False
     seed: int = 0
-    checkpoint_every: int = 200
-    log_every: int = 20
-    on_bad_checkpoint: str = "error"
+    checkpoint_every: int = setting(200, low=1)
+    log_every: int = setting(20, low=1)
+    on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        choice("models.pretrain.preset", self.preset, tuple(PRESETS))
-        choice("models.pretrain.on_bad_checkpoint", self.on_bad_checkpoint, BAD_CHECKPOINT_POLICIES)
-        for key in ("steps", "batch_size", "checkpoint_every", "log_every"):
-            if getattr(self, key) < 1:
-                raise TokstudyError(f"models.pretrain.{key} must be >= 1, got {getattr(self, key)}")
-        if self.max_length < 4:
-            raise TokstudyError(f"models.pretrain.max_length must be >= 4, got {self.max_length}")
-        if not 0 < self.mlm_probability < 1:
-            raise TokstudyError(
-                f"models.pretrain.mlm_probability must be in (0, 1), got {self.mlm_probability}"
-            )
         if self.mask_replace_prob + self.random_replace_prob > 1:
             raise TokstudyError(
                 "models.pretrain.mask_replace_prob + random_replace_prob must not exceed 1"
@@ -153,22 +136,14 @@ class FinetuneConfig(DeviceSettings):
 
     section: ClassVar[str] = "models.finetune"
 
-    epochs: int = 3
-    batch_size: int = 32
+    epochs: int = setting(3, low=1)
+    batch_size: int = setting(32, low=1)
     lr: float = 1e-4
     weight_decay: float = 0.01
     warmup_ratio: float = 0.1
-    max_length: int = 128
+    max_length: int = setting(128, low=4)
     seed: int = 0
-    validation_fraction: float = 0.1
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if not 0 < self.validation_fraction < 1:
-            raise TokstudyError(
-                "models.finetune.validation_fraction must be in (0, 1), "
-                f"got {self.validation_fraction}"
-            )
+    validation_fraction: float = proportion(0.1)
 
 
 @dataclass(frozen=True)
@@ -180,7 +155,7 @@ class EvalConfig(DeviceSettings):
     max_lines: int = 1000
     batch_size: int = 64
     noise_levels: tuple[int, ...] = (10, 20, 30)
-    noise_word_fraction: float = 0.2
+    noise_word_fraction: float = setting(0.2, low=0, high=1, low_open=True)
     noise_seed: int = 0
     bootstrap_resamples: int = 1000
     bootstrap_seed: int = 0
@@ -190,11 +165,6 @@ class EvalConfig(DeviceSettings):
         for level in self.noise_levels:
             if not 0 < level <= 100:
                 raise TokstudyError(f"models.evaluation.noise_levels: {level} is not a percentage")
-        if not 0 < self.noise_word_fraction <= 1:
-            raise TokstudyError(
-                "models.evaluation.noise_word_fraction must be in (0, 1], "
-                f"got {self.noise_word_fraction}"
-            )
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.training.config import DeviceSettings, choice
+from tokstudy.training.config import DeviceSettings, Settings, proportion, setting
 
 #: corpora that come with an installed package
 BUILTIN_CORPORA = ("cldr",)
@@ -59,18 +59,15 @@ class CorpusConfig:
 
 
 @dataclass(frozen=True)
-class SplitConfig:
+class SplitConfig(Settings):
     """Seeded train / dev / test split of a parallel corpus (dev and test sizes in pairs)."""
 
-    dev_size: int = 1000
-    test_size: int = 1000
+    section: ClassVar[str] = "nmt.split"
+
+    dev_size: int = setting(1000, low=1)
+    test_size: int = setting(1000, low=1)
     seed: int = 0
     deduplicate: bool = True
-
-    def __post_init__(self) -> None:
-        for key in ("dev_size", "test_size"):
-            if getattr(self, key) < 1:
-                raise TokstudyError(f"nmt.split.{key} must be >= 1, got {getattr(self, key)}")
 
 
 @dataclass(frozen=True)
@@ -85,49 +82,29 @@ class TrainConfig(DeviceSettings):
     """
 
     section: ClassVar[str] = "nmt.train"
-    preset: str = "tiny"
+    preset: str = setting("tiny", choices=tuple(PRESETS))
     seed: int = 0
-    max_steps: int = 50000
-    max_tokens: int = 4096
-    max_length: int = 256
+    max_steps: int = setting(50000, low=1)
+    max_tokens: int = setting(4096, low=1)
+    max_length: int = setting(256, low=3)
     lr: float = 5e-4
-    warmup_steps: int = 4000
+    warmup_steps: int = setting(4000, low=1)
     adam_betas: tuple[float, ...] = (0.9, 0.98)
     weight_decay: float = 0.0
     grad_clip: float = 1.0
-    label_smoothing: float = 0.1
-    dropout: float = 0.1
-    eval_every: int = 1000
-    patience: int = 10
-    dev_beam_size: int = 1
+    label_smoothing: float = setting(0.1, low=0, high=1, high_open=True)
+    dropout: float = setting(0.1, low=0, high=1, high_open=True)
+    eval_every: int = setting(1000, low=1)
+    patience: int = setting(10, low=1)
+    dev_beam_size: int = setting(1, low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        choice("nmt.train.preset", self.preset, tuple(PRESETS))
-        keys = (
-            "max_steps",
-            "max_tokens",
-            "warmup_steps",
-            "eval_every",
-            "patience",
-            "dev_beam_size",
-        )
-        for key in keys:
-            if getattr(self, key) < 1:
-                raise TokstudyError(f"nmt.train.{key} must be >= 1, got {getattr(self, key)}")
-        if self.max_length < 3:
-            raise TokstudyError(f"nmt.train.max_length must be >= 3, got {self.max_length}")
         if self.max_tokens < self.max_length:
             raise TokstudyError(
                 f"nmt.train.max_tokens ({self.max_tokens}) must be >= nmt.train.max_length "
                 f"({self.max_length}): a batch must hold the longest training pair"
             )
-        if not 0 <= self.label_smoothing < 1:
-            raise TokstudyError(
-                f"nmt.train.label_smoothing must be in [0, 1), got {self.label_smoothing}"
-            )
-        if not 0 <= self.dropout < 1:
-            raise TokstudyError(f"nmt.train.dropout must be in [0, 1), got {self.dropout}")
         if len(self.adam_betas) != 2:
             raise TokstudyError(f"nmt.train.adam_betas must be two numbers, got {self.adam_betas}")
 
@@ -143,23 +120,15 @@ class DecodeConfig(DeviceSettings):
 
     section: ClassVar[str] = "nmt.decode"
 
-    beam_size: int = 5
+    beam_size: int = setting(5, low=1)
     length_penalty: float = 1.0
-    batch_size: int = 64
-    max_length_a: float = 1.5
-    max_length_b: int = 10
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for key in ("beam_size", "batch_size", "max_length_b"):
-            if getattr(self, key) < 1:
-                raise TokstudyError(f"nmt.decode.{key} must be >= 1, got {getattr(self, key)}")
-        if self.max_length_a < 0:
-            raise TokstudyError(f"nmt.decode.max_length_a must be >= 0, got {self.max_length_a}")
+    batch_size: int = setting(64, low=1)
+    max_length_a: float = setting(1.5, low=0)
+    max_length_b: int = setting(10, low=1)
 
 
 @dataclass(frozen=True)
-class EvaluationConfig:
+class EvaluationConfig(Settings):
     """Scoring and comparison: ``baseline`` is the tokenizer every other one is tested against.
 
     Paired bootstrap resampling uses ``bootstrap_samples`` resamples drawn with
@@ -167,21 +136,13 @@ class EvaluationConfig:
     each way.
     """
 
-    baseline: str = "sp_bpe"
-    bootstrap_samples: int = 1000
-    bootstrap_seed: int = 0
-    significance_level: float = 0.05
-    qualitative_sentences: int = 10
+    section: ClassVar[str] = "nmt.evaluation"
 
-    def __post_init__(self) -> None:
-        for key in ("bootstrap_samples", "qualitative_sentences"):
-            if getattr(self, key) < 1:
-                raise TokstudyError(f"nmt.evaluation.{key} must be >= 1, got {getattr(self, key)}")
-        if not 0 < self.significance_level < 1:
-            raise TokstudyError(
-                "nmt.evaluation.significance_level must be in (0, 1), "
-                f"got {self.significance_level}"
-            )
+    baseline: str = "sp_bpe"
+    bootstrap_samples: int = setting(1000, low=1)
+    bootstrap_seed: int = 0
+    significance_level: float = proportion(0.05)
+    qualitative_sentences: int = setting(10, low=1)
 
 
 @dataclass(frozen=True)

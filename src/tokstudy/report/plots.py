@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tokstudy.study import UNSIZED
+from tokstudy.cells import UNSIZED
 from tokstudy.tokenizers.registry import adapter_class
 
 PANEL_COLUMNS = 3

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.study import PRETRAINED, UNSIZED
+from tokstudy.cells import PRETRAINED, UNSIZED
 from tokstudy.tokenizers.registry import adapter_class
 
 TIDY_COLUMNS = ["language", "tokenizer", "vocab_size", "split", "metric", "value", "kind"]

@@ -26,24 +26,70 @@ def choice(key: str, value: str, valid: tuple[str, ...]) -> None:
         raise TokstudyError(f"{key} must be one of {', '.join(valid)}, got {value!r}")
 
 
+def setting(
+    default: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    choices: tuple[str, ...] | None = None,
+) -> Any:
+    """A settings field: its default and what its value may be (checked by
+    :class:`Settings`): at least ``low`` (above it when ``low_open``), at most ``high``
+    (below it when ``high_open``), or one of ``choices``."""
+    bounds = {"low": low, "high": high, "low_open": low_open, "high_open": high_open}
+    return dataclasses.field(default=default, metadata={"bounds": bounds, "choices": choices})
+
+
+def proportion(default: float) -> Any:
+    """A settings field whose value lies strictly between 0 and 1 (a probability, a level)."""
+    return setting(default, low=0, high=1, low_open=True, high_open=True)
+
+
+def check_setting(key: str, value: Any, bounds: Mapping[str, Any]) -> None:
+    """A one-line error naming ``key`` unless ``value`` lies within ``bounds``."""
+    low, high = bounds["low"], bounds["high"]
+    too_low = low is not None and (value <= low if bounds["low_open"] else value < low)
+    too_high = high is not None and (value >= high if bounds["high_open"] else value > high)
+    if not (too_low or too_high):
+        return
+    if high is None:
+        raise TokstudyError(f"{key} must be >= {low}, got {value}")
+    left, right = "(" if bounds["low_open"] else "[", ")" if bounds["high_open"] else "]"
+    raise TokstudyError(f"{key} must be in {left}{low}, {high}{right}, got {value}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Base of the settings dataclasses: checks every field declared with :func:`setting`.
+
+    ``section`` is the dotted config key of the subclass, for error messages.
+    """
+
+    section: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        for item in dataclasses.fields(self):
+            key, value = f"{self.section}.{item.name}", getattr(self, item.name)
+            if item.metadata.get("choices"):
+                choice(key, value, item.metadata["choices"])
+            elif "bounds" in item.metadata:
+                check_setting(key, value, item.metadata["bounds"])
+
+
 @dataclass(frozen=True, kw_only=True)
-class DeviceSettings:
+class DeviceSettings(Settings):
     """Where a job runs, shared by every training and evaluation section.
 
     ``device``: ``auto`` uses CUDA when present, ``cuda`` requests it; when CUDA is
     requested but absent, ``on_missing_gpu`` says ``fallback`` (CPU, with a warning) or
-    ``error``. ``bf16``: bf16 autocast on CUDA. ``section`` is the config key of the
-    subclass, for error messages.
+    ``error``. ``bf16``: bf16 autocast on CUDA.
     """
 
-    section: ClassVar[str]
-    device: str = "auto"
-    on_missing_gpu: str = "fallback"
+    device: str = setting("auto", choices=DEVICES)
+    on_missing_gpu: str = setting("fallback", choices=MISSING_GPU_POLICIES)
     bf16: bool = True
-
-    def __post_init__(self) -> None:
-        choice(f"{self.section}.device", self.device, DEVICES)
-        choice(f"{self.section}.on_missing_gpu", self.on_missing_gpu, MISSING_GPU_POLICIES)
 
 
 T = TypeVar("T")

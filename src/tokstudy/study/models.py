@@ -1,12 +1,20 @@
-"""What the workflow's model rules run: jobs, per-run paths and settings of a study."""
+"""The planner of the ``models:`` section: its checks against the study, jobs, per-run
+paths and settings, and the tables it produces."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from tokstudy.models.config import ModelsConfig, to_dict
-from tokstudy.study import UNSIZED, Job, Study
+from tokstudy.cells import UNSIZED, Job
+from tokstudy.errors import TokstudyError
+from tokstudy.models.config import ModelsConfig, from_mapping, to_dict
+from tokstudy.models.tsv import check_header
+from tokstudy.study.checks import check_listed
+
+if TYPE_CHECKING:
+    from tokstudy.study.core import Study
 
 #: folder of one model run under the results folder
 RUN = "models/runs/{language}/{tokenizer}/{size}/seed{seed}"
@@ -17,17 +25,95 @@ TOKENIZER = "tokenizers/{language}/{tokenizer}/{size}"
 FINETUNE_TASKS = ("pos", "sentence")
 #: the tokenizer column of CharacterBERT runs (its size is the word vocabulary size)
 CHARACTERBERT = "characterbert"
+#: the language that gets silver POS labels (HanTa's German model) without a UD treebank
+SILVER_LANGUAGE = "de"
 
 
-class ModelPlan:
+class ModelsPlanner:
     """The ``models:`` section of a study resolved into rule inputs (empty without it)."""
 
-    def __init__(self, study: Study, results: str) -> None:
+    def __init__(self, study: Study) -> None:
         self.study = study
-        self.results = results
-        self.models: ModelsConfig | None = (
-            study.models_config() if "models" in study.config else None
-        )
+        self.results = study.results_dir
+        self.models: ModelsConfig | None = None
+        if "models" in study.config:
+            self.models = from_mapping(ModelsConfig, study.config["models"])
+            self._check(self.models)
+
+    def _check(self, models: ModelsConfig) -> None:
+        """The section against what the study trains, and its data files."""
+        study = self.study
+        for key, names, known in (
+            ("languages", models.languages, study.languages),
+            ("tokenizers", models.tokenizers, study.tokenizers),
+        ):
+            check_listed(
+                names,
+                known,
+                f"config key models.{key}: {{name!r}} is not trained by this study "
+                "(trained: {known})",
+            )
+        for tokenizer in models.tokenizers:
+            for language in models.languages:
+                if language not in study.tokenizer_languages(tokenizer):
+                    raise TokstudyError(
+                        f"config key models.languages: {tokenizer!r} is not trained on "
+                        f"{language!r} (its tokenizers.{tokenizer}.languages)"
+                    )
+            trained = study.sizes(tokenizer)
+            for size in models.vocab_sizes:
+                if trained != [UNSIZED] and str(size) not in trained:
+                    raise TokstudyError(
+                        f"config key models.vocab_sizes: {size} is not trained for tokenizer "
+                        f"{tokenizer!r} (trained: {', '.join(trained)})"
+                    )
+        for language in models.languages:
+            self.treebank_folder(language)
+            self.sentence_tsv(language)
+        for language in models.sentence_tsv:
+            if language not in models.languages:
+                raise TokstudyError(
+                    f"config key models.sentence_tsv.{language}: not in models.languages"
+                )
+
+    def treebank_folder(self, language: str) -> Path | None:
+        """The UD treebank folder of a language, or ``None``: silver German labels (``de``)."""
+        models = self.config
+        if not {"pos", "sentence"} & set(models.tasks):
+            return None
+        if language in models.treebanks:
+            root = Path(models.ud_root)
+            path = root if root.is_absolute() else self.study.base / root
+            path = path / models.treebanks[language]
+            if not path.is_dir():
+                raise TokstudyError(f"config key models.treebanks.{language}: no folder {path}")
+            return path
+        if "sentence" in models.tasks and language not in models.sentence_tsv:
+            raise TokstudyError(
+                f"config key models.treebanks.{language} is missing: task sentence needs a UD "
+                f"treebank with features (or models.sentence_tsv.{language})"
+            )
+        if "pos" in models.tasks and language != SILVER_LANGUAGE:
+            raise TokstudyError(
+                f"config key models.treebanks.{language} is missing: silver POS labels exist "
+                f"only for German ({SILVER_LANGUAGE!r})"
+            )
+        return None
+
+    def sentence_tsv(self, language: str) -> dict[str, Path]:
+        """The TSV files (split → path) of a language's sentence task; empty: none given."""
+        models = self.config
+        dataset = models.sentence_tsv.get(language)
+        if dataset is None or "sentence" not in models.tasks:
+            return {}
+        files = {split: self.study.base / name for split, name in vars(dataset).items() if name}
+        for split, path in files.items():
+            if not path.is_file():
+                raise TokstudyError(
+                    f"config key models.sentence_tsv.{language}.{split}: no file {path}"
+                )
+            check_header(path)
+        return files
 
     @property
     def config(self) -> ModelsConfig:
@@ -72,13 +158,13 @@ class ModelPlan:
 
     def treebank(self, language: str) -> str:
         """The UD treebank folder of a language, else its silver treebank folder."""
-        path = self.study.treebank(self.config, language)
+        path = self.treebank_folder(language)
         return str(path) if path else f"{self.results}/models/treebanks/{language}/silver"
 
     def finetune_data(self, wildcards: Any) -> dict[str, str]:
         """Data of a fine-tuning job: ``treebank``, or ``tsv_<split>`` files (sentence TSV)."""
         if wildcards.task == "sentence":
-            files = self.study.sentence_tsv(self.config, wildcards.language)
+            files = self.sentence_tsv(wildcards.language)
             if files:
                 return {f"tsv_{split}": str(path) for split, path in files.items()}
         return {"treebank": self.treebank(wildcards.language)}
@@ -140,8 +226,19 @@ class ModelPlan:
         tables = ["seed_summary", "wilcoxon"]
         return tables + (["bootstrap"] if any(map(self.has_task, FINETUNE_TASKS)) else [])
 
-
-def slurm_extras(config: dict[str, Any], rule_name: str) -> dict[str, Any]:
-    """SLURM resources of a rule from config ``resources``: slurm_partition and gpu, if set."""
-    entry = config.get("resources", {}).get(rule_name, {})
-    return {key: entry[key] for key in ("slurm_partition", "gpu") if key in entry}
+    def targets(self) -> list[str]:
+        """What ``summarize_models`` writes: results, statistics tables and the noise plot
+        (nothing without the section)."""
+        if self.models is None:
+            return []
+        results = self.results
+        return [
+            f"{results}/tables/models/results.tsv",
+            *[
+                f"{results}/tables/models/{table}.{ext}"
+                for table in self.summary_tables()
+                for ext in ("tsv", "md")
+            ],
+            f"{results}/plots/models/noise.png",
+            f"{results}/plots/models/noise.pdf",
+        ]

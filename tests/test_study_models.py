@@ -1,4 +1,4 @@
-"""The model stage's plan: CharacterBERT jobs and the inputs of TSV sentence datasets."""
+"""The models planner: CharacterBERT jobs and the inputs of TSV sentence datasets."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from conftest import write_lines
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.plan import CHARACTERBERT, ModelPlan
 from tokstudy.study import Job, Study
+from tokstudy.study.models import CHARACTERBERT
 
 
 def _study(tmp_path: Path, **models: object) -> Study:
@@ -21,6 +21,7 @@ def _study(tmp_path: Path, **models: object) -> Study:
         "languages": {"xx": {"path": str(write_lines(tmp_path / "xx.txt", ["a b"]))}},
         "tokenizers": {"sp_bpe": {"vocab_sizes": [50]}},
         "metrics": ["mu"],
+        "results_dir": "res",
         "models": {
             "languages": ["xx"],
             "tokenizers": ["sp_bpe"],
@@ -38,7 +39,7 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
         characterbert={"word_vocab_size": 100},
         sentence_tsv={"xx": {"train": "train.tsv", "test": "test.tsv"}},
     )
-    plan = ModelPlan(study, "res")
+    plan = study.plan.models
     assert plan.jobs() == [Job("xx", "sp_bpe", "50"), Job("xx", CHARACTERBERT, "100")]
     charbert = SimpleNamespace(language="xx", tokenizer=CHARACTERBERT, size="100", task="sentence")
     bert = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50", task="sentence")
@@ -55,4 +56,4 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
 def test_sentence_task_needs_a_treebank_or_a_tsv_dataset(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match=r"task sentence needs .* models\.sentence_tsv\.xx"):
         _study(tmp_path)
-    assert ModelPlan(_study(tmp_path, tasks=["mlm"]), "res").characterbert() == {}
+    assert _study(tmp_path, tasks=["mlm"]).plan.models.characterbert() == {}

@@ -1,4 +1,4 @@
-"""What the workflow's NMT rules run: the ``nmt:`` section of a study resolved into jobs.
+"""The planner of the ``nmt:`` section: the section resolved into jobs, paths and settings.
 
 Paths are relative to the results folder. The corpus is split once; tokenizers are trained
 on the split's training side of each language (``side`` = the language code) or, with
@@ -10,16 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tokstudy.cells import UNSIZED, Job
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
 from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY
 from tokstudy.nmt.report import REPORT_FILES, TABLE_FORMATS
-from tokstudy.study import UNSIZED, Job, Study
+from tokstudy.study.checks import registered_adapter
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.training.config import from_mapping, to_dict
+
+if TYPE_CHECKING:
+    from tokstudy.study.core import Study
 
 JOINT = "joint"
 CLDR_CORPUS = "nmt/corpus/cldr.tsv"
@@ -41,11 +45,12 @@ class Run:
     seed: int
 
 
-class NMTPlan:
+class NMTPlanner:
     """The ``nmt:`` section of a study (``None`` without one: then there are no jobs)."""
 
     def __init__(self, study: Study) -> None:
         self.study = study
+        self.results = study.results_dir
         raw = study.config.get("nmt")
         self.nmt: NMTConfig | None = None if raw is None else from_mapping(NMTConfig, raw, "nmt")
         if self.nmt is not None:
@@ -53,10 +58,7 @@ class NMTPlan:
 
     def _check(self, nmt: NMTConfig) -> None:
         for name in nmt.tokenizers:
-            try:
-                adapter_class(name)
-            except TokstudyError as exc:
-                raise TokstudyError(f"config key nmt.tokenizers: {exc}") from None
+            registered_adapter("config key nmt.tokenizers", name)
         if not nmt.tokenizers or not nmt.vocab_sizes or not nmt.seeds or not nmt.directions:
             raise TokstudyError("config keys nmt.tokenizers, vocab_sizes, seeds, directions: empty")
         for path in self.corpus_files():
@@ -81,12 +83,13 @@ class NMTPlan:
             for path in map(Path, self.config.corpus.paths)
         ]
 
-    def corpus_inputs(self, results: str) -> list[str]:
+    def corpus_inputs(self) -> list[str]:
         """The split rule's input: the configured files, else the built-in corpus file."""
-        return self.corpus_files() or [f"{results}/{CLDR_CORPUS}"]
+        return self.corpus_files() or [f"{self.results}/{CLDR_CORPUS}"]
 
-    def split_outputs(self, results: str) -> dict[str, str]:
+    def split_outputs(self) -> dict[str, str]:
         """``{split}_{lang}`` → file of each side of each split, and the summary."""
+        results = self.results
         files = {
             f"{split}_{language}": f"{results}/{SPLIT_DIR}/{split}.{language}"
             for split in SPLITS
@@ -144,13 +147,13 @@ class NMTPlan:
         """``nmt.train`` settings as a dict, with the run's seed."""
         return to_dict(replace(self.config.train, seed=int(seed)))
 
-    def score_files(self, results: str) -> list[str]:
+    def score_files(self) -> list[str]:
         """The score file of every run."""
-        return [f"{results}/{SCORE}".format(**vars(run)) for run in self.runs()]
+        return [f"{self.results}/{SCORE}".format(**vars(run)) for run in self.runs()]
 
-    def report_outputs(self, results: str) -> dict[str, str]:
+    def report_outputs(self) -> dict[str, str]:
         """Name → file of everything the report rule writes."""
-        folder = f"{results}/{REPORT_DIR}"
+        folder = f"{self.results}/{REPORT_DIR}"
         tables = {
             f"{REPORT_FILES[name]}_{suffix[1:]}": f"{folder}/{REPORT_FILES[name]}{suffix}"
             for name in ("table1_bleu", "table1_chrf")
@@ -161,6 +164,6 @@ class NMTPlan:
             name: path for name, path in others.items() if not name.startswith("table1")
         }
 
-    def targets(self, results: str) -> list[str]:
+    def targets(self) -> list[str]:
         """What the stage produces for ``rule all`` (nothing without the section)."""
-        return [] if self.nmt is None else list(self.report_outputs(results).values())
+        return [] if self.nmt is None else list(self.report_outputs().values())

@@ -1,0 +1,356 @@
+"""The planner of the ``analyses:`` section: segmentation tables, UD alignment, parity
+(line-aligned and multi-parallel), multilingual tokenizers and the correlation of intrinsic
+metrics with downstream scores; its checks, job lists, paths and targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tokstudy.analysis.correlation import NMT_METRICS, NMT_SIDES, CorrelationSettings
+from tokstudy.analysis.ud import pud_treebanks
+from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
+from tokstudy.errors import TokstudyError
+from tokstudy.study.checks import check_listed, registered_adapter
+from tokstudy.study.nmt import NMTPlanner
+from tokstudy.study.paths import expand
+
+if TYPE_CHECKING:
+    from tokstudy.study.core import Study
+
+MULTILINGUAL_KEY = "config key analyses.multilingual"
+PARITY_KEY = "config key analyses.parity"
+
+
+class AnalysesPlanner:
+    """``analyses``: segmentation, UD alignment, parity, multilingual tokenizers and the
+    correlation of intrinsic metrics with the downstream scores of ``nmt``."""
+
+    def __init__(self, study: Study, nmt: NMTPlanner) -> None:
+        self.study = study
+        self.nmt = nmt
+        section = self.section.get("correlation")
+        if section not in (None, False) and not {"models", "nmt"} & set(study.config):
+            raise TokstudyError(
+                "config key analyses.correlation: the study has no downstream stage "
+                "(a models: or nmt: section) to correlate intrinsic metrics with"
+            )
+        self._check_parity()
+        for language, word_list in sorted(self._words().items()):
+            if language not in study.config["languages"]:
+                raise TokstudyError(
+                    f"config key analyses.segmentation.words.{language}: not in languages"
+                )
+            if not word_list:
+                raise TokstudyError(f"config key analyses.segmentation.words.{language} is empty")
+        self._check_multilingual()
+
+    @property
+    def section(self) -> dict[str, Any]:
+        """The ``analyses`` section (empty when absent)."""
+        return self.study.config.get("analyses") or {}
+
+    def segmentation_languages(self) -> list[str]:
+        """Languages with a word list for the segmentation table."""
+        words = (self.section.get("segmentation") or {}).get("words") or {}
+        return sorted(language for language in words if language in self.study.config["languages"])
+
+    def segmentation_jobs(self, language: str) -> list[Job]:
+        """Jobs shown in a language's segmentation table: the chosen size, plus unsized and
+        pretrained ones."""
+        size = str((self.section.get("segmentation") or {}).get("vocab_size", ""))
+        return [
+            j
+            for j in self.study.scored_jobs()
+            if j.language == language and j.size in (size, UNSIZED, PRETRAINED)
+        ]
+
+    def parity_language(self, role: str) -> str | None:
+        """The ``reference`` or ``target`` language of the parity analysis (``None`` without)."""
+        return (self.section.get("parity") or {}).get(role)
+
+    def parity_texts(self) -> dict[str, str]:
+        """``reference_text`` and ``target_text``: the held-out corpora the line-aligned
+        parity compares (none without ``analyses.parity.target``)."""
+        if not self.parity_language("target"):
+            return {}
+        return {
+            f"{role}_text": f"{self.study.results_dir}/corpora/{language}/heldout.txt"
+            for role in ("reference", "target")
+            for language in [self.parity_language(role)]
+        }
+
+    def parity_pairs(self) -> list[tuple[Job, Job]]:
+        """(reference job, target job) for every tokenizer and size both parity languages train."""
+        parity = self.section.get("parity") or {}
+        if "target" not in parity:
+            return []
+        scored = self.study.scored_jobs()
+        targets = {(j.tokenizer, j.size): j for j in scored if j.language == parity["target"]}
+        return [
+            (j, targets[(j.tokenizer, j.size)])
+            for j in scored
+            if j.language == parity["reference"] and (j.tokenizer, j.size) in targets
+        ]
+
+    def parity_files(self) -> dict[str, Path]:
+        """PUD CoNLL-U file of each language of the multi-parallel parity, sorted by code.
+
+        The languages are the reference and ``analyses.parity.languages``, or every PUD
+        language under ``pud_root``; empty without ``pud_root``.
+        """
+        parity = self.section.get("parity") or {}
+        if "pud_root" not in parity:
+            return {}
+        root = Path(parity["pud_root"])
+        folder = root if root.is_absolute() else self.study.base / root
+        if not folder.is_dir():
+            raise TokstudyError(f"{PARITY_KEY}.pud_root: no folder {folder}")
+        files = pud_treebanks(folder)
+        wanted = parity.get("languages", sorted(files))
+        for key, languages in (("reference", [parity["reference"]]), ("languages", wanted)):
+            for language in languages:
+                if language not in files:
+                    raise TokstudyError(
+                        f"{PARITY_KEY}.{key}: language {language!r} is not in the parallel "
+                        f"corpus under {root} (has: {', '.join(sorted(files)) or 'nothing'})"
+                    )
+        return {language: files[language] for language in sorted({parity["reference"], *wanted})}
+
+    def parity_tokenizers(self) -> list[ParityTokenizer]:
+        """The tokenizers the multi-parallel parity scores, each with the parity languages
+        it covers: a tokenizer trained per language covers that language, a multilingual
+        one all of its languages, a pretrained one every parity language (or those of its
+        ``languages`` list). Empty without ``analyses.parity.pud_root``."""
+        languages = set(self.parity_files())
+        entries = [
+            ParityTokenizer(
+                j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
+                "trained",
+                self.study.tokenizer_dir(j),
+                (j.language,),
+            )
+            for j in self.study.jobs()
+            if j.language in languages
+        ]
+        covered = tuple(sorted(languages & set(self.multilingual_languages())))
+        entries += [
+            ParityTokenizer(
+                f"{j.tokenizer} {j.size} ({j.language})",
+                "multilingual",
+                f"{self.study.results_dir}/multilingual/tokenizers/{j.tokenizer}/{j.size}",
+                covered,
+            )
+            for j in self.multilingual_jobs()
+            if covered
+        ]
+        for name in self.study.pretrained_names():
+            listed = self.study.pretrained[name].get("languages")
+            reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
+            if reach:
+                directory = self.study.pretrained_dir(name)
+                entries.append(ParityTokenizer(name, "pretrained", directory, reach))
+        return entries
+
+    def multilingual_languages(self) -> list[str]:
+        """Languages of the multilingual tokenizers (default: all), sorted; empty without."""
+        section = self.section.get("multilingual")
+        if section is None:
+            return []
+        return sorted(set(section.get("languages", self.study.languages)))
+
+    def multilingual_jobs(self) -> list[Job]:
+        """One job per multilingual tokenizer and size; its language is the mix (``bn+en``)."""
+        section = self.section.get("multilingual")
+        if section is None:
+            return []
+        label = "+".join(self.multilingual_languages())
+        return [
+            Job(label, tokenizer, str(size))
+            for tokenizer in sorted(set(section["tokenizers"]))
+            for size in sorted(set(section["vocab_sizes"]))
+        ]
+
+    def multilingual_comparisons(self) -> list[Job]:
+        """Pretrained tokenizers scored on every multilingual language: they appear in the
+        multilingual tables beside the tokenizers trained on the mix."""
+        languages = set(self.multilingual_languages())
+        return [
+            Job("+".join(sorted(languages)), name, PRETRAINED)
+            for name in self.study.pretrained_names()
+            if languages and languages <= set(self.study.pretrained_languages(name))
+        ]
+
+    def multilingual_spec(self, tokenizer: str, size: str) -> dict[str, Any]:
+        """Training settings of one multilingual tokenizer: its study params, if any."""
+        return self.study.train_spec(Job("+".join(self.multilingual_languages()), tokenizer, size))
+
+    def multilingual_sampling(self) -> dict[str, Any]:
+        """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``
+        (empty without multilingual tokenizers)."""
+        section = self.section.get("multilingual")
+        if section is None:
+            return {}
+        return {
+            "temperature": float(section["temperature"]),
+            "seed": self.study.seed,
+            "total_lines": section.get("total_lines"),
+        }
+
+    def correlation(self) -> dict[str, Any] | None:
+        """Settings of the correlation analysis, or ``None`` when it does not run.
+
+        On by default whenever the study has a downstream stage (``models:`` or ``nmt:``):
+        ``analyses.correlation`` absent or ``true`` → default settings, a mapping → those
+        settings, ``false`` → off.
+        """
+        section = self.section.get("correlation", True)
+        if section is False or not {"models", "nmt"} & set(self.study.config):
+            return None
+        return {} if section is True else dict(section)
+
+    def _words(self) -> dict[str, list[str]]:
+        return (self.section.get("segmentation") or {}).get("words") or {}
+
+    def segmentation_words(self, language: str) -> list[str]:
+        """The words whose segmentations a language's table shows."""
+        return self._words()[language]
+
+    def _check_parity(self) -> None:
+        study = self.study
+        parity = self.section.get("parity") or {}
+        for key in ("reference", "target"):
+            if "target" in parity and parity[key] not in study.config["languages"]:
+                raise TokstudyError(
+                    f"{PARITY_KEY}.{key}: language {parity[key]!r} is not in languages"
+                )
+        if "languages" in parity and "pud_root" not in parity:
+            raise TokstudyError(f"{PARITY_KEY}.languages needs pud_root (a parallel corpus)")
+        if "pud_root" not in parity:
+            return
+        covered: dict[str, set[str]] = {}
+        for entry in self.parity_tokenizers():
+            covered.setdefault(entry.label, set()).update(entry.languages)
+        if not any(parity["reference"] in langs and len(langs) > 1 for langs in covered.values()):
+            raise TokstudyError(
+                f"{PARITY_KEY}: no tokenizer of the study covers {parity['reference']!r} and "
+                f"another language of the parallel corpus ({', '.join(self.parity_files())})"
+            )
+
+    def _check_multilingual(self) -> None:
+        section = self.section.get("multilingual")
+        if section is None:
+            return
+        for key in ("languages", "tokenizers", "vocab_sizes"):
+            if key in section and not section[key]:
+                raise TokstudyError(f"{MULTILINGUAL_KEY}.{key} is empty")
+        for key in ("tokenizers", "vocab_sizes"):
+            if key not in section:
+                raise TokstudyError(f"{MULTILINGUAL_KEY}.{key} is missing")
+        languages = section.get("languages", self.study.languages)
+        check_listed(
+            languages,
+            self.study.config["languages"],
+            f"{MULTILINGUAL_KEY}.languages: language {{name!r}} is not in languages",
+        )
+        if len(set(languages)) < 2:
+            raise TokstudyError(
+                f"{MULTILINGUAL_KEY}.languages: a multilingual tokenizer needs at least two "
+                f"languages, got {', '.join(sorted(set(languages)))}"
+            )
+        for tokenizer in section["tokenizers"]:
+            if not registered_adapter(f"{MULTILINGUAL_KEY}.tokenizers", tokenizer).sized:
+                raise TokstudyError(
+                    f"{MULTILINGUAL_KEY}.tokenizers: {tokenizer!r} has no vocabulary size (the "
+                    "data sets it); choose a sized tokenizer"
+                )
+        for size in section["vocab_sizes"]:
+            if size < 2:
+                raise TokstudyError(f"{MULTILINGUAL_KEY}.vocab_sizes: {size} is below 2")
+        for key in ("temperature", "total_lines"):
+            if section.get(key) is not None and section[key] <= 0:
+                raise TokstudyError(
+                    f"{MULTILINGUAL_KEY}.{key} must be positive, got {section[key]}"
+                )
+
+    def correlation_settings(self) -> dict[str, Any]:
+        """What the correlation rule resamples with: the study's seed and the section."""
+        return {"seed": self.study.seed, **(self.correlation() or {})}
+
+    @property
+    def correlation_nmt_side(self) -> str:
+        """The NMT side whose tokenizers' metrics the NMT cells take."""
+        return (self.correlation() or {}).get("nmt_side", CorrelationSettings.nmt_side)
+
+    def nmt_metric_sides(self) -> dict[str, str]:
+        """Direction → the side (language) whose NMT tokenizer gives the cells' intrinsic
+        metrics; empty for joint vocabularies (one tokenizer for both languages: no
+        per-language metrics, so NMT cells are not correlated)."""
+        nmt = self.nmt
+        if nmt.nmt is None or nmt.config.joint:
+            return {}
+        index = NMT_SIDES.index(self.correlation_nmt_side)
+        return {direction: nmt.sides(direction)[1 - index] for direction in nmt.config.directions}
+
+    def nmt_metric_files(self) -> list[str]:
+        """The metric files of the NMT tokenizers the correlation needs, sorted."""
+        sides = self.nmt_metric_sides()
+        return sorted(
+            {
+                f"{self.study.results_dir}/"
+                + NMT_METRICS.format(
+                    side=sides[run.direction], tokenizer=run.tokenizer, size=run.size
+                )
+                for run in self.nmt.runs()
+                if run.direction in sides
+            }
+        )
+
+    def targets(self) -> list[str]:
+        """The tables and plots of every analysis the study asks for (correlation apart)."""
+        results = self.study.results_dir
+        tables, plots = f"{results}/tables/analysis", f"{results}/plots/analysis"
+        ud = self.section.get("ud_root")
+        parity_pud = bool(self.parity_files())
+        multilingual = bool(self.multilingual_jobs())
+        return [
+            *expand(
+                f"{tables}/segmentation_{{language}}.{{ext}}",
+                language=self.segmentation_languages(),
+                ext=["csv", "md"],
+            ),
+            *expand(f"{tables}/morphological_alignment.{{ext}}", ext=["csv", "md"] if ud else []),
+            *expand(f"{tables}/parity.{{ext}}", ext=["csv", "md"] if self.parity_pairs() else []),
+            *expand(
+                f"{tables}/parity_pud{{table}}.{{ext}}",
+                table=["", "_fairness"],
+                ext=["csv", "md"] if parity_pud else [],
+            ),
+            *expand(
+                f"{plots}/parity_pud_{{plot}}.{{ext}}",
+                plot=["heatmap", "bars"],
+                ext=["png", "pdf"] if parity_pud else [],
+            ),
+            *expand(
+                f"{tables}/multilingual_{{table}}.{{ext}}",
+                table=["vocabulary_share", "fertility"],
+                ext=["csv", "md"] if multilingual else [],
+            ),
+            *expand(
+                f"{plots}/multilingual_vocabulary_share.{{ext}}",
+                ext=["png", "pdf"] if multilingual else [],
+            ),
+        ]
+
+    def correlation_targets(self) -> list[str]:
+        """The correlation tables and plot (none when the analysis does not run)."""
+        if self.correlation() is None:
+            return []
+        tables, plots = f"{self.study.results_dir}/tables/analysis", "plots/analysis"
+        return [
+            f"{tables}/correlation.csv",
+            f"{tables}/correlation.md",
+            f"{tables}/correlation_ranking.csv",
+            f"{tables}/correlation_ranking.md",
+            f"{self.study.results_dir}/{plots}/correlation.png",
+        ]

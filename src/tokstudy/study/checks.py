@@ -1,0 +1,26 @@
+"""Cross-key checks shared by the section planners: one-line errors naming the key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.registry import adapter_class
+
+
+def registered_adapter(key: str, name: str) -> type[Tokenizer]:
+    """The adapter class of a tokenizer name given under config ``key``."""
+    try:
+        return adapter_class(name)
+    except TokstudyError as exc:
+        raise TokstudyError(f"{key}: {exc}") from None
+
+
+def check_listed(names: Iterable[str], known: Iterable[str], message: str) -> None:
+    """An error unless every name is in ``known``; ``message`` is formatted with ``name``
+    and ``known`` (the known names joined by ``, ``)."""
+    known = sorted(known)
+    for name in names:
+        if name not in known:
+            raise TokstudyError(message.format(name=name, known=", ".join(known)))

@@ -1,0 +1,238 @@
+"""A study's configuration, resolved once into what the workflow's rules need.
+
+The Snakefile validates the config against ``workflow/schemas/config.schema.yaml``
+(shapes only) and builds one :class:`Study`: it fills in the defaults
+(:mod:`tokstudy.study.defaults`), answers the cells of the study (job lists, tokenizer
+directories, training specs) and holds one planner per section in :attr:`Study.plan`,
+which check their section against the rest of the study and own its paths and targets.
+Keeping this logic here (not in the ``.smk`` files) makes it testable without Snakemake.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from tokstudy.analysis.ud import treebank_files
+from tokstudy.cells import PRETRAINED, UNSIZED, Job
+from tokstudy.config_files import check_results_dir
+from tokstudy.errors import TokstudyError
+from tokstudy.study.defaults import with_defaults
+from tokstudy.study.planners import StudyPlan
+from tokstudy.tokenizers.registry import adapter_class
+
+#: where a study keeps its downloaded corpora, named by checksum: <results_dir>/downloads
+DOWNLOAD_DIR = "downloads"
+#: where a ``hub:`` tokenizer is downloaded to, inside results_dir (never without ``hub:``)
+PRETRAINED_DOWNLOAD_DIR = "downloads/pretrained"
+HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
+
+
+def chatterbot_files(language_dir: str) -> list[Path]:
+    """The YAML dialog files of one language of the installed ``chatterbot-corpus`` package."""
+    folder = resources.files("chatterbot_corpus") / "data" / language_dir
+    files = (
+        sorted(Path(str(f)) for f in folder.iterdir() if f.name.endswith(".yml"))
+        if folder.is_dir()
+        else []
+    )
+    if not files:
+        raise TokstudyError(f"chatterbot-corpus has no language folder {language_dir!r}")
+    return files
+
+
+class Study:
+    """A validated config dictionary, resolved: defaults filled in, every section checked.
+
+    ``plan`` holds the section planners (:class:`~tokstudy.study.planners.StudyPlan`).
+    """
+
+    def __init__(self, config: dict[str, Any], base: Path = Path(".")) -> None:
+        self.config = with_defaults(config)
+        self.base = Path(base)
+        check_results_dir(self.results_dir, self.base)
+        self.plan = StudyPlan(self)
+
+    @property
+    def results_dir(self) -> str:
+        """The folder of every output of the study."""
+        return self.config["results_dir"]
+
+    @property
+    def seed(self) -> int:
+        """The seed of every random choice of the study."""
+        return int(self.config["seed"])
+
+    @property
+    def languages(self) -> list[str]:
+        """Language codes, sorted."""
+        return sorted(self.config["languages"])
+
+    @property
+    def tokenizers(self) -> list[str]:
+        """Tokenizer names, sorted."""
+        return sorted(self.config["tokenizers"])
+
+    def sizes(self, tokenizer: str) -> list[str]:
+        """Vocabulary-size labels of a tokenizer (``full`` when the data sets the size)."""
+        if not adapter_class(tokenizer).sized:
+            return [UNSIZED]
+        entry = self.config["tokenizers"][tokenizer] or {}
+        sizes = entry.get("vocab_sizes", self.config.get("vocab_sizes"))
+        if not sizes:
+            raise TokstudyError(
+                f"config key tokenizers.{tokenizer}.vocab_sizes (or vocab_sizes) is missing"
+            )
+        return [str(size) for size in sorted(set(sizes))]
+
+    def tokenizer_languages(self, tokenizer: str) -> list[str]:
+        """The languages a tokenizer is trained on: its ``languages`` key, else all."""
+        entry = self.config["tokenizers"][tokenizer] or {}
+        return sorted(entry.get("languages", self.languages))
+
+    def jobs(self) -> list[Job]:
+        """Every (language, tokenizer, size) of the study, in a stable order."""
+        return [
+            Job(language, tokenizer, size)
+            for language in self.languages
+            for tokenizer in self.tokenizers
+            if language in self.tokenizer_languages(tokenizer)
+            for size in self.sizes(tokenizer)
+        ]
+
+    def language_entry(self, language: str) -> dict[str, Any]:
+        """The config entry of one language (an empty one means: a file under data_root)."""
+        return self.config["languages"][language] or {}
+
+    def corpus_setting(self, language: str, key: str) -> Any:
+        """A corpus setting, taken from the language entry or from ``corpus_defaults``."""
+        return self.language_entry(language).get(key, self.config["corpus_defaults"][key])
+
+    def source_files(self, language: str) -> list[Path]:
+        """Raw input files of a language: a local file, a UD treebank's CoNLL-U files,
+        chatterbot YAML files or a download."""
+        entry = self.language_entry(language)
+        if "ud" in entry:
+            return self._treebank_sources(language, Path(entry["ud"]))
+        if "chatterbot" in entry:
+            return chatterbot_files(entry["chatterbot"])
+        if "url" in entry:
+            return [self.download_path(entry["sha256"])]
+        data_root = self.config["data_root"]
+        if "path" in entry:
+            path = Path(entry["path"])
+        elif data_root:
+            pattern = self.config["corpus_defaults"]["file_pattern"]
+            path = Path(pattern.format(language=language))
+        else:
+            raise TokstudyError(
+                f"config key languages.{language}: give path, ud, url + sha256 or chatterbot, "
+                "or set data_root"
+            )
+        if not path.is_absolute():
+            path = (self.base / data_root / path) if data_root else (self.base / path)
+        if not path.is_file():
+            raise TokstudyError(f"corpus of language {language!r}: file not found: {path}")
+        return [path]
+
+    def download_path(self, sha256: str) -> Path:
+        """Where a downloaded corpus is kept: named by its checksum, inside the study's
+        ``results_dir`` (studies never share a download)."""
+        return Path(self.results_dir) / DOWNLOAD_DIR / f"{sha256.lower()}.raw"
+
+    def download_source(self, sha256: str) -> tuple[str, str]:
+        """(URL, languages joined by ``+``) of the download with this checksum."""
+        languages = [
+            language
+            for language in self.languages
+            if self.language_entry(language).get("sha256", "").lower() == sha256
+        ]
+        if not languages:
+            raise TokstudyError(f"no language of the study has sha256 {sha256}")
+        return self.language_entry(languages[0])["url"], "+".join(languages)
+
+    def corpus_checksums(self, language: str) -> dict[str, str]:
+        """Downloaded source file → its SHA-256, verified before the corpus is prepared."""
+        entry = self.language_entry(language)
+        if "url" not in entry:
+            return {}
+        return {str(self.download_path(entry["sha256"])): entry["sha256"].lower()}
+
+    def _treebank_sources(self, language: str, folder: Path) -> list[Path]:
+        folder = folder if folder.is_absolute() else self.base / folder
+        files = treebank_files(folder)
+        if not files:
+            raise TokstudyError(
+                f"config key languages.{language}.ud: no .conllu or .conllu.gz files in {folder}"
+            )
+        return files
+
+    def train_spec(self, job: Job) -> dict[str, Any]:
+        """JSON-able training settings of one job (also what triggers its rerun).
+
+        A tokenizer or language the study does not list (one trained only for the NMT
+        stage, or on a joint text) gets its registry defaults.
+        """
+        entry = self.config["tokenizers"].get(job.tokenizer) or {}
+        params = dict(entry.get("params") or {})
+        language_entry = self.config["languages"].get(job.language) or {}
+        overrides = language_entry.get("tokenizer_params") or {}
+        params.update(overrides.get(job.tokenizer) or {})
+        return {
+            "vocab_size": None if job.size == UNSIZED else int(job.size),
+            "params": params,
+            "seed": self.seed,
+            "size_policy": self.config["size_policy"],
+            "label": job.language,
+        }
+
+    @property
+    def pretrained(self) -> dict[str, Any]:
+        """The ``pretrained`` section (empty when absent)."""
+        return self.config.get("pretrained") or {}
+
+    def pretrained_names(self) -> list[str]:
+        """Names of the pretrained tokenizers, sorted."""
+        return sorted(self.pretrained)
+
+    def is_pretrained(self, tokenizer: str) -> bool:
+        """Whether a tokenizer name is a pretrained one (scored, never trained)."""
+        return tokenizer in self.pretrained
+
+    def pretrained_languages(self, name: str) -> list[str]:
+        """The languages a pretrained tokenizer is scored on: its ``languages``, else all."""
+        return sorted(self.pretrained[name].get("languages") or self.languages)
+
+    def scored_jobs(self) -> list[Job]:
+        """Every cell that gets metrics: the trained jobs, then one cell (size label
+        ``pretrained``) per pretrained tokenizer and language it is scored on."""
+        return self.jobs() + [
+            Job(language, name, PRETRAINED)
+            for language in self.languages
+            for name in self.pretrained_names()
+            if language in self.pretrained_languages(name)
+        ]
+
+    def pretrained_dir(self, name: str) -> str:
+        """The tokstudy directory a pretrained tokenizer is imported into."""
+        return f"{self.results_dir}/pretrained/{name}"
+
+    def tokenizer_dir(self, job: Job) -> str:
+        """The tokenizer directory of any scored cell (trained or pretrained)."""
+        if job.size == PRETRAINED:
+            return self.pretrained_dir(job.tokenizer)
+        return f"{self.results_dir}/tokenizers/{job.language}/{job.tokenizer}/{job.size}"
+
+    def pretrained_source(self, name: str) -> Path:
+        """The file or folder a pretrained tokenizer is read from: its ``path`` (relative to
+        the study's base folder), else the file its ``hub:`` download rule writes."""
+        entry = self.pretrained[name]
+        if "path" not in entry:
+            return Path(self.results_dir) / PRETRAINED_DOWNLOAD_DIR / name / "tokenizer.json"
+        path = Path(entry["path"])
+        return path if path.is_absolute() else self.base / path
+
+    def pretrained_hub_url(self, name: str) -> str:
+        """The download address of a ``hub:`` tokenizer's ``tokenizer.json``."""
+        return HUB_URL.format(hub=self.pretrained[name]["hub"])

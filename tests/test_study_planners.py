@@ -1,0 +1,276 @@
+"""The study model: its planners' targets and checks, one home per default, one table of
+rule resources, .smk files that never read the config, and no import cycle."""
+
+from __future__ import annotations
+
+import graphlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import REPO, module_graph, write_lines
+
+from tokstudy.errors import TokstudyError
+from tokstudy.study import Study
+from tokstudy.study.defaults import DEFAULTS, SECTION_DEFAULTS
+from tokstudy.study.resources import RULES, rule_resources
+
+SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+RULE_FILES = sorted((REPO / "workflow/rules").glob("*.smk"))
+
+
+def _config(tmp_path: Path, **changes: Any) -> dict[str, Any]:
+    """A tiny study: two languages from files, two tokenizers, one metric."""
+    config = {
+        "results_dir": "res",
+        "languages": {
+            "xx": {"path": str(write_lines(tmp_path / "xx.txt", ["a b"]))},
+            "yy": {"path": str(write_lines(tmp_path / "yy.txt", ["c d"]))},
+        },
+        "tokenizers": {"sp_bpe": {"vocab_sizes": [50]}, "char": {"languages": ["xx"]}},
+        "metrics": ["mu"],
+    }
+    return config | changes
+
+
+# --- targets ---------------------------------------------------------------------------
+
+
+def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
+    words = {"segmentation": {"vocab_size": 50, "words": {"xx": ["ab"]}}}
+    plan = Study(_config(tmp_path, analyses=words)).plan
+    assert plan.corpora.targets() == [
+        f"res/corpora/{language}/{name}"
+        for language in ("xx", "yy")
+        for name in ("train.txt", "heldout.txt", "stats.json")
+    ]
+    assert plan.tokenizers.targets() == [
+        "res/tokenizers/xx/char/full",
+        "res/tokenizers/xx/sp_bpe/50",
+        "res/tokenizers/yy/sp_bpe/50",
+    ]
+    metrics = plan.metrics.targets()
+    assert metrics[:2] == ["res/tables/metrics.csv", "res/tables/cost.csv"]
+    assert "res/plots/metrics/mu_heldout.pdf" in metrics and len(metrics) == 4 + 4 + 4
+    assert plan.analyses.targets() == [
+        "res/tables/analysis/segmentation_xx.csv",
+        "res/tables/analysis/segmentation_xx.md",
+    ]
+    assert plan.analyses.correlation_targets() == []  # no downstream stage
+    assert plan.models.targets() == plan.nmt.targets() == []
+    sources = plan.metrics.cost_sources(plan.analyses.multilingual_jobs())
+    assert [(s["language"], s["tokenizer"], s["step"]) for s in sources[:2]] == [
+        ("xx", "char", "train"),
+        ("xx", "char", "metrics"),
+    ]
+    assert sources[1]["benchmark"] == "res/benchmarks/compute_metrics/xx/char/full.tsv"
+    assert sources[1]["texts"] == ["res/corpora/xx/train.txt", "res/corpora/xx/heldout.txt"]
+    assert len(sources) == 2 * 3  # two steps of three trained cells
+    everything = plan.targets()
+    assert len(everything) == len(set(everything)) == 6 + 3 + 12 + 2
+
+
+def test_the_downstream_planners_list_their_tables(tmp_path: Path) -> None:
+    models = {"languages": ["xx"], "tokenizers": ["sp_bpe"], "vocab_sizes": [50], "tasks": ["mlm"]}
+    plan = Study(_config(tmp_path, models=models, nmt={"tokenizers": ["sp_bpe"]})).plan
+    assert plan.models.targets() == [
+        "res/tables/models/results.tsv",
+        "res/tables/models/seed_summary.tsv",
+        "res/tables/models/seed_summary.md",
+        "res/tables/models/wilcoxon.tsv",
+        "res/tables/models/wilcoxon.md",
+        "res/plots/models/noise.png",
+        "res/plots/models/noise.pdf",
+    ]
+    assert "res/tables/nmt/table1_bleu.csv" in plan.nmt.targets()
+    assert "res/tables/analysis/correlation.csv" in plan.analyses.correlation_targets()
+    assert set(plan.nmt.targets()) <= set(plan.targets())
+
+
+def test_the_line_aligned_parity_compares_two_held_out_corpora(tmp_path: Path) -> None:
+    parity = {"parity": {"reference": "xx", "target": "yy"}}
+    analyses = Study(_config(tmp_path, analyses=parity)).plan.analyses
+    assert analyses.parity_texts() == {
+        "reference_text": "res/corpora/xx/heldout.txt",
+        "target_text": "res/corpora/yy/heldout.txt",
+    }
+    assert [(a.tokenizer, b.language) for a, b in analyses.parity_pairs()] == [("sp_bpe", "yy")]
+    assert "res/tables/analysis/parity.csv" in analyses.targets()
+    assert Study(_config(tmp_path)).plan.analyses.parity_texts() == {}
+
+
+# --- one check per section, one line each --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"languages": {"zz": {}}, "tokenizers": {"sp_bpe": {"vocab_sizes": [50]}}},
+            "config key languages.zz: give path, ud, url + sha256 or chatterbot, or set data_root",
+        ),
+        (
+            {"tokenizers": {"char": {"languages": ["qq"]}}},
+            "config key tokenizers.char.languages: 'qq' is not under languages (known: xx, yy)",
+        ),
+        (
+            {"metrics": ["mu", "nope"]},
+            None,  # the metric registry's own message, checked below to be one line
+        ),
+        (
+            {"analyses": {"segmentation": {"vocab_size": 50, "words": {"qq": ["a"]}}}},
+            "config key analyses.segmentation.words.qq: not in languages",
+        ),
+        (
+            {"models": {"languages": ["qq"], "tokenizers": ["sp_bpe"], "vocab_sizes": [50]}},
+            "config key models.languages: 'qq' is not trained by this study (trained: xx, yy)",
+        ),
+        (
+            {"nmt": {"tokenizers": ["sp_bpe"], "vocab_sizes": [], "seeds": [1]}},
+            "config keys nmt.tokenizers, vocab_sizes, seeds, directions: empty",
+        ),
+    ],
+    ids=["corpora", "tokenizers", "metrics", "analyses", "models", "nmt"],
+)
+def test_each_planner_rejects_a_bad_section_in_one_line(
+    tmp_path: Path, changes: dict[str, Any], message: str | None
+) -> None:
+    with pytest.raises(TokstudyError) as error:
+        Study(_config(tmp_path, **changes))
+    text = str(error.value)
+    assert "\n" not in text
+    if message is None:
+        assert "nope" in text
+    else:
+        assert text == message
+
+
+# --- defaults --------------------------------------------------------------------------
+
+
+def _schema_defaults(node: Any, path: str = "") -> list[str]:
+    """Every place of the schema that declares a ``default``."""
+    if isinstance(node, dict):
+        found = [path] if "default" in node else []
+        for key, value in node.items():
+            found += _schema_defaults(value, f"{path}.{key}")
+        return found
+    if isinstance(node, list):
+        return [p for item in node for p in _schema_defaults(item, path)]
+    return []
+
+
+def _default_keys() -> list[str]:
+    keys = []
+    for key, value in DEFAULTS.items():
+        keys += [key] if not isinstance(value, dict) or not value else list(value)
+    return keys + [key for section in SECTION_DEFAULTS.values() for key in section]
+
+
+def test_each_default_has_one_home() -> None:
+    assert _schema_defaults(SCHEMA) == []  # the schema checks shapes only
+    sources = [*sorted((REPO / "src/tokstudy").rglob("*.py")), *RULE_FILES, REPO / "Snakefile"]
+    sources = [path for path in sources if path.name != "defaults.py"]
+    repeated = [
+        f"{path.relative_to(REPO)}: {key}"
+        for path in sources
+        for key in _default_keys()
+        # a fallback for a defaulted key: .get("key", value) or .get("key") or value
+        if re.search(rf"\.get\(\s*[\"']{key}[\"']\s*(,|\)\s*or\b)", path.read_text())
+    ]
+    assert repeated == []
+
+
+def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
+    config = _config(tmp_path, analyses={"multilingual": {"tokenizers": ["sp_bpe"]}})
+    config["analyses"]["multilingual"]["vocab_sizes"] = [50]
+    del config["results_dir"]
+    study = Study(config)
+    assert study.results_dir == "results" and study.seed == 42
+    assert study.train_spec(study.jobs()[0])["size_policy"] == "error"
+    assert study.plan.corpora.settings("xx")["heldout"] == 0.1
+    assert study.plan.analyses.multilingual_sampling()["temperature"] == 5.0
+    assert "seed" not in config  # the study's own copy gets the defaults
+
+
+# --- resources -------------------------------------------------------------------------
+
+
+def _rules_with_jobs() -> set[str]:
+    names = {
+        name for path in RULE_FILES for name in re.findall(r"^rule (\w+):", path.read_text(), re.M)
+    }
+    return {name for name in names if not name.endswith("_outputs")}
+
+
+def test_every_rule_has_its_resources_in_the_one_table() -> None:
+    assert set(RULES) == _rules_with_jobs()
+    keys = set(SCHEMA["properties"]["resources"]["propertyNames"]["enum"])
+    assert {entry.key for entry in RULES.values()} <= keys
+    for path in RULE_FILES:
+        text = path.read_text()
+        declared = re.findall(r'threads: planners\.threads\("(\w+)"\)', text)
+        rules = re.findall(r"^rule (\w+):", text, re.M)
+        assert declared == [rule for rule in rules if rule in RULES], path.name
+
+
+def test_a_study_overrides_the_rule_defaults_entry_by_entry() -> None:
+    assert rule_resources("train_multilingual_tokenizer", {}) == {
+        "threads": 1,
+        "mem_mb": 4000,
+        "runtime": 60,
+    }
+    study_resources = {
+        "default": {"mem_mb": 500, "runtime": 5},
+        "train_tokenizer": {"threads": 4, "slurm_partition": "big"},
+    }
+    assert rule_resources("train_multilingual_tokenizer", study_resources) == {
+        "threads": 4,
+        "mem_mb": 500,
+        "runtime": 5,
+        "slurm_partition": "big",
+    }
+    assert rule_resources("cost_table", study_resources)["threads"] == 1
+    with pytest.raises(TokstudyError, match="rule 'nope' has no entry"):
+        rule_resources("nope", {})
+
+
+# --- the .smk files ask the study ------------------------------------------------------
+
+
+def test_no_rule_file_reads_the_config() -> None:
+    reading = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in RULE_FILES
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        # config[...], config.get, `in config`; a rule's keyword argument `config=` is not it
+        if re.search(r"(?<![\w.])config\b(?!\w|\s*=[^=])", line.split("#", 1)[0])
+    ]
+    assert reading == []
+
+
+# --- no import cycle -------------------------------------------------------------------
+
+
+def test_models_and_nmt_never_import_the_study_and_the_study_has_no_cycle() -> None:
+    # run-time imports: the planners name `Study` in annotations only (if TYPE_CHECKING)
+    graph = module_graph(REPO / "src/tokstudy", type_checking=False)
+    back = [
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if name.startswith(("tokstudy.models", "tokstudy.nmt"))
+        for target in targets
+        if target.startswith("tokstudy.study")
+    ]
+    assert back == []
+    study = {name for name in graph if name.startswith("tokstudy.study")}
+    reached, todo = set(), list(study)
+    while todo:  # every module the study imports, directly or not
+        for target in graph[todo.pop()] - reached:
+            reached.add(target)
+            todo.append(target)
+    assert not {name for name in reached - study if graph[name] & study}
+    inside = {name: graph[name] & study for name in study}
+    graphlib.TopologicalSorter(inside).prepare()  # raises CycleError naming the cycle
