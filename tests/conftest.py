@@ -20,9 +20,15 @@ from itertools import islice
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tokstudy.corpora import CleaningStats, clean_lines
 from tokstudy.study import chatterbot_files
+
+# Property tests check results, never time: a machine shared with other jobs (CI runners,
+# a study running beside the tests) must not turn a slow example into a failure.
+settings.register_profile("tokstudy", deadline=None)
+settings.load_profile("tokstudy")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("TOKSTUDY_SHARED", REPO.parent / "shared"))

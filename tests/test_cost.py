@@ -140,11 +140,16 @@ HFT_MODULE = "tokstudy.tokenizers.hft.adapter"
 ADAPTER_MODULES = sorted({target.split(":")[0] for target in ADAPTERS.values()} - {HFT_MODULE})
 
 
-def heavy_modules_after_importing(modules: list[str]) -> list[str]:
-    """Which of torch, transformers and numba a fresh interpreter has after ``modules``."""
+JOB_HEAVY = ("torch", "transformers", "numba")
+
+
+def heavy_modules_after_importing(
+    modules: list[str], heavy: tuple[str, ...] = JOB_HEAVY
+) -> list[str]:
+    """Which of the ``heavy`` modules a fresh interpreter has after importing ``modules``."""
     code = (
         f"import importlib, sys\nfor name in {modules!r}:\n    importlib.import_module(name)\n"
-        "print(' '.join(m for m in ('torch', 'transformers', 'numba') if m in sys.modules))"
+        f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=False
@@ -156,3 +161,9 @@ def heavy_modules_after_importing(modules: list[str]) -> list[str]:
 def test_training_and_metric_jobs_import_neither_torch_nor_transformers() -> None:
     assert heavy_modules_after_importing([*JOB_MODULES, *ADAPTER_MODULES]) == []
     assert heavy_modules_after_importing([*JOB_MODULES, HFT_MODULE]) == ["numba"]
+
+
+def test_the_study_snakemake_parses_imports_no_heavy_library() -> None:
+    # every snakemake call (dry runs and no-op reruns too) builds the study first
+    heavy = (*JOB_HEAVY, "pandas", "scipy", "matplotlib", "sklearn")
+    assert heavy_modules_after_importing(["tokstudy.study"], heavy) == []

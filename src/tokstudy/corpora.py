@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import io
 import json
 import logging
 import random
@@ -25,9 +24,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import conllu
 import yaml
 
+from tokstudy.analysis.ud import iter_conllu
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
@@ -76,14 +75,9 @@ def _chatterbot_lines(path: Path) -> Iterator[bytes]:
 
 def _conllu_lines(path: Path) -> Iterator[bytes]:
     """The ``# text =`` sentence of each sentence of a CoNLL-U file that has one."""
-    with _open_binary(path) as handle:
-        text = io.TextIOWrapper(handle, encoding="utf-8", errors="surrogateescape")
-        try:
-            for sentence in conllu.parse_incr(text):
-                if "text" in sentence.metadata:
-                    yield sentence.metadata["text"].encode("utf-8", errors="surrogateescape")
-        except conllu.exceptions.ParseException as exc:
-            raise TokstudyError(f"{path}: not valid CoNLL-U ({exc})") from exc
+    for sentence in iter_conllu(path, errors="surrogateescape"):
+        if "text" in sentence.metadata:
+            yield sentence.metadata["text"].encode("utf-8", errors="surrogateescape")
 
 
 def is_conllu(path: Path) -> bool:

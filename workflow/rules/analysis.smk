@@ -250,7 +250,7 @@ rule analysis_outputs:
 # Correlation analysis (analyses.correlation, on whenever the study has a models: or nmt:
 # section): intrinsic metrics of every cell against its downstream scores. NMT cells take
 # the metrics of the NMT stage's own tokenizers (rule nmt_tokenizer_metrics).
-from tokstudy.analysis.correlation import NMT_FREQUENCIES, NMT_METRICS
+from tokstudy.analysis.correlation_settings import NMT_FREQUENCIES, NMT_METRICS
 
 
 rule nmt_tokenizer_metrics:

@@ -24,18 +24,17 @@ import json
 import logging
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from tokstudy.analysis.correlation_settings import CorrelationSettings
 from tokstudy.cells import UNSIZED
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class, adapter_names
-from tokstudy.training.config import Settings, proportion, setting
 
 log = logging.getLogger(__name__)
 
@@ -49,26 +48,8 @@ DOWNSTREAM_METRICS = {
 }
 POOLED = "pooled"
 MIN_CELLS = 4
-NMT_SIDES = ("target", "source")
-SPLITS = ("train", "heldout")
-NMT_METRICS = "nmt/metrics/{side}/{tokenizer}/{size}.tsv"
-NMT_FREQUENCIES = "nmt/frequencies/{side}/{tokenizer}/{size}.tsv"
 SCORE_KEYS = ["downstream", "task", "score_metric", "level"]
 PAIR_KEYS = [*SCORE_KEYS, "intrinsic", "split"]
-
-
-@dataclass(frozen=True)
-class CorrelationSettings(Settings):
-    """Resampling settings of the analysis (``analyses.correlation``)."""
-
-    section: ClassVar[str] = "config key analyses.correlation"
-
-    bootstrap_samples: int = setting(1000, low=1)
-    permutations: int = setting(2000, low=1)
-    seed: int = 0
-    confidence: float = proportion(0.95)
-    nmt_side: str = setting("target", choices=NMT_SIDES)
-    plot_split: str = setting("heldout", choices=SPLITS)
 
 
 def size_label(tokenizer: str, size: Any) -> str:

@@ -78,16 +78,18 @@ def find_ud_treebank(ud_root: Path, language: str) -> Path | None:
     return None
 
 
-def iter_conllu(path: Path) -> Iterator[conllu.TokenList]:
+def iter_conllu(path: Path, errors: str = "strict") -> Iterator[conllu.TokenList]:
     """Sentences of a CoNLL-U file (``.conllu`` or ``.conllu.gz``): the one CoNLL-U reader.
 
     A missing file or invalid CoNLL-U is a :class:`TokstudyError` naming the file.
+    ``errors`` is the UTF-8 decoding policy (``surrogateescape`` keeps invalid bytes, for a
+    caller that reports them line by line).
     """
     path = Path(path)
     if not path.is_file():
         raise TokstudyError(f"{path}: no such file")
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
+    with opener(path, "rt", encoding="utf-8", errors=errors) as handle:
         try:
             yield from conllu.parse_incr(handle)
         except conllu.exceptions.ParseException as exc:

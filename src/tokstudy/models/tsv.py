@@ -11,10 +11,12 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from tokstudy.errors import TokstudyError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TSV_COLUMNS = ("text", "label")
 
@@ -45,6 +47,8 @@ def read_tsv_dataset(path: Path) -> list[tuple[str, str]]:
 
     Other columns are ignored; values are read verbatim (no quoting, no NA parsing).
     """
+    import pandas as pd  # imported here: the study checks headers (above) at workflow start
+
     path = Path(path)
     if not path.is_file():
         raise TokstudyError(f"{path}: dataset file not found")

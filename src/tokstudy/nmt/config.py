@@ -12,6 +12,16 @@ from typing import ClassVar
 from tokstudy.errors import TokstudyError
 from tokstudy.training.config import DeviceSettings, Settings, proportion, setting
 
+#: files written by :func:`tokstudy.nmt.report.write_report` into its output folder
+REPORT_FILES = {
+    "table1_bleu": "table1_bleu",
+    "table1_chrf": "table1_chrf",
+    "seeds": "seed_summary.csv",
+    "significance": "significance.csv",
+    "qualitative": "qualitative.md",
+}
+TABLE_FORMATS = (".csv", ".md", ".tex")
+
 #: corpora that come with an installed package
 BUILTIN_CORPORA = ("cldr",)
 #: Transformer sizes: layers (encoder and decoder each), model width, heads, feed-forward width

@@ -20,7 +20,7 @@ import pandas as pd
 
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.nmt.config import EvaluationConfig
+from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, EvaluationConfig
 from tokstudy.nmt.scoring import METRICS, paired_bootstrap, sentence_bleu
 from tokstudy.training.stats import seed_summary
 
@@ -29,16 +29,6 @@ log = logging.getLogger(__name__)
 RUN_KEYS = ("direction", "tokenizer", "vocab_size", "seed")
 SYSTEM_KEYS = ("direction", "tokenizer", "vocab_size")
 DECIMALS = 2
-
-#: files written by :func:`write_report` into its output folder
-REPORT_FILES = {
-    "table1_bleu": "table1_bleu",
-    "table1_chrf": "table1_chrf",
-    "seeds": "seed_summary.csv",
-    "significance": "significance.csv",
-    "qualitative": "qualitative.md",
-}
-TABLE_FORMATS = (".csv", ".md", ".tex")
 
 
 def _check_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:

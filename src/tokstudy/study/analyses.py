@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.analysis.correlation import NMT_METRICS, NMT_SIDES, CorrelationSettings
+from tokstudy.analysis.correlation_settings import NMT_METRICS, NMT_SIDES, CorrelationSettings
 from tokstudy.analysis.ud import pud_treebanks
 from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
 from tokstudy.errors import TokstudyError

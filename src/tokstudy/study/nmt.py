@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import UNSIZED, Job
 from tokstudy.errors import TokstudyError
-from tokstudy.nmt.config import NMTConfig
+from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
 from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY
-from tokstudy.nmt.report import REPORT_FILES, TABLE_FORMATS
 from tokstudy.study.checks import registered_adapter
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.training.config import from_mapping, to_dict

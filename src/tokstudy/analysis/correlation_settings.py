@@ -1,0 +1,28 @@
+"""Settings and file layout of the correlation analysis, light enough for the study to import
+(the analysis itself, :mod:`tokstudy.analysis.correlation`, needs pandas and scipy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tokstudy.training.config import Settings, proportion, setting
+
+NMT_SIDES = ("target", "source")
+SPLITS = ("train", "heldout")
+NMT_METRICS = "nmt/metrics/{side}/{tokenizer}/{size}.tsv"
+NMT_FREQUENCIES = "nmt/frequencies/{side}/{tokenizer}/{size}.tsv"
+
+
+@dataclass(frozen=True)
+class CorrelationSettings(Settings):
+    """Resampling settings of the analysis (``analyses.correlation``)."""
+
+    section: ClassVar[str] = "config key analyses.correlation"
+
+    bootstrap_samples: int = setting(1000, low=1)
+    permutations: int = setting(2000, low=1)
+    seed: int = 0
+    confidence: float = proportion(0.95)
+    nmt_side: str = setting("target", choices=NMT_SIDES)
+    plot_split: str = setting("heldout", choices=SPLITS)
