@@ -101,7 +101,7 @@ def tokens_per_word(lines: Sequence[str], batch: TokenStarts) -> np.ndarray:
     after a line's last word count for that word; a line without words adds nothing. One
     entry per word of the batch, line after line.
     """
-    words = batch_words(lines)
+    words = batch.words if batch.words is not None else batch_words(lines)
     line_of_token = np.repeat(np.arange(len(lines)), batch.lengths)
     positions = words.line_starts[line_of_token] + batch.starts
     word = np.searchsorted(words.ends, positions, side="right")

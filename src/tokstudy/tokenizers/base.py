@@ -27,6 +27,7 @@ import numpy as np
 from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.params import Param, check_params
+from tokstudy.words import BatchWords
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -65,12 +66,14 @@ class TokenStarts:
     ``ids`` and ``starts`` have one entry per token, ``lengths`` one per line (its number of
     tokens). ``starts[t]`` is a character offset in token ``t``'s line that lies in the word
     the token belongs to, or in the whitespace before that word: the token's own start
-    where the library reports offsets.
+    where the library reports offsets. ``words``: the batch's words, where the adapter
+    found them already (so that the metrics do not scan the lines again).
     """
 
     ids: np.ndarray
     starts: np.ndarray
     lengths: np.ndarray
+    words: BatchWords | None = None
 
     @classmethod
     def from_encoded(cls, encoded: Sequence[Encoded]) -> TokenStarts:

@@ -163,7 +163,7 @@ def metaspace_starts(
     starts = np.zeros(len(flat), dtype=np.int64)
     starts[placed] = words.begins[word] - words.line_starts[line_of_token[placed]]
     unmatched = np.flatnonzero(~matched & (words.counts > 0))
-    return TokenStarts(flat, starts, lengths), unmatched
+    return TokenStarts(flat, starts, lengths, words), unmatched
 
 
 class _SentencePiece(Tokenizer):
