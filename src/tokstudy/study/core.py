@@ -18,14 +18,13 @@ from tokstudy.analysis.ud import treebank_files
 from tokstudy.cells import PRETRAINED, UNSIZED, Job
 from tokstudy.config_files import check_results_dir
 from tokstudy.errors import TokstudyError
+from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.defaults import with_defaults
+from tokstudy.study.paths import fill
 from tokstudy.study.planners import StudyPlan
+from tokstudy.study.tokenizers import TokenizersPlanner
 from tokstudy.tokenizers.registry import adapter_class
 
-#: where a study keeps its downloaded corpora, named by checksum: <results_dir>/downloads
-DOWNLOAD_DIR = "downloads"
-#: where a ``hub:`` tokenizer is downloaded to, inside results_dir (never without ``hub:``)
-PRETRAINED_DOWNLOAD_DIR = "downloads/pretrained"
 HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
 
 
@@ -58,6 +57,10 @@ class Study:
     def results_dir(self) -> str:
         """The folder of every output of the study."""
         return self.config["results_dir"]
+
+    def out(self, pattern: str, **values: Any) -> str:
+        """A planner's path pattern under the results folder, with ``values`` filled in."""
+        return f"{self.results_dir}/{fill(pattern, **values)}"
 
     @property
     def seed(self) -> int:
@@ -139,7 +142,7 @@ class Study:
     def download_path(self, sha256: str) -> Path:
         """Where a downloaded corpus is kept: named by its checksum, inside the study's
         ``results_dir`` (studies never share a download)."""
-        return Path(self.results_dir) / DOWNLOAD_DIR / f"{sha256.lower()}.raw"
+        return Path(self.out(CorporaPlanner.DOWNLOAD, sha256=sha256.lower()))
 
     def download_source(self, sha256: str) -> tuple[str, str]:
         """(URL, languages joined by ``+``) of the download with this checksum."""
@@ -216,20 +219,20 @@ class Study:
 
     def pretrained_dir(self, name: str) -> str:
         """The tokstudy directory a pretrained tokenizer is imported into."""
-        return f"{self.results_dir}/pretrained/{name}"
+        return self.out(TokenizersPlanner.PRETRAINED, name=name)
 
     def tokenizer_dir(self, job: Job) -> str:
         """The tokenizer directory of any scored cell (trained or pretrained)."""
         if job.size == PRETRAINED:
             return self.pretrained_dir(job.tokenizer)
-        return f"{self.results_dir}/tokenizers/{job.language}/{job.tokenizer}/{job.size}"
+        return self.out(TokenizersPlanner.TOKENIZER, **vars(job))
 
     def pretrained_source(self, name: str) -> Path:
         """The file or folder a pretrained tokenizer is read from: its ``path`` (relative to
         the study's base folder), else the file its ``hub:`` download rule writes."""
         entry = self.pretrained[name]
         if "path" not in entry:
-            return Path(self.results_dir) / PRETRAINED_DOWNLOAD_DIR / name / "tokenizer.json"
+            return Path(self.out(TokenizersPlanner.PRETRAINED_DOWNLOAD, name=name))
         path = Path(entry["path"])
         return path if path.is_absolute() else self.base / path
 
