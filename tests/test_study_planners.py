@@ -189,7 +189,9 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
     del config["results_dir"]
     study = Study(config)
     assert study.results_dir == "results" and study.seed == 42
-    assert study.train_spec(study.jobs()[0])["size_policy"] == "error"
+    assert (
+        study.plan.tokenizers.train_spec(study.plan.tokenizers.jobs()[0])["size_policy"] == "error"
+    )
     assert study.plan.corpora.settings("xx")["heldout"] == 0.1
     assert study.plan.analyses.multilingual_sampling()["temperature"] == 5.0
     assert "seed" not in config  # the study's own copy gets the defaults

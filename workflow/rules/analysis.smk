@@ -4,7 +4,7 @@ localrules: segmentation_table, plot_parity_pud, multilingual_tables, plot_multi
 rule segmentation_table:
     input:
         train=out(planners.corpora.TRAIN),
-        tokenizers=lambda w: [study.tokenizer_dir(j) for j in planners.analyses.segmentation_jobs(w.language)],
+        tokenizers=lambda w: [planners.tokenizers.tokenizer_dir(j) for j in planners.analyses.segmentation_jobs(w.language)],
     output:
         csv=out(planners.analyses.SEGMENTATION, ext="csv"),
         markdown=report(
@@ -30,7 +30,7 @@ rule segmentation_table:
 
 rule morphological_alignment:
     input:
-        [study.tokenizer_dir(j) for j in study.scored_jobs()],
+        [planners.tokenizers.tokenizer_dir(j) for j in planners.tokenizers.scored_jobs()],
     output:
         csv=out(planners.analyses.MORPHOLOGICAL_ALIGNMENT, ext="csv"),
         markdown=report(
@@ -40,7 +40,7 @@ rule morphological_alignment:
         ),
     params:
         ud_root=planners.analyses.section.get("ud_root"),
-        jobs=[(j.language, j.tokenizer, j.size) for j in study.scored_jobs()],
+        jobs=[(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_jobs()],
     log:
         out(log_path("morphological_alignment")),
     conda:
@@ -55,8 +55,8 @@ rule morphological_alignment:
 rule tokenization_parity:
     input:
         **planners.analyses.parity_texts(),
-        reference_tokenizers=[study.tokenizer_dir(a) for a, _ in planners.analyses.parity_pairs()],
-        target_tokenizers=[study.tokenizer_dir(b) for _, b in planners.analyses.parity_pairs()],
+        reference_tokenizers=[planners.tokenizers.tokenizer_dir(a) for a, _ in planners.analyses.parity_pairs()],
+        target_tokenizers=[planners.tokenizers.tokenizer_dir(b) for _, b in planners.analyses.parity_pairs()],
     output:
         csv=out(planners.analyses.PARITY, ext="csv"),
         markdown=report(
@@ -187,7 +187,7 @@ rule multilingual_tables:
             out(planners.analyses.MULTILINGUAL_TOKENIZER, **vars(j))
             for j in planners.analyses.multilingual_jobs()
         ]
-        + [study.pretrained_dir(j.tokenizer) for j in planners.analyses.multilingual_comparisons()],
+        + [planners.tokenizers.pretrained_dir(j.tokenizer) for j in planners.analyses.multilingual_comparisons()],
         train=[out(planners.corpora.TRAIN, language=lang) for lang in planners.analyses.multilingual_languages()],
         heldout=[out(planners.corpora.HELDOUT, language=lang) for lang in planners.analyses.multilingual_languages()],
         mix=out(planners.analyses.MULTILINGUAL_MIX),

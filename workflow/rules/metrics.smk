@@ -3,7 +3,7 @@ localrules: collect_metrics  # trivial jobs: not worth a cluster job
 
 rule compute_metrics:
     input:
-        tokenizer=lambda w: study.tokenizer_dir(job_of(w)),
+        tokenizer=lambda w: planners.tokenizers.tokenizer_dir(job_of(w)),
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
@@ -26,7 +26,7 @@ rule compute_metrics:
 
 rule collect_metrics:
     input:
-        [out(planners.metrics.METRICS, **vars(j)) for j in study.scored_jobs()],
+        [out(planners.metrics.METRICS, **vars(j)) for j in planners.tokenizers.scored_jobs()],
     output:
         report(
             out(planners.metrics.TABLE),

@@ -4,8 +4,8 @@ rule download_pretrained:
     output:
         out(planners.tokenizers.PRETRAINED_DOWNLOAD),
     params:
-        url=lambda w: study.pretrained_hub_url(w.name),
-        sha256=lambda w: study.pretrained[w.name]["sha256"],
+        url=lambda w: planners.tokenizers.pretrained_hub_url(w.name),
+        sha256=lambda w: planners.tokenizers.pretrained[w.name]["sha256"],
     log:
         out(log_path("download_pretrained", "{name}")),
     conda:
@@ -19,11 +19,11 @@ rule download_pretrained:
 
 rule import_pretrained:
     input:
-        lambda w: study.pretrained_source(w.name),
+        lambda w: planners.tokenizers.pretrained_source(w.name),
     output:
         directory(out(planners.tokenizers.PRETRAINED)),
     params:
-        entry=lambda w: study.pretrained[w.name],
+        entry=lambda w: planners.tokenizers.pretrained[w.name],
     log:
         out(log_path("import_pretrained", "{name}")),
     conda:

@@ -67,7 +67,7 @@ rule plot_frequencies:
         pdf=out(planners.metrics.FREQUENCY_PLOT, ext="pdf"),
     params:
         tokenizers=lambda w: [
-            f"{j.tokenizer} ({j.size})" if study.is_pretrained(j.tokenizer) else j.tokenizer
+            f"{j.tokenizer} ({j.size})" if planners.tokenizers.is_pretrained(j.tokenizer) else j.tokenizer
             for j in planners.metrics.frequency_plot_jobs(w.language)
         ],
         vocab_size=planners.metrics.frequency_plot_size(),

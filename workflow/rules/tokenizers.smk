@@ -4,7 +4,7 @@ rule train_tokenizer:
     output:
         directory(out(planners.tokenizers.TOKENIZER)),
     params:
-        spec=lambda w: study.train_spec(job_of(w)),
+        spec=lambda w: planners.tokenizers.train_spec(job_of(w)),
     log:
         out(log_path("train_tokenizer", CELL)),
     benchmark:

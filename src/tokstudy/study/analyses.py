@@ -18,6 +18,7 @@ from tokstudy.study.paths import expand
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
 
 MULTILINGUAL_KEY = "config key analyses.multilingual"
 PARITY_KEY = "config key analyses.parity"
@@ -48,8 +49,9 @@ class AnalysesPlanner:
     CORRELATION_RANKING = "tables/analysis/correlation_ranking.{ext}"
     CORRELATION_PLOT = "plots/analysis/correlation.png"
 
-    def __init__(self, study: Study, nmt: NMTPlanner) -> None:
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner, nmt: NMTPlanner) -> None:
         self.study = study
+        self.tokenizers = tokenizers
         self.nmt = nmt
         section = self.section.get("correlation")
         if section not in (None, False) and not {"models", "nmt"} & set(study.config):
@@ -83,7 +85,7 @@ class AnalysesPlanner:
         size = str((self.section.get("segmentation") or {}).get("vocab_size", ""))
         return [
             j
-            for j in self.study.scored_jobs()
+            for j in self.tokenizers.scored_jobs()
             if j.language == language and j.size in (size, UNSIZED, PRETRAINED)
         ]
 
@@ -107,7 +109,7 @@ class AnalysesPlanner:
         parity = self.section.get("parity") or {}
         if "target" not in parity:
             return []
-        scored = self.study.scored_jobs()
+        scored = self.tokenizers.scored_jobs()
         targets = {(j.tokenizer, j.size): j for j in scored if j.language == parity["target"]}
         return [
             (j, targets[(j.tokenizer, j.size)])
@@ -149,10 +151,10 @@ class AnalysesPlanner:
             ParityTokenizer(
                 j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
                 "trained",
-                self.study.tokenizer_dir(j),
+                self.tokenizers.tokenizer_dir(j),
                 (j.language,),
             )
-            for j in self.study.jobs()
+            for j in self.tokenizers.jobs()
             if j.language in languages
         ]
         covered = tuple(sorted(languages & set(self.multilingual_languages())))
@@ -166,11 +168,11 @@ class AnalysesPlanner:
             for j in self.multilingual_jobs()
             if covered
         ]
-        for name in self.study.pretrained_names():
-            listed = self.study.pretrained[name].get("languages")
+        for name in self.tokenizers.pretrained_names():
+            listed = self.tokenizers.pretrained[name].get("languages")
             reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
             if reach:
-                directory = self.study.pretrained_dir(name)
+                directory = self.tokenizers.pretrained_dir(name)
                 entries.append(ParityTokenizer(name, "pretrained", directory, reach))
         return entries
 
@@ -199,13 +201,15 @@ class AnalysesPlanner:
         languages = set(self.multilingual_languages())
         return [
             Job("+".join(sorted(languages)), name, PRETRAINED)
-            for name in self.study.pretrained_names()
-            if languages and languages <= set(self.study.pretrained_languages(name))
+            for name in self.tokenizers.pretrained_names()
+            if languages and languages <= set(self.tokenizers.pretrained_languages(name))
         ]
 
     def multilingual_spec(self, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one multilingual tokenizer: its study params, if any."""
-        return self.study.train_spec(Job("+".join(self.multilingual_languages()), tokenizer, size))
+        return self.tokenizers.train_spec(
+            Job("+".join(self.multilingual_languages()), tokenizer, size)
+        )
 
     def multilingual_sampling(self) -> dict[str, Any]:
         """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``

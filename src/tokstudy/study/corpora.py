@@ -9,6 +9,7 @@ from tokstudy.study.checks import registered_adapter
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
 
 #: the two splits of a prepared corpus
 CORPUS_SPLITS = ("train", "heldout")
@@ -23,8 +24,9 @@ class CorporaPlanner:
     HELDOUT = "corpora/{language}/heldout.txt"
     STATS = "corpora/{language}/stats.json"
 
-    def __init__(self, study: Study) -> None:
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.study = study
+        self.tokenizers = tokenizers
         for language in study.languages:
             study.source_files(language)
             for name in sorted(study.language_entry(language).get("tokenizer_params") or {}):
@@ -40,7 +42,7 @@ class CorporaPlanner:
 
     def targets(self) -> list[str]:
         """The prepared corpus (train, heldout, stats) of every language a cell scores."""
-        languages = sorted({job.language for job in self.study.scored_jobs()})
+        languages = sorted({job.language for job in self.tokenizers.scored_jobs()})
         return [
             self.study.out(pattern, language=language)
             for language in languages

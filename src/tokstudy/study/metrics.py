@@ -13,6 +13,7 @@ from tokstudy.study.paths import CELL, benchmark_path, expand
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
 
 
 class MetricsPlanner:
@@ -29,8 +30,9 @@ class MetricsPlanner:
     COST_TABLE = "tables/cost.csv"
     COST_PLOT = "plots/cost.{ext}"
 
-    def __init__(self, study: Study) -> None:
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.study = study
+        self.tokenizers = tokenizers
         check_metric_names(self.names)
 
     @property
@@ -54,7 +56,7 @@ class MetricsPlanner:
         size = self.frequency_plot_size()
         return [
             j
-            for j in self.study.scored_jobs()
+            for j in self.tokenizers.scored_jobs()
             if j.language == language and j.size in (size, PRETRAINED)
         ]
 
@@ -63,7 +65,7 @@ class MetricsPlanner:
         training): its cell, step, benchmark file and the texts it read."""
         out = self.study.out
         sources = []
-        for job in self.study.jobs():
+        for job in self.tokenizers.jobs():
             cell = {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
             train = out(CorporaPlanner.TRAIN, language=job.language)
             heldout = out(CorporaPlanner.HELDOUT, language=job.language)

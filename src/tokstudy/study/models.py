@@ -16,6 +16,7 @@ from tokstudy.study.paths import CELL, expand, fill
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
 
 FINETUNE_TASKS = ("pos", "sentence")
 #: the tokenizer column of CharacterBERT runs (its size is the word vocabulary size)
@@ -48,8 +49,9 @@ class ModelsPlanner:
     SUMMARY_TABLE = "tables/models/{table}.{ext}"
     NOISE_PLOT = "plots/models/noise.{ext}"
 
-    def __init__(self, study: Study) -> None:
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.study = study
+        self.tokenizers = tokenizers
         self.models: ModelsConfig | None = None
         if "models" in study.config:
             self.models = from_mapping(ModelsConfig, study.config["models"])
@@ -70,12 +72,12 @@ class ModelsPlanner:
             )
         for tokenizer in models.tokenizers:
             for language in models.languages:
-                if language not in study.tokenizer_languages(tokenizer):
+                if language not in self.tokenizers.tokenizer_languages(tokenizer):
                     raise TokstudyError(
                         f"config key models.languages: {tokenizer!r} is not trained on "
                         f"{language!r} (its tokenizers.{tokenizer}.languages)"
                     )
-            trained = study.sizes(tokenizer)
+            trained = self.tokenizers.sizes(tokenizer)
             for size in models.vocab_sizes:
                 if trained != [UNSIZED] and str(size) not in trained:
                     raise TokstudyError(
@@ -149,7 +151,7 @@ class ModelsPlanner:
             Job(language, tokenizer, size)
             for language in sorted(self.models.languages)
             for tokenizer in sorted(self.models.tokenizers)
-            for size in (sizes if self.study.sizes(tokenizer) != [UNSIZED] else [UNSIZED])
+            for size in (sizes if self.tokenizers.sizes(tokenizer) != [UNSIZED] else [UNSIZED])
         ] + [
             Job(language, CHARACTERBERT, str(characterbert.word_vocab_size))
             for language in (sorted(self.models.languages) if characterbert else [])
@@ -188,7 +190,7 @@ class ModelsPlanner:
         """The tokenizer folder of a run; none for CharacterBERT, which spells words."""
         if wildcards.tokenizer == CHARACTERBERT:
             return []
-        return self.study.tokenizer_dir(
+        return self.tokenizers.tokenizer_dir(
             Job(wildcards.language, wildcards.tokenizer, wildcards.size)
         )
 

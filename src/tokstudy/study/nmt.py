@@ -24,6 +24,7 @@ from tokstudy.training.config import from_mapping, to_dict
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
 
 JOINT = "joint"
 
@@ -57,8 +58,9 @@ class NMTPlanner:
     #: a file of the report (``tokstudy.nmt.config.REPORT_FILES``)
     REPORT = "tables/nmt/{file}"
 
-    def __init__(self, study: Study) -> None:
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.study = study
+        self.tokenizers = tokenizers
         raw = study.config.get("nmt")
         self.nmt: NMTConfig | None = None if raw is None else from_mapping(NMTConfig, raw, "nmt")
         if self.nmt is not None:
@@ -137,7 +139,7 @@ class NMTPlanner:
 
     def train_spec(self, side: str, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one NMT tokenizer (the study's params for it, if any)."""
-        return self.study.train_spec(Job(side, tokenizer, size))
+        return self.tokenizers.train_spec(Job(side, tokenizer, size))
 
     def runs(self) -> list[Run]:
         """Every model of the study, in a stable order."""

@@ -28,11 +28,11 @@ class StudyPlan:
     def __init__(self, study: Study) -> None:
         self.study = study
         self.tokenizers = TokenizersPlanner(study)
-        self.metrics = MetricsPlanner(study)
-        self.corpora = CorporaPlanner(study)
-        self.models = ModelsPlanner(study)
-        self.nmt = NMTPlanner(study)
-        self.analyses = AnalysesPlanner(study, self.nmt)
+        self.metrics = MetricsPlanner(study, self.tokenizers)
+        self.corpora = CorporaPlanner(study, self.tokenizers)
+        self.models = ModelsPlanner(study, self.tokenizers)
+        self.nmt = NMTPlanner(study, self.tokenizers)
+        self.analyses = AnalysesPlanner(study, self.tokenizers, self.nmt)
 
     def targets(self) -> list[str]:
         """Everything the study produces (``rule all``), each file once."""
