@@ -189,13 +189,19 @@ def test_a_name_clashing_with_a_trained_tokenizer_is_one_line_error(tmp_path: Pa
 
 def test_study_cells_and_directories_of_pretrained_tokenizers(tmp_path: Path) -> None:
     study = _study(tmp_path, gpt_4o={"path": str(GPT_4O), "languages": ["yy"]})
-    assert study.scored_jobs() == [
+    assert study.plan.tokenizers.scored_jobs() == [
         Job("xx", "sp_bpe", "300"),
         Job("yy", "sp_bpe", "300"),
         Job("yy", "gpt_4o", PRETRAINED),
     ]
-    assert study.tokenizer_dir(Job("yy", "gpt_4o", PRETRAINED)) == "res/pretrained/gpt_4o"
-    assert study.tokenizer_dir(Job("xx", "sp_bpe", "300")) == "res/tokenizers/xx/sp_bpe/300"
+    assert (
+        study.plan.tokenizers.tokenizer_dir(Job("yy", "gpt_4o", PRETRAINED))
+        == "res/pretrained/gpt_4o"
+    )
+    assert (
+        study.plan.tokenizers.tokenizer_dir(Job("xx", "sp_bpe", "300"))
+        == "res/tokenizers/xx/sp_bpe/300"
+    )
     with pytest.raises(TokstudyError, match=r"pretrained\.hub_only: a hub download needs sha256"):
         _study(tmp_path, hub_only={"hub": "org/model"})
     with pytest.raises(TokstudyError, match=r"pretrained\.Bad: a name is lower-case"):

@@ -70,13 +70,18 @@ def test_jobs_sizes_and_specs(tmp_path: Path) -> None:
             }
         },
     )
-    assert study.sizes("hf_bpe") == ["100", "300"]
-    assert study.sizes("sp_bpe") == ["50"]
-    assert study.sizes("char") == ["full"]
-    assert [j.tokenizer for j in study.jobs()] == ["char", "hf_bpe", "hf_bpe", "sp_bpe"]
-    spec = study.train_spec(Job("xx", "sp_bpe", "50"))
+    assert study.plan.tokenizers.sizes("hf_bpe") == ["100", "300"]
+    assert study.plan.tokenizers.sizes("sp_bpe") == ["50"]
+    assert study.plan.tokenizers.sizes("char") == ["full"]
+    assert [j.tokenizer for j in study.plan.tokenizers.jobs()] == [
+        "char",
+        "hf_bpe",
+        "hf_bpe",
+        "sp_bpe",
+    ]
+    spec = study.plan.tokenizers.train_spec(Job("xx", "sp_bpe", "50"))
     assert spec["vocab_size"] == 50 and spec["params"] == {"character_coverage": 0.98}
-    assert study.train_spec(Job("xx", "char", "full"))["vocab_size"] is None
+    assert study.plan.tokenizers.train_spec(Job("xx", "char", "full"))["vocab_size"] is None
 
 
 def test_data_root_and_file_pattern(tmp_path: Path) -> None:
@@ -120,7 +125,7 @@ def test_bad_config_values_give_one_line(tmp_path: Path, changes: dict, message:
 
 def test_a_tokenizer_can_be_limited_to_some_languages(tmp_path: Path) -> None:
     study = _study(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}, "char": {}})
-    assert study.jobs() == [
+    assert study.plan.tokenizers.jobs() == [
         Job("en", "char", "full"),
         Job("xx", "char", "full"),
         Job("xx", "hf_bpe", "100"),
@@ -146,7 +151,7 @@ def test_a_ud_treebank_is_a_corpus_source() -> None:
 def test_missing_sizes_is_an_error(tmp_path: Path) -> None:
     study = _study(tmp_path, vocab_sizes=None, tokenizers={"hf_bpe": {}})
     with pytest.raises(TokstudyError, match=r"tokenizers\.hf_bpe\.vocab_sizes"):
-        study.sizes("hf_bpe")
+        study.plan.tokenizers.sizes("hf_bpe")
 
 
 def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:

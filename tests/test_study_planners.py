@@ -189,7 +189,9 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
     del config["results_dir"]
     study = Study(config)
     assert study.results_dir == "results" and study.seed == 42
-    assert study.train_spec(study.jobs()[0])["size_policy"] == "error"
+    assert (
+        study.plan.tokenizers.train_spec(study.plan.tokenizers.jobs()[0])["size_policy"] == "error"
+    )
     assert study.plan.corpora.settings("xx")["heldout"] == 0.1
     assert study.plan.analyses.multilingual_sampling()["temperature"] == 5.0
     assert "seed" not in config  # the study's own copy gets the defaults
@@ -249,6 +251,45 @@ def test_no_rule_file_reads_the_config() -> None:
         if re.search(r"(?<![\w.])config\b(?!\w|\s*=[^=])", line.split("#", 1)[0])
     ]
     assert reading == []
+
+
+# every folder directly under results_dir; its files' patterns belong to a planner
+RESULTS_FOLDERS = (
+    "benchmarks|corpora|downloads|frequencies|logs|metrics|models|multilingual|nmt|plots"
+    "|pretrained|tables|tokenizers"
+)
+LITERAL_RESULTS_PATH = re.compile(
+    rf"""\bout\(\s*[rf]?["']|\{{RESULTS\}}|[rf]?["'](?:{RESULTS_FOLDERS})/"""
+)
+
+
+def test_no_rule_file_spells_a_results_path() -> None:
+    # a path under results_dir is a planner's pattern (or log_path / benchmark_path), filled
+    # in by out(...): never a string literal in a rule file
+    literal = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in [*RULE_FILES, REPO / "Snakefile"]
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if LITERAL_RESULTS_PATH.search(line.split("#", 1)[0])
+    ]
+    assert literal == []
+
+
+def test_each_results_path_has_one_planner_that_owns_it(tmp_path: Path) -> None:
+    plan = Study(_config(tmp_path)).plan
+    planners = [plan.corpora, plan.tokenizers, plan.metrics, plan.analyses, plan.models, plan.nmt]
+    patterns = [
+        (type(planner).__name__, name, value)
+        for planner in planners
+        for name, value in vars(type(planner)).items()
+        if name.isupper() and not name.endswith("_CELL")  # a cell is part of a path
+    ]
+    owners: dict[str, list[str]] = {}
+    for owner, name, pattern in patterns:
+        owners.setdefault(pattern, []).append(f"{owner}.{name}")
+        assert re.fullmatch(rf"(?:{RESULTS_FOLDERS})/[^/].*[^/]", pattern), f"{owner}.{name}"
+    assert {pattern: names for pattern, names in owners.items() if len(names) > 1} == {}
+    assert len(patterns) > 40
 
 
 # --- no import cycle -------------------------------------------------------------------

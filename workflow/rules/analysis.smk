@@ -3,12 +3,12 @@ localrules: segmentation_table, plot_parity_pud, multilingual_tables, plot_multi
 
 rule segmentation_table:
     input:
-        train=out("corpora/{language}/train.txt"),
-        tokenizers=lambda w: [study.tokenizer_dir(j) for j in planners.analyses.segmentation_jobs(w.language)],
+        train=out(planners.corpora.TRAIN),
+        tokenizers=lambda w: [planners.tokenizers.tokenizer_dir(j) for j in planners.analyses.segmentation_jobs(w.language)],
     output:
-        csv=out("tables/analysis/segmentation_{language}.csv"),
+        csv=out(planners.analyses.SEGMENTATION, ext="csv"),
         markdown=report(
-            out("tables/analysis/segmentation_{language}.md"),
+            out(planners.analyses.SEGMENTATION, ext="md"),
             category="Analyses",
             labels={"analysis": "segmentations", "language": "{language}"},
         ),
@@ -18,7 +18,7 @@ rule segmentation_table:
             f"{j.tokenizer} ({j.size})" for j in planners.analyses.segmentation_jobs(w.language)
         ],
     log:
-        out("logs/segmentation_table/{language}.log"),
+        out(log_path("segmentation_table", "{language}")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("segmentation_table")
@@ -30,19 +30,19 @@ rule segmentation_table:
 
 rule morphological_alignment:
     input:
-        [study.tokenizer_dir(j) for j in study.scored_jobs()],
+        [planners.tokenizers.tokenizer_dir(j) for j in planners.tokenizers.scored_jobs()],
     output:
-        csv=out("tables/analysis/morphological_alignment.csv"),
+        csv=out(planners.analyses.MORPHOLOGICAL_ALIGNMENT, ext="csv"),
         markdown=report(
-            out("tables/analysis/morphological_alignment.md"),
+            out(planners.analyses.MORPHOLOGICAL_ALIGNMENT, ext="md"),
             category="Analyses",
             labels={"analysis": "morphological alignment (UD)"},
         ),
     params:
         ud_root=planners.analyses.section.get("ud_root"),
-        jobs=[(j.language, j.tokenizer, j.size) for j in study.scored_jobs()],
+        jobs=[(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_jobs()],
     log:
-        out("logs/morphological_alignment.log"),
+        out(log_path("morphological_alignment")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("morphological_alignment")
@@ -55,12 +55,12 @@ rule morphological_alignment:
 rule tokenization_parity:
     input:
         **planners.analyses.parity_texts(),
-        reference_tokenizers=[study.tokenizer_dir(a) for a, _ in planners.analyses.parity_pairs()],
-        target_tokenizers=[study.tokenizer_dir(b) for _, b in planners.analyses.parity_pairs()],
+        reference_tokenizers=[planners.tokenizers.tokenizer_dir(a) for a, _ in planners.analyses.parity_pairs()],
+        target_tokenizers=[planners.tokenizers.tokenizer_dir(b) for _, b in planners.analyses.parity_pairs()],
     output:
-        csv=out("tables/analysis/parity.csv"),
+        csv=out(planners.analyses.PARITY, ext="csv"),
         markdown=report(
-            out("tables/analysis/parity.md"),
+            out(planners.analyses.PARITY, ext="md"),
             category="Analyses",
             labels={"analysis": "tokenization parity"},
         ),
@@ -69,7 +69,7 @@ rule tokenization_parity:
         reference=planners.analyses.parity_language("reference"),
         target=planners.analyses.parity_language("target"),
     log:
-        out("logs/tokenization_parity.log"),
+        out(log_path("tokenization_parity")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("tokenization_parity")
@@ -84,25 +84,25 @@ rule tokenization_parity_pud:
         corpora=list(planners.analyses.parity_files().values()),
         tokenizers=sorted({p.directory for p in planners.analyses.parity_tokenizers()}),
     output:
-        csv=out("tables/analysis/parity_pud.csv"),
+        csv=out(planners.analyses.PARITY_PUD, ext="csv"),
         markdown=report(
-            out("tables/analysis/parity_pud.md"),
+            out(planners.analyses.PARITY_PUD, ext="md"),
             category="Analyses",
             labels={"analysis": "tokenization premium (PUD)"},
         ),
-        fairness_csv=out("tables/analysis/parity_pud_fairness.csv"),
+        fairness_csv=out(planners.analyses.PARITY_PUD_FAIRNESS, ext="csv"),
         fairness_markdown=report(
-            out("tables/analysis/parity_pud_fairness.md"),
+            out(planners.analyses.PARITY_PUD_FAIRNESS, ext="md"),
             category="Analyses",
             labels={"analysis": "tokenization premium fairness (PUD)"},
         ),
-        json=out("tables/analysis/parity_pud.json"),
+        json=out(planners.analyses.PARITY_PUD, ext="json"),
     params:
         languages=list(planners.analyses.parity_files()),
         reference=planners.analyses.parity_language("reference"),
         tokenizers=[vars(p) for p in planners.analyses.parity_tokenizers()],
     log:
-        out("logs/tokenization_parity_pud.log"),
+        out(log_path("tokenization_parity_pud")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("tokenization_parity_pud")
@@ -114,24 +114,24 @@ rule tokenization_parity_pud:
 
 rule plot_parity_pud:
     input:
-        out("tables/analysis/parity_pud.csv"),
+        out(planners.analyses.PARITY_PUD, ext="csv"),
     output:
         heatmap_png=report(
-            out("plots/analysis/parity_pud_heatmap.png"),
+            out(planners.analyses.PARITY_PUD_PLOT, plot="heatmap", ext="png"),
             category="Analyses",
             labels={"analysis": "tokenization premium (PUD): heat map"},
         ),
-        heatmap_pdf=out("plots/analysis/parity_pud_heatmap.pdf"),
+        heatmap_pdf=out(planners.analyses.PARITY_PUD_PLOT, plot="heatmap", ext="pdf"),
         bars_png=report(
-            out("plots/analysis/parity_pud_bars.png"),
+            out(planners.analyses.PARITY_PUD_PLOT, plot="bars", ext="png"),
             category="Analyses",
             labels={"analysis": "tokenization premium (PUD): bars"},
         ),
-        bars_pdf=out("plots/analysis/parity_pud_bars.pdf"),
+        bars_pdf=out(planners.analyses.PARITY_PUD_PLOT, plot="bars", ext="pdf"),
     params:
         reference=planners.analyses.parity_language("reference"),
     log:
-        out("logs/plot_parity_pud.log"),
+        out(log_path("plot_parity_pud")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("plot_parity_pud")
@@ -143,15 +143,15 @@ rule plot_parity_pud:
 
 rule multilingual_corpus:
     input:
-        [out(f"corpora/{language}/train.txt") for language in planners.analyses.multilingual_languages()],
+        [out(planners.corpora.TRAIN, language=language) for language in planners.analyses.multilingual_languages()],
     output:
-        train=out("multilingual/corpus/train.txt"),
-        summary=out("multilingual/corpus/mix.csv"),
+        train=out(planners.analyses.MULTILINGUAL_TRAIN),
+        summary=out(planners.analyses.MULTILINGUAL_MIX),
     params:
         languages=planners.analyses.multilingual_languages(),
         sampling=planners.analyses.multilingual_sampling(),
     log:
-        out("logs/multilingual_corpus.log"),
+        out(log_path("multilingual_corpus")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("multilingual_corpus")
@@ -163,15 +163,15 @@ rule multilingual_corpus:
 
 rule train_multilingual_tokenizer:
     input:
-        train=out("multilingual/corpus/train.txt"),
+        train=out(planners.analyses.MULTILINGUAL_TRAIN),
     output:
-        directory(out("multilingual/tokenizers/{tokenizer}/{size}")),
+        directory(out(planners.analyses.MULTILINGUAL_TOKENIZER)),
     params:
         spec=lambda w: planners.analyses.multilingual_spec(w.tokenizer, w.size),
     log:
-        out("logs/train_multilingual_tokenizer/{tokenizer}/{size}.log"),
+        out(log_path("train_multilingual_tokenizer", planners.analyses.MULTILINGUAL_CELL)),
     benchmark:
-        out("benchmarks/train_multilingual_tokenizer/{tokenizer}/{size}.tsv")
+        out(benchmark_path("train_multilingual_tokenizer", planners.analyses.MULTILINGUAL_CELL))
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("train_multilingual_tokenizer")
@@ -184,23 +184,23 @@ rule train_multilingual_tokenizer:
 rule multilingual_tables:
     input:
         tokenizers=[
-            out(f"multilingual/tokenizers/{j.tokenizer}/{j.size}")
+            out(planners.analyses.MULTILINGUAL_TOKENIZER, **vars(j))
             for j in planners.analyses.multilingual_jobs()
         ]
-        + [study.pretrained_dir(j.tokenizer) for j in planners.analyses.multilingual_comparisons()],
-        train=[out(f"corpora/{lang}/train.txt") for lang in planners.analyses.multilingual_languages()],
-        heldout=[out(f"corpora/{lang}/heldout.txt") for lang in planners.analyses.multilingual_languages()],
-        mix=out("multilingual/corpus/mix.csv"),
+        + [planners.tokenizers.pretrained_dir(j.tokenizer) for j in planners.analyses.multilingual_comparisons()],
+        train=[out(planners.corpora.TRAIN, language=lang) for lang in planners.analyses.multilingual_languages()],
+        heldout=[out(planners.corpora.HELDOUT, language=lang) for lang in planners.analyses.multilingual_languages()],
+        mix=out(planners.analyses.MULTILINGUAL_MIX),
     output:
-        share_csv=out("tables/analysis/multilingual_vocabulary_share.csv"),
+        share_csv=out(planners.analyses.MULTILINGUAL_TABLE, table="vocabulary_share", ext="csv"),
         share_markdown=report(
-            out("tables/analysis/multilingual_vocabulary_share.md"),
+            out(planners.analyses.MULTILINGUAL_TABLE, table="vocabulary_share", ext="md"),
             category="Analyses",
             labels={"analysis": "multilingual tokenizers: vocabulary share"},
         ),
-        fertility_csv=out("tables/analysis/multilingual_fertility.csv"),
+        fertility_csv=out(planners.analyses.MULTILINGUAL_TABLE, table="fertility", ext="csv"),
         fertility_markdown=report(
-            out("tables/analysis/multilingual_fertility.md"),
+            out(planners.analyses.MULTILINGUAL_TABLE, table="fertility", ext="md"),
             category="Analyses",
             labels={"analysis": "multilingual tokenizers: fertility"},
         ),
@@ -211,7 +211,7 @@ rule multilingual_tables:
             for j in planners.analyses.multilingual_jobs() + planners.analyses.multilingual_comparisons()
         ],
     log:
-        out("logs/multilingual_tables.log"),
+        out(log_path("multilingual_tables")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("multilingual_tables")
@@ -223,16 +223,16 @@ rule multilingual_tables:
 
 rule plot_multilingual:
     input:
-        out("tables/analysis/multilingual_vocabulary_share.csv"),
+        out(planners.analyses.MULTILINGUAL_TABLE, table="vocabulary_share", ext="csv"),
     output:
         png=report(
-            out("plots/analysis/multilingual_vocabulary_share.png"),
+            out(planners.analyses.MULTILINGUAL_PLOT, ext="png"),
             category="Analyses",
             labels={"analysis": "multilingual tokenizers: vocabulary share (plot)"},
         ),
-        pdf=out("plots/analysis/multilingual_vocabulary_share.pdf"),
+        pdf=out(planners.analyses.MULTILINGUAL_PLOT, ext="pdf"),
     log:
-        out("logs/plot_multilingual.log"),
+        out(log_path("plot_multilingual")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("plot_multilingual")
@@ -247,26 +247,23 @@ rule analysis_outputs:
         planners.analyses.targets(),
 
 
-# Correlation analysis (analyses.correlation, on whenever the study has a models: or nmt:
+# Correlation analysis (planners.analyses.correlation, on whenever the study has a models: or nmt:
 # section): intrinsic metrics of every cell against its downstream scores. NMT cells take
 # the metrics of the NMT stage's own tokenizers (rule nmt_tokenizer_metrics).
-from tokstudy.analysis.correlation_settings import NMT_FREQUENCIES, NMT_METRICS
-
-
 rule nmt_tokenizer_metrics:
     input:
-        tokenizer=out("nmt/tokenizers/{side}/{tokenizer}/{size}"),
-        train=out("nmt/split/train.{side}"),
-        heldout=out("nmt/split/test.{side}"),
+        tokenizer=out(planners.nmt.TOKENIZER),
+        train=out(planners.nmt.SPLIT, split="train"),
+        heldout=out(planners.nmt.SPLIT, split="test"),
     output:
-        metrics=out(NMT_METRICS),
-        frequencies=out(NMT_FREQUENCIES),
+        metrics=out(planners.analyses.NMT_METRICS),
+        frequencies=out(planners.analyses.NMT_FREQUENCIES),
     wildcard_constraints:
         side=r"[a-z][a-z0-9_]*",
     params:
         language=lambda w: w.side,
     log:
-        out("logs/nmt_tokenizer_metrics/{side}/{tokenizer}/{size}.log"),
+        out(log_path("nmt_tokenizer_metrics", planners.nmt.SIDE_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("nmt_tokenizer_metrics")
@@ -278,25 +275,25 @@ rule nmt_tokenizer_metrics:
 
 rule correlation:
     input:
-        metrics=out("tables/metrics.csv"),
-        model_results=out("tables/models/results.tsv") if planners.models.models else [],
+        metrics=out(planners.metrics.TABLE),
+        model_results=out(planners.models.RESULTS_TABLE) if planners.models.models else [],
         nmt_scores=planners.nmt.score_files(),
         nmt_metrics=planners.analyses.nmt_metric_files(),
     output:
-        csv=out("tables/analysis/correlation.csv"),
+        csv=out(planners.analyses.CORRELATION, ext="csv"),
         markdown=report(
-            out("tables/analysis/correlation.md"),
+            out(planners.analyses.CORRELATION, ext="md"),
             category="Analyses",
             labels={"analysis": "intrinsic metrics vs downstream scores"},
         ),
-        ranking_csv=out("tables/analysis/correlation_ranking.csv"),
+        ranking_csv=out(planners.analyses.CORRELATION_RANKING, ext="csv"),
         ranking_markdown=report(
-            out("tables/analysis/correlation_ranking.md"),
+            out(planners.analyses.CORRELATION_RANKING, ext="md"),
             category="Analyses",
             labels={"analysis": "intrinsic metrics ranked per downstream score"},
         ),
         png=report(
-            out("plots/analysis/correlation.png"),
+            out(planners.analyses.CORRELATION_PLOT),
             category="Analyses",
             labels={"analysis": "intrinsic metrics vs downstream scores (plot)"},
         ),
@@ -305,7 +302,7 @@ rule correlation:
         settings=planners.analyses.correlation_settings(),
         nmt_sides=planners.analyses.nmt_metric_sides(),
     log:
-        out("logs/correlation.log"),
+        out(log_path("correlation")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("correlation")

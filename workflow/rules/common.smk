@@ -1,16 +1,16 @@
 from pathlib import Path
 
-from tokstudy.study import PRETRAINED_DOWNLOAD_DIR, Job
-from tokstudy.study.planners import CORPUS_SPLITS
+from tokstudy.study import Job
+from tokstudy.study.corpora import CORPUS_SPLITS
+from tokstudy.study.paths import CELL, benchmark_path, log_path
 
 # `study` and `planners` (study.plan) come from the Snakefile, which builds the study once.
 SPLITS = list(CORPUS_SPLITS)
-RESULTS = study.results_dir
 
 
-def out(path):
-    """A path under the study's results folder."""
-    return f"{RESULTS}/{path}"
+def out(pattern, **values):
+    """A planner's path pattern under the study's results folder, ``values`` filled in."""
+    return study.out(pattern, **values)
 
 
 wildcard_constraints:
@@ -28,7 +28,7 @@ def job_of(wildcards):
 
 def metric_plot(metric, split, ext):
     """One metric plot of rule plot_metrics; the PNG goes into the report."""
-    path = out(f"plots/metrics/{metric}_{split}.{ext}")
+    path = out(planners.metrics.PLOT, metric=metric, split=split, ext=ext)
     if ext == "pdf":
         return path
     labels = {"metric": metric, "split": split}

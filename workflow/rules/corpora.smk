@@ -5,13 +5,13 @@ localrules: download_corpus  # the login node has the network a compute node may
 # checksum again before reading.
 rule download_corpus:
     output:
-        out("downloads/{sha256}.raw"),
+        out(planners.corpora.DOWNLOAD),
     wildcard_constraints:
         sha256="[0-9a-f]{64}",
     params:
         source=lambda w: study.download_source(w.sha256),
     log:
-        out("logs/download_corpus/{sha256}.log"),
+        out(log_path("download_corpus", "{sha256}")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("download_corpus")
@@ -25,13 +25,13 @@ rule prepare_corpus:
     input:
         lambda w: study.source_files(w.language),
     output:
-        train=out("corpora/{language}/train.txt"),
-        heldout=out("corpora/{language}/heldout.txt"),
-        stats=out("corpora/{language}/stats.json"),
+        train=out(planners.corpora.TRAIN),
+        heldout=out(planners.corpora.HELDOUT),
+        stats=out(planners.corpora.STATS),
     params:
         settings=lambda w: planners.corpora.settings(w.language),
     log:
-        out("logs/prepare_corpus/{language}.log"),
+        out(log_path("prepare_corpus", "{language}")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("prepare_corpus")

@@ -3,18 +3,18 @@ localrules: collect_metrics  # trivial jobs: not worth a cluster job
 
 rule compute_metrics:
     input:
-        tokenizer=lambda w: study.tokenizer_dir(job_of(w)),
-        train=out("corpora/{language}/train.txt"),
-        heldout=out("corpora/{language}/heldout.txt"),
+        tokenizer=lambda w: planners.tokenizers.tokenizer_dir(job_of(w)),
+        train=out(planners.corpora.TRAIN),
+        heldout=out(planners.corpora.HELDOUT),
     output:
-        metrics=out("metrics/{language}/{tokenizer}/{size}.tsv"),
-        frequencies=out("frequencies/{language}/{tokenizer}/{size}.tsv"),
+        metrics=out(planners.metrics.METRICS),
+        frequencies=out(planners.metrics.FREQUENCIES),
     params:
         language=lambda w: w.language,
     log:
-        out("logs/compute_metrics/{language}/{tokenizer}/{size}.log"),
+        out(log_path("compute_metrics", CELL)),
     benchmark:
-        out("benchmarks/compute_metrics/{language}/{tokenizer}/{size}.tsv")
+        out(benchmark_path("compute_metrics", CELL))
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("compute_metrics")
@@ -26,15 +26,15 @@ rule compute_metrics:
 
 rule collect_metrics:
     input:
-        [f"{RESULTS}/metrics/{j.language}/{j.tokenizer}/{j.size}.tsv" for j in study.scored_jobs()],
+        [out(planners.metrics.METRICS, **vars(j)) for j in planners.tokenizers.scored_jobs()],
     output:
         report(
-            out("tables/metrics.csv"),
+            out(planners.metrics.TABLE),
             category="Tables",
             labels={"table": "all metrics (tidy)"},
         ),
     log:
-        out("logs/collect_metrics.log"),
+        out(log_path("collect_metrics")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("collect_metrics")

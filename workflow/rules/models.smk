@@ -1,7 +1,6 @@
 localrules: summarize_models  # trivial jobs: not worth a cluster job
 
 
-from tokstudy.study.models import CHARACTERBERT_CORPUS, PRETOKENIZED, TOKENIZER
 from tokstudy.training.config import to_dict
 
 # The model stage (config key models:): BERT MLM pretraining per (language, tokenizer, size,
@@ -18,14 +17,14 @@ wildcard_constraints:
 
 rule silver_treebank:
     input:
-        train=out("corpora/{language}/train.txt"),
-        heldout=out("corpora/{language}/heldout.txt"),
+        train=out(planners.corpora.TRAIN),
+        heldout=out(planners.corpora.HELDOUT),
     output:
-        directory(out("models/treebanks/{language}/silver")),
+        directory(out(plan.SILVER_TREEBANK)),
     params:
         seed=study.seed,
     log:
-        out("logs/silver_treebank/{language}.log"),
+        out(log_path("silver_treebank", "{language}")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("silver_treebank")
@@ -37,14 +36,14 @@ rule silver_treebank:
 
 rule pretokenize_mlm:
     input:
-        tokenizer=out(TOKENIZER),
-        train=out("corpora/{language}/train.txt"),
+        tokenizer=out(planners.tokenizers.TOKENIZER),
+        train=out(planners.corpora.TRAIN),
     output:
-        directory(out(PRETOKENIZED)),
+        directory(out(plan.PRETOKENIZED)),
     params:
         whole_word_mask=plan.config.pretrain.whole_word_mask,
     log:
-        out("logs/pretokenize_mlm/{language}/{tokenizer}/{size}.log"),
+        out(log_path("pretokenize_mlm", CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("pretokenize_mlm")
@@ -56,13 +55,13 @@ rule pretokenize_mlm:
 
 rule prepare_characterbert:
     input:
-        train=out("corpora/{language}/train.txt"),
+        train=out(planners.corpora.TRAIN),
     output:
-        directory(out(CHARACTERBERT_CORPUS)),
+        directory(out(plan.CHARACTERBERT_CORPUS)),
     params:
         config=plan.characterbert(),
     log:
-        out("logs/prepare_characterbert/{language}/{size}.log"),
+        out(log_path("prepare_characterbert", plan.CHARACTERBERT_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("prepare_characterbert")
@@ -77,11 +76,11 @@ rule pretrain_mlm:
         tokenizer=plan.tokenizer_dir,
         corpus=plan.corpus_dir,
     output:
-        directory(plan.run_path("pretrain")),
+        directory(out(plan.PRETRAIN)),
     params:
         config=lambda w: plan.seeded("pretrain", w.seed),
     log:
-        out("logs/pretrain_mlm/{language}/{tokenizer}/{size}/seed{seed}.log"),
+        out(log_path("pretrain_mlm", plan.RUN_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("pretrain_mlm")
@@ -94,15 +93,15 @@ rule pretrain_mlm:
 rule evaluate_mlm:
     input:
         tokenizer=plan.tokenizer_dir,
-        pretrained=plan.run_path("pretrain"),
-        heldout=out("corpora/{language}/heldout.txt"),
+        pretrained=out(plan.PRETRAIN),
+        heldout=out(planners.corpora.HELDOUT),
     output:
-        metrics=plan.run_path("mlm.tsv"),
-        edits=plan.run_path("mlm_noise_edits.tsv"),
+        metrics=out(plan.MLM),
+        edits=out(plan.MLM_NOISE_EDITS),
     params:
         config=plan.evaluation(),
     log:
-        out("logs/evaluate_mlm/{language}/{tokenizer}/{size}/seed{seed}.log"),
+        out(log_path("evaluate_mlm", plan.RUN_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("evaluate_mlm")
@@ -116,11 +115,11 @@ rule finetune_model:
     input:
         unpack(plan.finetune_data),
         tokenizer=plan.tokenizer_dir,
-        pretrained=plan.run_path("pretrain"),
+        pretrained=out(plan.PRETRAIN),
     output:
-        metrics=plan.run_path("{task}/metrics.tsv"),
-        predictions=plan.run_path("{task}/predictions.tsv"),
-        summary=plan.run_path("{task}/finetune.json"),
+        metrics=out(plan.FINETUNE_METRICS),
+        predictions=out(plan.FINETUNE_PREDICTIONS),
+        summary=out(plan.FINETUNE_SUMMARY),
     wildcard_constraints:
         task="pos|sentence",
     params:
@@ -131,7 +130,7 @@ rule finetune_model:
         sentence_feature=plan.config.sentence_feature,
         sentence_upos=list(plan.config.sentence_upos),
     log:
-        out("logs/finetune_model/{language}/{tokenizer}/{size}/seed{seed}/{task}.log"),
+        out(log_path("finetune_model", plan.FINETUNE_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("finetune_model")
@@ -144,32 +143,32 @@ rule finetune_model:
 rule summarize_models:
     input:
         mlm=list(plan.mlm_files()),
-        finetune=list(plan.finetune_files("metrics.tsv")),
-        predictions=list(plan.finetune_files("predictions.tsv")),
+        finetune=list(plan.finetune_files(plan.FINETUNE_METRICS)),
+        predictions=list(plan.finetune_files(plan.FINETUNE_PREDICTIONS)),
     output:
         results=report(
-            out("tables/models/results.tsv"),
+            out(plan.RESULTS_TABLE),
             category="Models",
             labels={"table": "all model results (tidy)"},
         ),
         tables=expand(
-            out("tables/models/{table}.{ext}"),
+            out(plan.SUMMARY_TABLE),
             table=plan.summary_tables(),
             ext=["tsv", "md"],
         ),
         png=report(
-            out("plots/models/noise.png"),
+            out(plan.NOISE_PLOT, ext="png"),
             category="Models",
             labels={"plot": "metrics per tokenizer, clean and noised"},
         ),
-        pdf=out("plots/models/noise.pdf"),
+        pdf=out(plan.NOISE_PLOT, ext="pdf"),
     params:
         mlm=plan.mlm_files(),
-        finetune=plan.finetune_files("metrics.tsv"),
-        predictions=plan.finetune_files("predictions.tsv"),
+        finetune=plan.finetune_files(plan.FINETUNE_METRICS),
+        predictions=plan.finetune_files(plan.FINETUNE_PREDICTIONS),
         evaluation=to_dict(plan.config.evaluation),
     log:
-        out("logs/summarize_models.log"),
+        out(log_path("summarize_models")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("summarize_models")

@@ -1,7 +1,7 @@
 localrules: nmt_joint_text, nmt_report  # trivial jobs: not worth a cluster job
 
 
-from tokstudy.study.nmt import CLDR_CORPUS, RUN, SCORE, SPLIT_DIR, TOKENIZER, TRANSLATION
+from tokstudy.study.nmt import JOINT
 from tokstudy.training.config import to_dict
 
 # The NMT stage (config key nmt:): split a parallel corpus, train source and target
@@ -17,11 +17,11 @@ wildcard_constraints:
 
 rule nmt_cldr_corpus:
     output:
-        out(CLDR_CORPUS),
+        out(nmt_plan.CLDR_CORPUS),
     params:
         languages=list(nmt_plan.languages),
     log:
-        out("logs/nmt_cldr_corpus.log"),
+        out(log_path("nmt_cldr_corpus")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("nmt_cldr_corpus")
@@ -40,7 +40,7 @@ rule nmt_split:
         languages=list(nmt_plan.languages),
         split=to_dict(nmt_plan.config.split),
     log:
-        out("logs/nmt_split.log"),
+        out(log_path("nmt_split")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("nmt_split")
@@ -52,13 +52,13 @@ rule nmt_split:
 
 rule nmt_joint_text:
     input:
-        [out(f"{SPLIT_DIR}/train.{language}") for language in nmt_plan.languages],
+        [out(nmt_plan.SPLIT, split="train", side=language) for language in nmt_plan.languages],
     output:
-        out(f"{SPLIT_DIR}/train.joint"),
+        out(nmt_plan.SPLIT, split="train", side=JOINT),
     params:
         languages=list(nmt_plan.languages),
     log:
-        out("logs/nmt_joint_text.log"),
+        out(log_path("nmt_joint_text")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("nmt_joint_text")
@@ -70,13 +70,13 @@ rule nmt_joint_text:
 
 rule nmt_train_tokenizer:
     input:
-        train=out(f"{SPLIT_DIR}/train.{{side}}"),
+        train=out(nmt_plan.SPLIT, split="train"),
     output:
-        directory(out(TOKENIZER)),
+        directory(out(nmt_plan.TOKENIZER)),
     params:
         spec=lambda w: nmt_plan.train_spec(w.side, w.tokenizer, w.size),
     log:
-        out("logs/nmt_train_tokenizer/{side}/{tokenizer}/{size}.log"),
+        out(log_path("nmt_train_tokenizer", nmt_plan.SIDE_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("nmt_train_tokenizer")
@@ -92,11 +92,11 @@ rule nmt_train:
         source_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "source")),
         target_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
     output:
-        directory(out(RUN)),
+        directory(out(nmt_plan.RUN)),
     params:
         config=lambda w: nmt_plan.seeded_training(w.seed),
     log:
-        out("logs/nmt_train/{direction}/{tokenizer}/{size}/seed{seed}.log"),
+        out(log_path("nmt_train", nmt_plan.RUN_CELL)),
     conda:
         "../../envs/gpu.yaml"
     threads: planners.threads("nmt_train")
@@ -108,16 +108,16 @@ rule nmt_train:
 
 rule nmt_translate:
     input:
-        run=out(RUN),
+        run=out(nmt_plan.RUN),
         split=rules.nmt_split.output.summary,
         source_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "source")),
         target_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
     output:
-        out(TRANSLATION),
+        out(nmt_plan.TRANSLATION),
     params:
         decode=to_dict(nmt_plan.config.decode),
     log:
-        out("logs/nmt_translate/{direction}/{tokenizer}/{size}/seed{seed}.log"),
+        out(log_path("nmt_translate", nmt_plan.RUN_CELL)),
     conda:
         "../../envs/gpu.yaml"
     threads: planners.threads("nmt_translate")
@@ -129,13 +129,13 @@ rule nmt_translate:
 
 rule nmt_score:
     input:
-        hypotheses=out(TRANSLATION),
+        hypotheses=out(nmt_plan.TRANSLATION),
         split=rules.nmt_split.output.summary,
         target_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
     output:
-        out(SCORE),
+        out(nmt_plan.SCORE),
     log:
-        out("logs/nmt_score/{direction}/{tokenizer}/{size}/seed{seed}.log"),
+        out(log_path("nmt_score", nmt_plan.RUN_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("nmt_score")
@@ -158,7 +158,7 @@ rule nmt_report:
     params:
         evaluation=to_dict(nmt_plan.config.evaluation),
     log:
-        out("logs/nmt_report.log"),
+        out(log_path("nmt_report")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("nmt_report")

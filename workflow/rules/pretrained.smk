@@ -2,12 +2,12 @@ localrules: download_pretrained  # the login node has the network a compute node
 
 rule download_pretrained:
     output:
-        out(f"{PRETRAINED_DOWNLOAD_DIR}/{{name}}/tokenizer.json"),
+        out(planners.tokenizers.PRETRAINED_DOWNLOAD),
     params:
-        url=lambda w: study.pretrained_hub_url(w.name),
-        sha256=lambda w: study.pretrained[w.name]["sha256"],
+        url=lambda w: planners.tokenizers.pretrained_hub_url(w.name),
+        sha256=lambda w: planners.tokenizers.pretrained[w.name]["sha256"],
     log:
-        out("logs/download_pretrained/{name}.log"),
+        out(log_path("download_pretrained", "{name}")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("download_pretrained")
@@ -19,13 +19,13 @@ rule download_pretrained:
 
 rule import_pretrained:
     input:
-        lambda w: study.pretrained_source(w.name),
+        lambda w: planners.tokenizers.pretrained_source(w.name),
     output:
-        directory(out("pretrained/{name}")),
+        directory(out(planners.tokenizers.PRETRAINED)),
     params:
-        entry=lambda w: study.pretrained[w.name],
+        entry=lambda w: planners.tokenizers.pretrained[w.name],
     log:
-        out("logs/import_pretrained/{name}.log"),
+        out(log_path("import_pretrained", "{name}")),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("import_pretrained")

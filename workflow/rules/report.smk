@@ -3,22 +3,22 @@ localrules: metric_tables, plot_metrics, plot_frequencies, cost_table  # trivial
 
 rule metric_tables:
     input:
-        out("tables/metrics.csv"),
+        out(planners.metrics.TABLE),
     output:
         markdown=report(
-            out("tables/metrics_{split}.md"),
+            out(planners.metrics.WIDE_TABLE, ext="md"),
             category="Tables",
             labels={"table": "wide tables", "split": "{split}", "format": "Markdown"},
         ),
         latex=report(
-            out("tables/metrics_{split}.tex"),
+            out(planners.metrics.WIDE_TABLE, ext="tex"),
             category="Tables",
             labels={"table": "wide tables", "split": "{split}", "format": "LaTeX"},
         ),
     params:
         metrics=planners.metrics.names,
     log:
-        out("logs/metric_tables/{split}.log"),
+        out(log_path("metric_tables", "{split}")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("metric_tables")
@@ -31,7 +31,7 @@ rule metric_tables:
 # All metric plots in one job: one process instead of one per metric and split.
 rule plot_metrics:
     input:
-        out("tables/metrics.csv"),
+        out(planners.metrics.TABLE),
     output:
         **{
             f"{metric}_{split}_{ext}": metric_plot(metric, split, ext)
@@ -42,7 +42,7 @@ rule plot_metrics:
     params:
         plots=[(metric, split) for metric in planners.metrics.names for split in SPLITS],
     log:
-        out("logs/plot_metrics.log"),
+        out(log_path("plot_metrics")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("plot_metrics")
@@ -55,25 +55,25 @@ rule plot_metrics:
 rule plot_frequencies:
     input:
         lambda w: [
-            f"{RESULTS}/frequencies/{j.language}/{j.tokenizer}/{j.size}.tsv"
+            out(planners.metrics.FREQUENCIES, **vars(j))
             for j in planners.metrics.frequency_plot_jobs(w.language)
         ],
     output:
         png=report(
-            out("plots/frequencies/{language}.png"),
+            out(planners.metrics.FREQUENCY_PLOT, ext="png"),
             category="Token-frequency distributions",
             labels={"language": "{language}"},
         ),
-        pdf=out("plots/frequencies/{language}.pdf"),
+        pdf=out(planners.metrics.FREQUENCY_PLOT, ext="pdf"),
     params:
         tokenizers=lambda w: [
-            f"{j.tokenizer} ({j.size})" if study.is_pretrained(j.tokenizer) else j.tokenizer
+            f"{j.tokenizer} ({j.size})" if planners.tokenizers.is_pretrained(j.tokenizer) else j.tokenizer
             for j in planners.metrics.frequency_plot_jobs(w.language)
         ],
         vocab_size=planners.metrics.frequency_plot_size(),
         skip_top=planners.metrics.skip_top_ranks,
     log:
-        out("logs/plot_frequencies/{language}.log"),
+        out(log_path("plot_frequencies", "{language}")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("plot_frequencies")
@@ -97,20 +97,20 @@ rule cost_table:
         sorted({path for s in COST_SOURCES for path in [s["benchmark"], *s["texts"]]}),
     output:
         csv=report(
-            out("tables/cost.csv"),
+            out(planners.metrics.COST_TABLE),
             category="Cost",
             labels={"output": "time and peak memory per job (CSV)"},
         ),
         png=report(
-            out("plots/cost.png"),
+            out(planners.metrics.COST_PLOT, ext="png"),
             category="Cost",
             labels={"output": "training time and peak memory against vocabulary size"},
         ),
-        pdf=out("plots/cost.pdf"),
+        pdf=out(planners.metrics.COST_PLOT, ext="pdf"),
     params:
         sources=COST_SOURCES,
     log:
-        out("logs/cost_table.log"),
+        out(log_path("cost_table")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("cost_table")

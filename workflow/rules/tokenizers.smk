@@ -1,14 +1,14 @@
 rule train_tokenizer:
     input:
-        train=out("corpora/{language}/train.txt"),
+        train=out(planners.corpora.TRAIN),
     output:
-        directory(out("tokenizers/{language}/{tokenizer}/{size}")),
+        directory(out(planners.tokenizers.TOKENIZER)),
     params:
-        spec=lambda w: study.train_spec(job_of(w)),
+        spec=lambda w: planners.tokenizers.train_spec(job_of(w)),
     log:
-        out("logs/train_tokenizer/{language}/{tokenizer}/{size}.log"),
+        out(log_path("train_tokenizer", CELL)),
     benchmark:
-        out("benchmarks/train_tokenizer/{language}/{tokenizer}/{size}.tsv")
+        out(benchmark_path("train_tokenizer", CELL))
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("train_tokenizer")

@@ -1,4 +1,4 @@
-"""Settings and file layout of the correlation analysis, light enough for the study to import
+"""Settings of the correlation analysis, light enough for the study to import
 (the analysis itself, :mod:`tokstudy.analysis.correlation`, needs pandas and scipy)."""
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from tokstudy.training.config import Settings, proportion, setting
 
 NMT_SIDES = ("target", "source")
 SPLITS = ("train", "heldout")
-NMT_METRICS = "nmt/metrics/{side}/{tokenizer}/{size}.tsv"
-NMT_FREQUENCIES = "nmt/frequencies/{side}/{tokenizer}/{size}.tsv"
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.analysis.correlation_settings import NMT_METRICS, NMT_SIDES, CorrelationSettings
+from tokstudy.analysis.correlation_settings import NMT_SIDES, CorrelationSettings
 from tokstudy.analysis.ud import pud_treebanks
 from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import check_listed, registered_adapter
+from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.nmt import NMTPlanner
 from tokstudy.study.paths import expand
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
 
 MULTILINGUAL_KEY = "config key analyses.multilingual"
 PARITY_KEY = "config key analyses.parity"
@@ -26,8 +28,30 @@ class AnalysesPlanner:
     """``analyses``: segmentation, UD alignment, parity, multilingual tokenizers and the
     correlation of intrinsic metrics with the downstream scores of ``nmt``."""
 
-    def __init__(self, study: Study, nmt: NMTPlanner) -> None:
+    SEGMENTATION = "tables/analysis/segmentation_{language}.{ext}"
+    MORPHOLOGICAL_ALIGNMENT = "tables/analysis/morphological_alignment.{ext}"
+    PARITY = "tables/analysis/parity.{ext}"
+    PARITY_PUD = "tables/analysis/parity_pud.{ext}"
+    PARITY_PUD_FAIRNESS = "tables/analysis/parity_pud_fairness.{ext}"
+    PARITY_PUD_PLOT = "plots/analysis/parity_pud_{plot}.{ext}"
+    #: the mixed training text of the multilingual tokenizers, and its summary
+    MULTILINGUAL_TRAIN = "multilingual/corpus/train.txt"
+    MULTILINGUAL_MIX = "multilingual/corpus/mix.csv"
+    #: a multilingual tokenizer (its language is the mix)
+    MULTILINGUAL_CELL = "{tokenizer}/{size}"
+    MULTILINGUAL_TOKENIZER = f"multilingual/tokenizers/{MULTILINGUAL_CELL}"
+    MULTILINGUAL_TABLE = "tables/analysis/multilingual_{table}.{ext}"
+    MULTILINGUAL_PLOT = "plots/analysis/multilingual_vocabulary_share.{ext}"
+    #: intrinsic metrics of the NMT stage's tokenizers, for the correlation
+    NMT_METRICS = f"nmt/metrics/{NMTPlanner.SIDE_CELL}.tsv"
+    NMT_FREQUENCIES = f"nmt/frequencies/{NMTPlanner.SIDE_CELL}.tsv"
+    CORRELATION = "tables/analysis/correlation.{ext}"
+    CORRELATION_RANKING = "tables/analysis/correlation_ranking.{ext}"
+    CORRELATION_PLOT = "plots/analysis/correlation.png"
+
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner, nmt: NMTPlanner) -> None:
         self.study = study
+        self.tokenizers = tokenizers
         self.nmt = nmt
         section = self.section.get("correlation")
         if section not in (None, False) and not {"models", "nmt"} & set(study.config):
@@ -61,7 +85,7 @@ class AnalysesPlanner:
         size = str((self.section.get("segmentation") or {}).get("vocab_size", ""))
         return [
             j
-            for j in self.study.scored_jobs()
+            for j in self.tokenizers.scored_jobs()
             if j.language == language and j.size in (size, UNSIZED, PRETRAINED)
         ]
 
@@ -75,7 +99,7 @@ class AnalysesPlanner:
         if not self.parity_language("target"):
             return {}
         return {
-            f"{role}_text": f"{self.study.results_dir}/corpora/{language}/heldout.txt"
+            f"{role}_text": self.study.out(CorporaPlanner.HELDOUT, language=language)
             for role in ("reference", "target")
             for language in [self.parity_language(role)]
         }
@@ -85,7 +109,7 @@ class AnalysesPlanner:
         parity = self.section.get("parity") or {}
         if "target" not in parity:
             return []
-        scored = self.study.scored_jobs()
+        scored = self.tokenizers.scored_jobs()
         targets = {(j.tokenizer, j.size): j for j in scored if j.language == parity["target"]}
         return [
             (j, targets[(j.tokenizer, j.size)])
@@ -127,10 +151,10 @@ class AnalysesPlanner:
             ParityTokenizer(
                 j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
                 "trained",
-                self.study.tokenizer_dir(j),
+                self.tokenizers.tokenizer_dir(j),
                 (j.language,),
             )
-            for j in self.study.jobs()
+            for j in self.tokenizers.jobs()
             if j.language in languages
         ]
         covered = tuple(sorted(languages & set(self.multilingual_languages())))
@@ -138,17 +162,17 @@ class AnalysesPlanner:
             ParityTokenizer(
                 f"{j.tokenizer} {j.size} ({j.language})",
                 "multilingual",
-                f"{self.study.results_dir}/multilingual/tokenizers/{j.tokenizer}/{j.size}",
+                self.study.out(self.MULTILINGUAL_TOKENIZER, **vars(j)),
                 covered,
             )
             for j in self.multilingual_jobs()
             if covered
         ]
-        for name in self.study.pretrained_names():
-            listed = self.study.pretrained[name].get("languages")
+        for name in self.tokenizers.pretrained_names():
+            listed = self.tokenizers.pretrained[name].get("languages")
             reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
             if reach:
-                directory = self.study.pretrained_dir(name)
+                directory = self.tokenizers.pretrained_dir(name)
                 entries.append(ParityTokenizer(name, "pretrained", directory, reach))
         return entries
 
@@ -177,13 +201,15 @@ class AnalysesPlanner:
         languages = set(self.multilingual_languages())
         return [
             Job("+".join(sorted(languages)), name, PRETRAINED)
-            for name in self.study.pretrained_names()
-            if languages and languages <= set(self.study.pretrained_languages(name))
+            for name in self.tokenizers.pretrained_names()
+            if languages and languages <= set(self.tokenizers.pretrained_languages(name))
         ]
 
     def multilingual_spec(self, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one multilingual tokenizer: its study params, if any."""
-        return self.study.train_spec(Job("+".join(self.multilingual_languages()), tokenizer, size))
+        return self.tokenizers.train_spec(
+            Job("+".join(self.multilingual_languages()), tokenizer, size)
+        )
 
     def multilingual_sampling(self) -> dict[str, Any]:
         """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``
@@ -297,9 +323,11 @@ class AnalysesPlanner:
         sides = self.nmt_metric_sides()
         return sorted(
             {
-                f"{self.study.results_dir}/"
-                + NMT_METRICS.format(
-                    side=sides[run.direction], tokenizer=run.tokenizer, size=run.size
+                self.study.out(
+                    self.NMT_METRICS,
+                    side=sides[run.direction],
+                    tokenizer=run.tokenizer,
+                    size=run.size,
                 )
                 for run in self.nmt.runs()
                 if run.direction in sides
@@ -308,49 +336,35 @@ class AnalysesPlanner:
 
     def targets(self) -> list[str]:
         """The tables and plots of every analysis the study asks for (correlation apart)."""
-        results = self.study.results_dir
-        tables, plots = f"{results}/tables/analysis", f"{results}/plots/analysis"
         ud = self.section.get("ud_root")
         parity_pud = bool(self.parity_files())
         multilingual = bool(self.multilingual_jobs())
-        return [
+        tables, plots = ["csv", "md"], ["png", "pdf"]
+        patterns = [
+            *expand(self.SEGMENTATION, language=self.segmentation_languages(), ext=tables),
+            *expand(self.MORPHOLOGICAL_ALIGNMENT, ext=tables if ud else []),
+            *expand(self.PARITY, ext=tables if self.parity_pairs() else []),
+            *expand(self.PARITY_PUD, ext=tables if parity_pud else []),
+            *expand(self.PARITY_PUD_FAIRNESS, ext=tables if parity_pud else []),
             *expand(
-                f"{tables}/segmentation_{{language}}.{{ext}}",
-                language=self.segmentation_languages(),
-                ext=["csv", "md"],
-            ),
-            *expand(f"{tables}/morphological_alignment.{{ext}}", ext=["csv", "md"] if ud else []),
-            *expand(f"{tables}/parity.{{ext}}", ext=["csv", "md"] if self.parity_pairs() else []),
-            *expand(
-                f"{tables}/parity_pud{{table}}.{{ext}}",
-                table=["", "_fairness"],
-                ext=["csv", "md"] if parity_pud else [],
+                self.PARITY_PUD_PLOT, plot=["heatmap", "bars"], ext=plots if parity_pud else []
             ),
             *expand(
-                f"{plots}/parity_pud_{{plot}}.{{ext}}",
-                plot=["heatmap", "bars"],
-                ext=["png", "pdf"] if parity_pud else [],
-            ),
-            *expand(
-                f"{tables}/multilingual_{{table}}.{{ext}}",
+                self.MULTILINGUAL_TABLE,
                 table=["vocabulary_share", "fertility"],
-                ext=["csv", "md"] if multilingual else [],
+                ext=tables if multilingual else [],
             ),
-            *expand(
-                f"{plots}/multilingual_vocabulary_share.{{ext}}",
-                ext=["png", "pdf"] if multilingual else [],
-            ),
+            *expand(self.MULTILINGUAL_PLOT, ext=plots if multilingual else []),
         ]
+        return [self.study.out(pattern) for pattern in patterns]
 
     def correlation_targets(self) -> list[str]:
         """The correlation tables and plot (none when the analysis does not run)."""
         if self.correlation() is None:
             return []
-        tables, plots = f"{self.study.results_dir}/tables/analysis", "plots/analysis"
-        return [
-            f"{tables}/correlation.csv",
-            f"{tables}/correlation.md",
-            f"{tables}/correlation_ranking.csv",
-            f"{tables}/correlation_ranking.md",
-            f"{self.study.results_dir}/{plots}/correlation.png",
+        patterns = [
+            *expand(self.CORRELATION, ext=["csv", "md"]),
+            *expand(self.CORRELATION_RANKING, ext=["csv", "md"]),
+            self.CORRELATION_PLOT,
         ]
+        return [self.study.out(pattern) for pattern in patterns]

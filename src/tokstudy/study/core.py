@@ -2,9 +2,10 @@
 
 The Snakefile validates the config against ``workflow/schemas/config.schema.yaml``
 (shapes only) and builds one :class:`Study`: it fills in the defaults
-(:mod:`tokstudy.study.defaults`), answers the cells of the study (job lists, tokenizer
-directories, training specs) and holds one planner per section in :attr:`Study.plan`,
-which check their section against the rest of the study and own its paths and targets.
+(:mod:`tokstudy.study.defaults`), answers its languages and their corpus sources, fills
+in path patterns (:meth:`Study.out`) and holds one planner per section in
+:attr:`Study.plan`, which check their section against the rest of the study and own its
+cells, paths and targets (the cells of the study: the tokenizers planner).
 Keeping this logic here (not in the ``.smk`` files) makes it testable without Snakemake.
 """
 
@@ -15,18 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.analysis.ud import treebank_files
-from tokstudy.cells import PRETRAINED, UNSIZED, Job
 from tokstudy.config_files import check_results_dir
 from tokstudy.errors import TokstudyError
+from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.defaults import with_defaults
+from tokstudy.study.paths import fill
 from tokstudy.study.planners import StudyPlan
-from tokstudy.tokenizers.registry import adapter_class
-
-#: where a study keeps its downloaded corpora, named by checksum: <results_dir>/downloads
-DOWNLOAD_DIR = "downloads"
-#: where a ``hub:`` tokenizer is downloaded to, inside results_dir (never without ``hub:``)
-PRETRAINED_DOWNLOAD_DIR = "downloads/pretrained"
-HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
 
 
 def chatterbot_files(language_dir: str) -> list[Path]:
@@ -59,6 +54,10 @@ class Study:
         """The folder of every output of the study."""
         return self.config["results_dir"]
 
+    def out(self, pattern: str, **values: Any) -> str:
+        """A planner's path pattern under the results folder, with ``values`` filled in."""
+        return f"{self.results_dir}/{fill(pattern, **values)}"
+
     @property
     def seed(self) -> int:
         """The seed of every random choice of the study."""
@@ -73,33 +72,6 @@ class Study:
     def tokenizers(self) -> list[str]:
         """Tokenizer names, sorted."""
         return sorted(self.config["tokenizers"])
-
-    def sizes(self, tokenizer: str) -> list[str]:
-        """Vocabulary-size labels of a tokenizer (``full`` when the data sets the size)."""
-        if not adapter_class(tokenizer).sized:
-            return [UNSIZED]
-        entry = self.config["tokenizers"][tokenizer] or {}
-        sizes = entry.get("vocab_sizes", self.config.get("vocab_sizes"))
-        if not sizes:
-            raise TokstudyError(
-                f"config key tokenizers.{tokenizer}.vocab_sizes (or vocab_sizes) is missing"
-            )
-        return [str(size) for size in sorted(set(sizes))]
-
-    def tokenizer_languages(self, tokenizer: str) -> list[str]:
-        """The languages a tokenizer is trained on: its ``languages`` key, else all."""
-        entry = self.config["tokenizers"][tokenizer] or {}
-        return sorted(entry.get("languages", self.languages))
-
-    def jobs(self) -> list[Job]:
-        """Every (language, tokenizer, size) of the study, in a stable order."""
-        return [
-            Job(language, tokenizer, size)
-            for language in self.languages
-            for tokenizer in self.tokenizers
-            if language in self.tokenizer_languages(tokenizer)
-            for size in self.sizes(tokenizer)
-        ]
 
     def language_entry(self, language: str) -> dict[str, Any]:
         """The config entry of one language (an empty one means: a file under data_root)."""
@@ -139,7 +111,7 @@ class Study:
     def download_path(self, sha256: str) -> Path:
         """Where a downloaded corpus is kept: named by its checksum, inside the study's
         ``results_dir`` (studies never share a download)."""
-        return Path(self.results_dir) / DOWNLOAD_DIR / f"{sha256.lower()}.raw"
+        return Path(self.out(CorporaPlanner.DOWNLOAD, sha256=sha256.lower()))
 
     def download_source(self, sha256: str) -> tuple[str, str]:
         """(URL, languages joined by ``+``) of the download with this checksum."""
@@ -167,72 +139,3 @@ class Study:
                 f"config key languages.{language}.ud: no .conllu or .conllu.gz files in {folder}"
             )
         return files
-
-    def train_spec(self, job: Job) -> dict[str, Any]:
-        """JSON-able training settings of one job (also what triggers its rerun).
-
-        A tokenizer or language the study does not list (one trained only for the NMT
-        stage, or on a joint text) gets its registry defaults.
-        """
-        entry = self.config["tokenizers"].get(job.tokenizer) or {}
-        params = dict(entry.get("params") or {})
-        language_entry = self.config["languages"].get(job.language) or {}
-        overrides = language_entry.get("tokenizer_params") or {}
-        params.update(overrides.get(job.tokenizer) or {})
-        return {
-            "vocab_size": None if job.size == UNSIZED else int(job.size),
-            "params": params,
-            "seed": self.seed,
-            "size_policy": self.config["size_policy"],
-            "label": job.language,
-        }
-
-    @property
-    def pretrained(self) -> dict[str, Any]:
-        """The ``pretrained`` section (empty when absent)."""
-        return self.config.get("pretrained") or {}
-
-    def pretrained_names(self) -> list[str]:
-        """Names of the pretrained tokenizers, sorted."""
-        return sorted(self.pretrained)
-
-    def is_pretrained(self, tokenizer: str) -> bool:
-        """Whether a tokenizer name is a pretrained one (scored, never trained)."""
-        return tokenizer in self.pretrained
-
-    def pretrained_languages(self, name: str) -> list[str]:
-        """The languages a pretrained tokenizer is scored on: its ``languages``, else all."""
-        return sorted(self.pretrained[name].get("languages") or self.languages)
-
-    def scored_jobs(self) -> list[Job]:
-        """Every cell that gets metrics: the trained jobs, then one cell (size label
-        ``pretrained``) per pretrained tokenizer and language it is scored on."""
-        return self.jobs() + [
-            Job(language, name, PRETRAINED)
-            for language in self.languages
-            for name in self.pretrained_names()
-            if language in self.pretrained_languages(name)
-        ]
-
-    def pretrained_dir(self, name: str) -> str:
-        """The tokstudy directory a pretrained tokenizer is imported into."""
-        return f"{self.results_dir}/pretrained/{name}"
-
-    def tokenizer_dir(self, job: Job) -> str:
-        """The tokenizer directory of any scored cell (trained or pretrained)."""
-        if job.size == PRETRAINED:
-            return self.pretrained_dir(job.tokenizer)
-        return f"{self.results_dir}/tokenizers/{job.language}/{job.tokenizer}/{job.size}"
-
-    def pretrained_source(self, name: str) -> Path:
-        """The file or folder a pretrained tokenizer is read from: its ``path`` (relative to
-        the study's base folder), else the file its ``hub:`` download rule writes."""
-        entry = self.pretrained[name]
-        if "path" not in entry:
-            return Path(self.results_dir) / PRETRAINED_DOWNLOAD_DIR / name / "tokenizer.json"
-        path = Path(entry["path"])
-        return path if path.is_absolute() else self.base / path
-
-    def pretrained_hub_url(self, name: str) -> str:
-        """The download address of a ``hub:`` tokenizer's ``tokenizer.json``."""
-        return HUB_URL.format(hub=self.pretrained[name]["hub"])

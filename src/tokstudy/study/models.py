@@ -12,16 +12,12 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models.config import ModelsConfig, from_mapping, to_dict
 from tokstudy.models.tsv import check_header
 from tokstudy.study.checks import check_listed
+from tokstudy.study.paths import CELL, expand, fill
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
 
-#: folder of one model run under the results folder
-RUN = "models/runs/{language}/{tokenizer}/{size}/seed{seed}"
-#: training corpus of a run: pretokenized, or CharacterBERT's vocabularies and words
-PRETOKENIZED = "models/corpora/{language}/{tokenizer}/{size}"
-CHARACTERBERT_CORPUS = "models/characterbert/{language}/{size}"
-TOKENIZER = "tokenizers/{language}/{tokenizer}/{size}"
 FINETUNE_TASKS = ("pos", "sentence")
 #: the tokenizer column of CharacterBERT runs (its size is the word vocabulary size)
 CHARACTERBERT = "characterbert"
@@ -32,9 +28,30 @@ SILVER_LANGUAGE = "de"
 class ModelsPlanner:
     """The ``models:`` section of a study resolved into rule inputs (empty without it)."""
 
-    def __init__(self, study: Study) -> None:
+    #: one model run: a cell and a seed
+    RUN_CELL = f"{CELL}/seed{{seed}}"
+    RUN = f"models/runs/{RUN_CELL}"
+    PRETRAIN = f"{RUN}/pretrain"
+    MLM = f"{RUN}/mlm.tsv"
+    MLM_NOISE_EDITS = f"{RUN}/mlm_noise_edits.tsv"
+    #: one fine-tuning task of a run
+    FINETUNE_CELL = f"{RUN_CELL}/{{task}}"
+    FINETUNE_METRICS = f"{RUN}/{{task}}/metrics.tsv"
+    FINETUNE_PREDICTIONS = f"{RUN}/{{task}}/predictions.tsv"
+    FINETUNE_SUMMARY = f"{RUN}/{{task}}/finetune.json"
+    #: training corpus of a run: pretokenized, or CharacterBERT's vocabularies and words
+    PRETOKENIZED = f"models/corpora/{CELL}"
+    #: a CharacterBERT corpus: its language and word vocabulary size
+    CHARACTERBERT_CELL = "{language}/{size}"
+    CHARACTERBERT_CORPUS = f"models/characterbert/{CHARACTERBERT_CELL}"
+    SILVER_TREEBANK = "models/treebanks/{language}/silver"
+    RESULTS_TABLE = "tables/models/results.tsv"
+    SUMMARY_TABLE = "tables/models/{table}.{ext}"
+    NOISE_PLOT = "plots/models/noise.{ext}"
+
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.study = study
-        self.results = study.results_dir
+        self.tokenizers = tokenizers
         self.models: ModelsConfig | None = None
         if "models" in study.config:
             self.models = from_mapping(ModelsConfig, study.config["models"])
@@ -55,12 +72,12 @@ class ModelsPlanner:
             )
         for tokenizer in models.tokenizers:
             for language in models.languages:
-                if language not in study.tokenizer_languages(tokenizer):
+                if language not in self.tokenizers.tokenizer_languages(tokenizer):
                     raise TokstudyError(
                         f"config key models.languages: {tokenizer!r} is not trained on "
                         f"{language!r} (its tokenizers.{tokenizer}.languages)"
                     )
-            trained = study.sizes(tokenizer)
+            trained = self.tokenizers.sizes(tokenizer)
             for size in models.vocab_sizes:
                 if trained != [UNSIZED] and str(size) not in trained:
                     raise TokstudyError(
@@ -134,7 +151,7 @@ class ModelsPlanner:
             Job(language, tokenizer, size)
             for language in sorted(self.models.languages)
             for tokenizer in sorted(self.models.tokenizers)
-            for size in (sizes if self.study.sizes(tokenizer) != [UNSIZED] else [UNSIZED])
+            for size in (sizes if self.tokenizers.sizes(tokenizer) != [UNSIZED] else [UNSIZED])
         ] + [
             Job(language, CHARACTERBERT, str(characterbert.word_vocab_size))
             for language in (sorted(self.models.languages) if characterbert else [])
@@ -159,7 +176,7 @@ class ModelsPlanner:
     def treebank(self, language: str) -> str:
         """The UD treebank folder of a language, else its silver treebank folder."""
         path = self.treebank_folder(language)
-        return str(path) if path else f"{self.results}/models/treebanks/{language}/silver"
+        return str(path) if path else self.study.out(self.SILVER_TREEBANK, language=language)
 
     def finetune_data(self, wildcards: Any) -> dict[str, str]:
         """Data of a fine-tuning job: ``treebank``, or ``tsv_<split>`` files (sentence TSV)."""
@@ -171,33 +188,32 @@ class ModelsPlanner:
 
     def tokenizer_dir(self, wildcards: Any) -> str | list[str]:
         """The tokenizer folder of a run; none for CharacterBERT, which spells words."""
-        return [] if wildcards.tokenizer == CHARACTERBERT else self._path(TOKENIZER, wildcards)
+        if wildcards.tokenizer == CHARACTERBERT:
+            return []
+        return self.tokenizers.tokenizer_dir(
+            Job(wildcards.language, wildcards.tokenizer, wildcards.size)
+        )
 
     def corpus_dir(self, wildcards: Any) -> str:
         """The prepared training corpus of a run (pretokenized, or CharacterBERT's)."""
         characterbert = wildcards.tokenizer == CHARACTERBERT
-        return self._path(CHARACTERBERT_CORPUS if characterbert else PRETOKENIZED, wildcards)
-
-    def _path(self, pattern: str, wildcards: Any) -> str:
-        """``pattern`` under the results folder, filled from a run's wildcards."""
+        pattern = self.CHARACTERBERT_CORPUS if characterbert else self.PRETOKENIZED
         keys = ("language", "tokenizer", "size")
-        return f"{self.results}/" + pattern.format(**{k: getattr(wildcards, k) for k in keys})
+        return self.study.out(pattern, **{key: getattr(wildcards, key) for key in keys})
 
     def characterbert(self) -> dict[str, Any]:
         """CharacterBERT settings as a dict (empty without ``characterbert``)."""
         characterbert = self.config.characterbert
         return to_dict(characterbert) if characterbert else {}
 
-    def run_path(self, name: str) -> str:
-        """A file of one model run, with wildcards."""
-        return f"{self.results}/{RUN}/{name}"
-
-    def run_files(self, name: str, task: str | None = None) -> dict[str, dict[str, Any]]:
-        """``name`` of every run (job × seed) with its key columns for the summary."""
+    def run_files(self, pattern: str, task: str | None = None) -> dict[str, dict[str, Any]]:
+        """``pattern`` (a file of a run, or of its ``task``) of every run (job × seed) with
+        its key columns for the summary."""
         if self.models is None:
             return {}
+        pattern = fill(pattern, task=task) if task else pattern
         return {
-            self.run_path(name).format(**vars(job), seed=seed): {
+            self.study.out(pattern, **vars(job), seed=seed): {
                 "language": job.language,
                 "tokenizer": job.tokenizer,
                 "vocab_size": job.size,
@@ -210,15 +226,16 @@ class ModelsPlanner:
 
     def mlm_files(self) -> dict[str, dict[str, Any]]:
         """The MLM metrics file of every run (none without the mlm task)."""
-        return self.run_files("mlm.tsv") if self.has_task("mlm") else {}
+        return self.run_files(self.MLM) if self.has_task("mlm") else {}
 
-    def finetune_files(self, name: str) -> dict[str, dict[str, Any]]:
-        """``name`` (metrics.tsv, predictions.tsv) of every fine-tuning run with its keys."""
+    def finetune_files(self, pattern: str) -> dict[str, dict[str, Any]]:
+        """``pattern`` (``FINETUNE_METRICS``, ``FINETUNE_PREDICTIONS``) of every fine-tuning
+        run with its keys."""
         return {
             path: keys
             for task in FINETUNE_TASKS
             if self.has_task(task)
-            for path, keys in self.run_files(f"{task}/{name}", task).items()
+            for path, keys in self.run_files(pattern, task).items()
         }
 
     def summary_tables(self) -> list[str]:
@@ -231,14 +248,9 @@ class ModelsPlanner:
         (nothing without the section)."""
         if self.models is None:
             return []
-        results = self.results
-        return [
-            f"{results}/tables/models/results.tsv",
-            *[
-                f"{results}/tables/models/{table}.{ext}"
-                for table in self.summary_tables()
-                for ext in ("tsv", "md")
-            ],
-            f"{results}/plots/models/noise.png",
-            f"{results}/plots/models/noise.pdf",
+        patterns = [
+            self.RESULTS_TABLE,
+            *expand(self.SUMMARY_TABLE, table=self.summary_tables(), ext=["tsv", "md"]),
+            *expand(self.NOISE_PLOT, ext=["png", "pdf"]),
         ]
+        return [self.study.out(pattern) for pattern in patterns]

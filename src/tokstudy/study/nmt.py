@@ -16,22 +16,17 @@ from tokstudy.cells import UNSIZED, Job
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
-from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY
+from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY_FILE
 from tokstudy.study.checks import registered_adapter
+from tokstudy.study.paths import fill
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.training.config import from_mapping, to_dict
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
 
 JOINT = "joint"
-CLDR_CORPUS = "nmt/corpus/cldr.tsv"
-SPLIT_DIR = "nmt/split"
-TOKENIZER = "nmt/tokenizers/{side}/{tokenizer}/{size}"
-RUN = "nmt/runs/{direction}/{tokenizer}/{size}/seed{seed}"
-TRANSLATION = "nmt/translations/{direction}/{tokenizer}/{size}/seed{seed}.txt"
-SCORE = "nmt/scores/{direction}/{tokenizer}/{size}/seed{seed}.json"
-REPORT_DIR = "tables/nmt"
 
 
 @dataclass(frozen=True)
@@ -47,9 +42,25 @@ class Run:
 class NMTPlanner:
     """The ``nmt:`` section of a study (``None`` without one: then there are no jobs)."""
 
-    def __init__(self, study: Study) -> None:
+    #: the built-in corpus (CLDR names), used when ``nmt.corpus`` gives no files
+    CLDR_CORPUS = "nmt/corpus/cldr.tsv"
+    #: one side (language code, or ``joint``) of one split of the parallel corpus
+    SPLIT = "nmt/split/{split}.{side}"
+    SPLIT_SUMMARY = f"nmt/split/{SPLIT_SUMMARY_FILE}"
+    #: an NMT tokenizer: its side, tokenizer and size
+    SIDE_CELL = "{side}/{tokenizer}/{size}"
+    TOKENIZER = f"nmt/tokenizers/{SIDE_CELL}"
+    #: one translation model
+    RUN_CELL = "{direction}/{tokenizer}/{size}/seed{seed}"
+    RUN = f"nmt/runs/{RUN_CELL}"
+    TRANSLATION = f"nmt/translations/{RUN_CELL}.txt"
+    SCORE = f"nmt/scores/{RUN_CELL}.json"
+    #: a file of the report (``tokstudy.nmt.config.REPORT_FILES``)
+    REPORT = "tables/nmt/{file}"
+
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.study = study
-        self.results = study.results_dir
+        self.tokenizers = tokenizers
         raw = study.config.get("nmt")
         self.nmt: NMTConfig | None = None if raw is None else from_mapping(NMTConfig, raw, "nmt")
         if self.nmt is not None:
@@ -84,17 +95,17 @@ class NMTPlanner:
 
     def corpus_inputs(self) -> list[str]:
         """The split rule's input: the configured files, else the built-in corpus file."""
-        return self.corpus_files() or [f"{self.results}/{CLDR_CORPUS}"]
+        return self.corpus_files() or [self.study.out(self.CLDR_CORPUS)]
 
     def split_outputs(self) -> dict[str, str]:
         """``{split}_{lang}`` → file of each side of each split, and the summary."""
-        results = self.results
+        out = self.study.out
         files = {
-            f"{split}_{language}": f"{results}/{SPLIT_DIR}/{split}.{language}"
+            f"{split}_{language}": out(self.SPLIT, split=split, side=language)
             for split in SPLITS
             for language in self.languages
         }
-        return files | {"summary": f"{results}/{SPLIT_DIR}/{SPLIT_SUMMARY}"}
+        return files | {"summary": out(self.SPLIT_SUMMARY)}
 
     def sizes(self, tokenizer: str) -> list[str]:
         """Size labels of a tokenizer (``full`` when the data sets the size)."""
@@ -112,7 +123,7 @@ class NMTPlanner:
         """The tokenizer folder of a run's ``source`` or ``target`` side (any object with
         ``direction``, ``tokenizer`` and ``size``, such as a job's wildcards)."""
         side = self.sides(run.direction)[("source", "target").index(role)]
-        return TOKENIZER.format(side=side, tokenizer=run.tokenizer, size=run.size)
+        return fill(self.TOKENIZER, side=side, tokenizer=run.tokenizer, size=run.size)
 
     def tokenizer_jobs(self) -> list[Job]:
         """Every NMT tokenizer to train, as (side, tokenizer, size)."""
@@ -128,7 +139,7 @@ class NMTPlanner:
 
     def train_spec(self, side: str, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one NMT tokenizer (the study's params for it, if any)."""
-        return self.study.train_spec(Job(side, tokenizer, size))
+        return self.tokenizers.train_spec(Job(side, tokenizer, size))
 
     def runs(self) -> list[Run]:
         """Every model of the study, in a stable order."""
@@ -148,17 +159,17 @@ class NMTPlanner:
 
     def score_files(self) -> list[str]:
         """The score file of every run."""
-        return [f"{self.results}/{SCORE}".format(**vars(run)) for run in self.runs()]
+        return [self.study.out(self.SCORE, **vars(run)) for run in self.runs()]
 
     def report_outputs(self) -> dict[str, str]:
         """Name → file of everything the report rule writes."""
-        folder = f"{self.results}/{REPORT_DIR}"
+        out = self.study.out
         tables = {
-            f"{REPORT_FILES[name]}_{suffix[1:]}": f"{folder}/{REPORT_FILES[name]}{suffix}"
+            f"{REPORT_FILES[name]}_{suffix[1:]}": out(self.REPORT, file=REPORT_FILES[name] + suffix)
             for name in ("table1_bleu", "table1_chrf")
             for suffix in TABLE_FORMATS
         }
-        others = {name: f"{folder}/{REPORT_FILES[name]}" for name in REPORT_FILES}
+        others = {name: out(self.REPORT, file=REPORT_FILES[name]) for name in REPORT_FILES}
         return tables | {
             name: path for name, path in others.items() if not name.startswith("table1")
         }

@@ -1,0 +1,100 @@
+"""The planner of the ``metrics:`` and ``plots:`` sections: intrinsic metrics of every
+cell, their tables and plots, and the cost table of the training and metric jobs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tokstudy.cells import PRETRAINED, Job
+from tokstudy.metrics import check_metric_names
+from tokstudy.study.analyses import AnalysesPlanner
+from tokstudy.study.corpora import CORPUS_SPLITS, CorporaPlanner
+from tokstudy.study.paths import CELL, benchmark_path, expand
+
+if TYPE_CHECKING:
+    from tokstudy.study.core import Study
+    from tokstudy.study.tokenizers import TokenizersPlanner
+
+
+class MetricsPlanner:
+    """``metrics`` and ``plots``: intrinsic metrics of every cell, their tables and plots."""
+
+    METRICS = f"metrics/{CELL}.tsv"
+    FREQUENCIES = f"frequencies/{CELL}.tsv"
+    #: every metric of every cell (tidy)
+    TABLE = "tables/metrics.csv"
+    #: one row per tokenizer and size, one column per metric (Markdown, LaTeX)
+    WIDE_TABLE = "tables/metrics_{split}.{ext}"
+    PLOT = "plots/metrics/{metric}_{split}.{ext}"
+    FREQUENCY_PLOT = "plots/frequencies/{language}.{ext}"
+    COST_TABLE = "tables/cost.csv"
+    COST_PLOT = "plots/cost.{ext}"
+
+    def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
+        self.study = study
+        self.tokenizers = tokenizers
+        check_metric_names(self.names)
+
+    @property
+    def names(self) -> list[str]:
+        """The metrics of the study, in the order given (the schema requires the key; a
+        config built by hand may leave it out)."""
+        return list(self.study.config.get("metrics", []))
+
+    @property
+    def skip_top_ranks(self) -> int:
+        """How many of the most frequent tokens the frequency plots leave out."""
+        return self.study.config["plots"]["skip_top_ranks"]
+
+    def frequency_plot_size(self) -> str:
+        """The vocabulary size whose token-frequency distributions are plotted."""
+        return str(self.study.config["plots"].get("frequency_vocab_size", ""))
+
+    def frequency_plot_jobs(self, language: str) -> list[Job]:
+        """Jobs of one language at the plotted size (sized tokenizers that train it), and the
+        pretrained tokenizers scored on it."""
+        size = self.frequency_plot_size()
+        return [
+            j
+            for j in self.tokenizers.scored_jobs()
+            if j.language == language and j.size in (size, PRETRAINED)
+        ]
+
+    def cost_sources(self, multilingual: list[Job]) -> list[dict[str, Any]]:
+        """Every tokenizer-training and metric job (and the ``multilingual`` tokenizers'
+        training): its cell, step, benchmark file and the texts it read."""
+        out = self.study.out
+        sources = []
+        for job in self.tokenizers.jobs():
+            cell = {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
+            train = out(CorporaPlanner.TRAIN, language=job.language)
+            heldout = out(CorporaPlanner.HELDOUT, language=job.language)
+            for step, rule, texts in (
+                ("train", "train_tokenizer", [train]),
+                ("metrics", "compute_metrics", [train, heldout]),
+            ):
+                benchmark = out(benchmark_path(rule, CELL), **cell)
+                sources.append({**cell, "step": step, "benchmark": benchmark, "texts": texts})
+        rule, cell_pattern = "train_multilingual_tokenizer", AnalysesPlanner.MULTILINGUAL_CELL
+        for job in multilingual:
+            benchmark = out(benchmark_path(rule, cell_pattern), **vars(job))
+            sources.append(
+                {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
+                | {"step": "train_multilingual", "benchmark": benchmark}
+                | {"texts": [out(AnalysesPlanner.MULTILINGUAL_TRAIN)]}
+            )
+        return sources
+
+    def targets(self) -> list[str]:
+        """The metric table, its wide tables and plots, the cost table and plot, and the
+        frequency plots (with ``plots.frequency_vocab_size``)."""
+        languages = self.study.languages if self.frequency_plot_size() else []
+        patterns = [
+            [self.TABLE],
+            [self.COST_TABLE],
+            expand(self.COST_PLOT, ext=["png", "pdf"]),
+            expand(self.WIDE_TABLE, split=CORPUS_SPLITS, ext=["md", "tex"]),
+            expand(self.PLOT, metric=self.names, split=CORPUS_SPLITS, ext=["png", "pdf"]),
+            expand(self.FREQUENCY_PLOT, language=languages, ext=["png", "pdf"]),
+        ]
+        return [self.study.out(pattern) for group in patterns for pattern in group]
