@@ -1,12 +1,13 @@
 """Peak memory and wall time of single train_tokenizer and compute_metrics jobs.
 
 Runs each job's function alone in a child process (one thread) on the prepared corpora and
-trained tokenizers of a finished run, and Snakemake itself (a dry run) for comparison, then
+trained tokenizers of a finished run of the study (found where the study's planners put
+them, under its ``results_dir``), and Snakemake itself (a dry run) for comparison, then
 prints one line per step. What a cluster job needs is about two Snakemake processes (the
-executor's and the job step's) plus the step.
+executor's and the job step's) plus the step. Run it from the repository root:
 
     python scripts/bench_job_resources.py --configfile config/hft2022.yaml \\
-        --results results/hft2022 my/sp_unigram/8000 my/hft/8000
+        my/sp_unigram/8000 my/hft/8000
 """
 
 from __future__ import annotations
@@ -29,17 +30,18 @@ from tokstudy.tokenizers.io import train_to_directory
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_step(step: str, config: Path, results: Path, job: Job, scratch: Path) -> None:
+def run_step(step: str, config: Path, job: Job, scratch: Path) -> None:
     """Train the job's tokenizer into ``scratch``, or compute its metrics into ``scratch``."""
-    corpus = results / "corpora" / job.language
+    study = Study(yaml.safe_load(config.read_text(encoding="utf-8")))
+    corpora, tokenizers = study.plan.corpora, study.plan.tokenizers
+    train = Path(study.out(corpora.TRAIN, language=job.language))
     if step == "train_tokenizer":
-        study = Study(yaml.safe_load(config.read_text(encoding="utf-8")))
-        spec = TrainSpec(threads=1, **study.train_spec(job))
-        train_to_directory(job.tokenizer, corpus / "train.txt", spec, scratch / "tokenizer")
+        spec = TrainSpec(threads=1, **tokenizers.train_spec(job))
+        train_to_directory(job.tokenizer, train, spec, scratch / "tokenizer")
     else:
         evaluate_job(
-            results / "tokenizers" / job.language / job.tokenizer / job.size,
-            {"train": corpus / "train.txt", "heldout": corpus / "heldout.txt"},
+            Path(tokenizers.tokenizer_dir(job)),
+            {"train": train, "heldout": Path(study.out(corpora.HELDOUT, language=job.language))},
             scratch / "metrics.tsv",
             scratch / "frequencies.tsv",
         )
@@ -58,13 +60,12 @@ def measure(command: list[str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configfile", type=Path, required=True)
-    parser.add_argument("--results", type=Path, required=True, help="a finished run's results")
     parser.add_argument("jobs", nargs="+", help="language/tokenizer/size")
     parser.add_argument("--step", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.step:  # the child: one step of one job
         job = Job(*args.jobs[0].split("/"))
-        run_step(args.step, args.configfile, args.results, job, Path(args.jobs[1]))
+        run_step(args.step, args.configfile, job, Path(args.jobs[1]))
         return
     dry_run = [sys.executable, "-m", "snakemake", "-n", "-s", str(REPO / "Snakefile")]
     rss, wall = measure([*dry_run, "--configfile", str(args.configfile)])
@@ -74,7 +75,7 @@ def main() -> None:
             with tempfile.TemporaryDirectory() as scratch:
                 rss, wall = measure(
                     [sys.executable, __file__, "--configfile", str(args.configfile),
-                     "--results", str(args.results), "--step", step, job, scratch]
+                     "--step", step, job, scratch]
                 )  # fmt: skip
             print(f"{step + ' ' + job:40} peak {rss:7.0f} MB {wall:7.1f} s")
 
