@@ -27,7 +27,7 @@ from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TokenSt
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
-from tokstudy.tokenizers.sentencepiece_adapter import metaspace_starts
+from tokstudy.tokenizers.word_marks import metaspace_starts
 
 
 def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
@@ -179,7 +179,7 @@ def _trained(name: str) -> Tokenizer:
 
 
 @given(
-    name=st.sampled_from(["sp_unigram", "bbpe", "hf_bytelevel_bpe", "hf_bpe"]),
+    name=st.sampled_from(["sp_unigram", "bbpe", "hf_bytelevel_bpe", "hf_bpe", "hf_unigram"]),
     words=st.lists(st.text(alphabet="abés日本,.", min_size=1, max_size=6), min_size=1, max_size=5),
 )
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

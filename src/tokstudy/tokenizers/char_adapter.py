@@ -21,8 +21,9 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec, corpus_lines
-from tokstudy.tokenizers.hf_adapter import METASPACE, HFTokenizersAdapter
+from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
 from tokstudy.tokenizers.params import Param
+from tokstudy.tokenizers.word_marks import METASPACE
 
 
 def character_counts(corpus: Path) -> Counter[str]:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
 
@@ -30,18 +31,19 @@ from tokstudy.tokenizers.base import (
     UNK,
     Encoded,
     Tokenizer,
+    TokenStarts,
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
     one_line,
 )
 from tokstudy.tokenizers.params import Param
+from tokstudy.tokenizers.word_marks import METASPACE, opens_word, word_mark_starts
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerFast
 
 TOKENIZER_FILE = "tokenizer.json"
-METASPACE = "▁"
 WORDPIECE_PREFIX = "##"
 
 
@@ -86,6 +88,15 @@ def read_tokenizer_json(path: Path) -> HFTokenizer:
         raise TokstudyError(f"{path}: not a valid HF tokenizer.json ({one_line(exc)})") from None
 
 
+def word_marks(tokenizer: HFTokenizer, vocab: Sequence[str]) -> np.ndarray | None:
+    """Per id, whether its token opens a word (:func:`opens_word`), for a pipeline whose
+    pre-tokenizer is a ``Metaspace`` that splits at its marks; None for any other."""
+    pre_tokenizer = tokenizer.pre_tokenizer
+    if isinstance(pre_tokenizer, pre_tokenizers.Metaspace) and pre_tokenizer.split:
+        return opens_word(vocab)
+    return None
+
+
 class HFTokenizersAdapter(Tokenizer):
     """Common code of the adapters whose whole pipeline lives in a ``tokenizer.json``."""
 
@@ -93,6 +104,7 @@ class HFTokenizersAdapter(Tokenizer):
         self._tokenizer = tokenizer
         size = tokenizer.get_vocab_size(with_added_tokens=True)
         self._vocab = [tokenizer.id_to_token(i) for i in range(size)]
+        self._opens_word = word_marks(tokenizer, self._vocab)
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch(list(lines), add_special_tokens=False)
@@ -102,6 +114,13 @@ class HFTokenizersAdapter(Tokenizer):
         """Ids with the character offsets the library reports for each token."""
         encodings = self._tokenizer.encode_batch(list(lines), add_special_tokens=False)
         return [Encoded(encoding.ids, encoding.offsets) for encoding in encodings]
+
+    def encode_batch_starts(self, lines: Sequence[str]) -> TokenStarts:
+        """With a ``Metaspace`` pre-tokenizer that splits at its marks, starts from the word
+        marks (:func:`word_mark_starts`, no per-token offsets); otherwise from the offsets."""
+        if self._opens_word is None:
+            return super().encode_batch_starts(lines)
+        return word_mark_starts(self, lines, self._opens_word)
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._tokenizer.decode(list(ids), skip_special_tokens=False)

@@ -27,11 +27,9 @@ import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 import sentencepiece as spm
 
 from tokstudy.errors import TokstudyError
@@ -49,10 +47,9 @@ from tokstudy.tokenizers.base import (
     corpus_lines,
     enforce_size_policy,
     one_line,
-    prefix_offsets,
 )
 from tokstudy.tokenizers.params import Param
-from tokstudy.words import batch_words
+from tokstudy.tokenizers.word_marks import opens_word, word_mark_starts
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -74,7 +71,6 @@ SENTENCEPIECE_PARAMS: dict[str, Param] = {
     "max_sentence_length": Param(int, minimum=1),
 }
 _TOO_SMALL = re.compile(r"smaller than required_chars\. (\d+) vs (\d+)")
-METASPACE = "▁"
 _TOO_LARGE = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
 
 
@@ -136,36 +132,6 @@ def _reachable_size(message: str, requested: int) -> int | None:
     return None
 
 
-def metaspace_starts(
-    lines: Sequence[str], ids: Sequence[Sequence[int]], opens_word: np.ndarray
-) -> tuple[TokenStarts, np.ndarray]:
-    """Token starts of SentencePiece ids from their ``▁`` word marks, and the lines left.
-
-    ``opens_word[i]`` says whether piece ``i`` starts with ``▁``. Such a piece opens the
-    next whitespace word of its line, the others continue the word (pieces before the
-    first mark belong to the first word); each token's start is its word's first
-    character. Returned with the indices of the lines whose pieces open another number of
-    words than the line has (a normaliser that changed its spacing): their starts are
-    left at 0, for the caller to fill in.
-    """
-    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-    flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
-    words = batch_words(lines)
-    line_of_token = np.repeat(np.arange(len(lines)), lengths)
-    opens = opens_word[flat].astype(np.int64)
-    opened = np.bincount(line_of_token, weights=opens, minlength=len(lines))
-    marked = np.cumsum(opens)
-    before_line = np.concatenate(([0], marked))[np.cumsum(lengths) - lengths][line_of_token]
-    word_in_line = np.maximum(marked - before_line - 1, 0)
-    matched = (opened == words.counts) & (words.counts > 0)
-    placed = matched[line_of_token]
-    word = words.first[line_of_token[placed]] + word_in_line[placed]
-    starts = np.zeros(len(flat), dtype=np.int64)
-    starts[placed] = words.begins[word] - words.line_starts[line_of_token[placed]]
-    unmatched = np.flatnonzero(~matched & (words.counts > 0))
-    return TokenStarts(flat, starts, lengths, words), unmatched
-
-
 class _SentencePiece(Tokenizer):
     model_type: ClassVar[str]
     lossless = True
@@ -178,7 +144,7 @@ class _SentencePiece(Tokenizer):
         self._vocab = [
             self._processor.id_to_piece(i) for i in range(self._processor.get_piece_size())
         ]
-        self._opens_word = np.array([piece.startswith(METASPACE) for piece in self._vocab])
+        self._opens_word = opens_word(self._vocab)
 
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> _SentencePiece:
@@ -198,17 +164,8 @@ class _SentencePiece(Tokenizer):
         return self._processor.encode(list(lines), out_type=int)
 
     def encode_batch_starts(self, lines: Sequence[str]) -> TokenStarts:
-        """Ids with starts placed by the pieces' word marks (:func:`metaspace_starts`), in
-        array operations over the batch; a line whose marks do not match its words takes
-        the offsets of decoded prefixes (:meth:`Tokenizer.encode_batch_with_offsets`)."""
-        ids = self.encode_batch(lines)
-        batch, unmatched = metaspace_starts(lines, ids, self._opens_word)
-        line_ends = np.cumsum(batch.lengths)
-        for line in unmatched:
-            prefixes = self._processor.decode([ids[line][:k] for k in range(len(ids[line]))])
-            starts = [start for start, _ in prefix_offsets(lines[line], prefixes)]
-            batch.starts[line_ends[line] - len(starts) : line_ends[line]] = starts
-        return batch
+        """Ids with starts placed by the pieces' ``▁`` word marks (:func:`word_mark_starts`)."""
+        return word_mark_starts(self, lines, self._opens_word)
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._processor.decode(list(ids))
