@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
+from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.hft.scan import PartCounter
 from tokstudy.tokenizers.hft.segment import (
     CharCodes,
     Segmenter,
@@ -48,6 +49,8 @@ log = logging.getLogger(__name__)
 #: default share of the target size added per iteration
 DEFAULT_STEP_FRACTION = 0.05
 DEFAULT_MAX_ITERATIONS = 1000
+#: lines pre-tokenized and counted at a time
+COUNT_BATCH_LINES = 4096
 
 
 @dataclass(frozen=True)
@@ -200,16 +203,32 @@ def _ordered(vocab: Mapping[str, int], marks: Marks) -> HFTVocab:
 
 
 def count_pretokens(
-    lines: Iterable[str], pretokenizer: Pretokenizer, source: str
+    lines: Iterable[str],
+    pretokenizer: Pretokenizer,
+    source: str,
+    batch_lines: int = COUNT_BATCH_LINES,
 ) -> dict[str, int]:
-    """Count of every pre-token type in ``lines`` (lines of the file ``source``)."""
-    raw_counts: Counter[tuple[bool, str]] = Counter()
-    for number, line in enumerate(lines, start=1):
-        pretokenizer.check(line, f"{source}:{number}")
-        raw_counts.update(pretokenizer.parts(line))
-        if number % 100_000 == 0:
-            log.info("hft: pre-tokenized %d lines of %s", number, source)
-    return {pretokenizer.encode_part(*part): count for part, count in raw_counts.items()}
+    """Count of every pre-token type in ``lines`` (lines of the file ``source``), in order
+    of first occurrence.
+
+    The lines are cut into words and gaps by compiled code (:func:`.scan.count_parts`),
+    ``batch_lines`` at a time; only the distinct parts are turned into pre-tokens.
+    """
+    counter = PartCounter()
+    read = 0
+    for batch in batched(lines, batch_lines):
+        if pretokenizer.has_mark("".join(batch)):
+            for number, line in enumerate(batch, start=read + 1):
+                pretokenizer.check(line, f"{source}:{number}")
+        counter.add(batch)
+        if (read + len(batch)) // 100_000 > read // 100_000:
+            log.info("hft: pre-tokenized %d lines of %s", read + len(batch), source)
+        read += len(batch)
+    counts: dict[str, int] = {}
+    for is_word, raw, count in counter.parts():
+        pretoken = pretokenizer.encode_part(is_word, raw)
+        counts[pretoken] = counts.get(pretoken, 0) + count
+    return counts
 
 
 def character_counts(word_counts: Mapping[str, int], marks: Marks) -> dict[str, int]:

@@ -120,6 +120,10 @@ class Pretokenizer:
         self._escape_re = regex.compile(regex.escape(m.space) + "([0-9a-f]{4})")
         self._stray_re = regex.compile(f"[{up}{run}{end}]")
 
+    def has_mark(self, text: str) -> bool:
+        """Whether ``text`` contains a mark character."""
+        return self._mark_re.search(text) is not None
+
     def check(self, text: str, where: str = "text") -> None:
         """Raise :class:`TokstudyError` if ``text`` contains a mark character."""
         found = self._mark_re.search(text)
@@ -132,7 +136,7 @@ class Pretokenizer:
 
     def check_lines(self, lines: Sequence[str], where: str = "text") -> None:
         """:meth:`check` every line (``where`` gets `` line N``) with one search."""
-        if self._mark_re.search("".join(lines)):
+        if self.has_mark("".join(lines)):
             for number, line in enumerate(lines, start=1):
                 self.check(line, f"{where} line {number}")
 
