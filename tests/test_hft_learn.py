@@ -13,7 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.hft.learn import count_pretokens, learn_vocabulary, step_size
+from tokstudy.tokenizers.hft.learn import (
+    character_counts,
+    count_pretokens,
+    learn_vocabulary,
+    step_size,
+)
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import Segmenter
 
@@ -89,6 +94,16 @@ def test_a_mark_in_the_training_text_names_its_line() -> None:
     lines = ["ok", "fine", "also fine", "bad \ue001 line"]
     with pytest.raises(TokstudyError, match=r"c\.txt:4: contains U\+E001"):
         count_pretokens(lines, PRE, "c.txt", batch_lines=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(min_size=1), st.integers(1, 10**15)))
+def test_character_counts_equal_the_simple_loop(word_counts: dict[str, int]) -> None:
+    expected = dict.fromkeys(MARKS.as_dict().values(), 0)
+    for word, count in word_counts.items():
+        for char in word:
+            expected[char] = expected.get(char, 0) + count
+    assert list(character_counts(word_counts, MARKS).items()) == list(expected.items())
 
 
 @cache

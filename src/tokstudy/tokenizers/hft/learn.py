@@ -34,13 +34,14 @@ from numba import njit
 from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
-from tokstudy.tokenizers.hft.scan import PartCounter
+from tokstudy.tokenizers.hft.scan import PartCounter, code_points
 from tokstudy.tokenizers.hft.segment import (
     CharCodes,
     Segmenter,
     add_child,
     child_node,
     grown,
+    put_child,
 )
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 
@@ -116,7 +117,10 @@ def count_candidates(
                         cand = grown(cand, capacity, 0)
                     nxt = n_nodes
                     n_nodes += 1
-                    keys, values = add_child(keys, values, n_nodes - 2, key, nxt)
+                    if 2 * (n_nodes - 1) > keys.shape[0]:
+                        keys, values = add_child(keys, values, n_nodes - 2, key, nxt)
+                    else:
+                        put_child(keys, values, key, nxt)
                     node_parent[nxt] = node
                     node_char[nxt] = chars[q]
                 node = nxt
@@ -232,11 +236,23 @@ def count_pretokens(
 
 
 def character_counts(word_counts: Mapping[str, int], marks: Marks) -> dict[str, int]:
-    """Count of every character in the pre-token types, the five marks always included."""
+    """Count of every character in the pre-token types, the five marks always included
+    (first, then the characters in order of first occurrence)."""
     counts = dict.fromkeys(marks.as_dict().values(), 0)
-    for word, count in word_counts.items():
-        for char in word:
-            counts[char] = counts.get(char, 0) + count
+    points, offsets = code_points(list(word_counts))
+    if not len(points):
+        return counts
+    weights = np.repeat(
+        np.fromiter(word_counts.values(), np.int64, len(word_counts)), np.diff(offsets)
+    )
+    order = np.argsort(points, kind="stable")
+    ranked = points[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    totals = np.add.reduceat(weights[order], starts)
+    first = order[starts]
+    for k in np.argsort(first).tolist():
+        char = chr(ranked[starts[k]])
+        counts[char] = counts.get(char, 0) + int(totals[k])
     return counts
 
 
