@@ -2,8 +2,9 @@
 
 All on the same lines (the corpus written to a temporary plain-text file, as the workflow's
 prepared training split is), at each size, side by side in one run. Every training is
-timed in CPU seconds of its process (all three train on one thread; CPU time is what a busy
-machine, where the benchmark waits for a core, does not inflate) and in wall seconds:
+timed in CPU seconds of its process (all three train on one thread; a busy machine, where
+the benchmark waits for a core, inflates wall time far more than CPU time) and in wall
+seconds:
 
 * **train, in process**: ``adapter_class(name).train(corpus, TrainSpec(size))`` of ``hft``,
   ``sp_unigram`` and ``sp_bpe`` with their default params (those of ``config/hft2022.yaml``),
@@ -11,8 +12,8 @@ machine, where the benchmark waits for a core, does not inflate) and in wall sec
   counting, learning, building the trained tokenizer (for ``hft`` also its encoder). The
   one-off per-process setup (imports, loading numba's compiled code from its disk cache,
   the encoder's character class table) is done by an untimed first training of ``hft`` and
-  ``sp_bpe`` (the SentencePiece library). Repeated
-  ``--repeats`` times, round robin over the tokenizers; the median is printed.
+  ``sp_bpe`` (the SentencePiece library). Repeated ``--repeats`` times, round robin over
+  the tokenizers; the median is printed.
 * **train, fresh process**: a new ``python`` process that imports the adapter and trains
   once (interpreter start, imports and one-off setup included: what a workflow job pays),
   median of ``--repeats``; in parentheses the part of its CPU time spent in ``train``.
