@@ -172,3 +172,16 @@ def test_missing_corpus_and_mark_in_encoded_text(tmp_path: Path) -> None:
         HFT.train(tmp_path / "nope.txt", TrainSpec(100))
     with pytest.raises(TokstudyError, match="line 2: contains"):
         trained().encode_batch(["fine", "bad \ue003"])
+
+
+@pytest.mark.parametrize(
+    ("tokens", "message"),
+    [
+        (("a", "ab"), r"entry 'ab' uses characters that are not entries: \['b'\]"),
+        (("a", "a b", " "), "invalid entry 'a b'"),
+        (("a", ""), "invalid entry ''"),
+    ],
+)
+def test_vocabulary_rejects_bad_entries(tokens: tuple[str, ...], message: str) -> None:
+    with pytest.raises(TokstudyError, match=message):
+        HFTVocab(tokens, (1,) * len(tokens))

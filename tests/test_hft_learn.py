@@ -13,7 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.hft.learn import learn_vocabulary, step_size
+from tokstudy.tokenizers.hft.learn import (
+    character_counts,
+    count_pretokens,
+    learn_vocabulary,
+    step_size,
+)
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import Segmenter
 
@@ -66,6 +71,39 @@ def test_unknown_characters_become_unknown_pieces_and_cut_the_word() -> None:
     [ids] = Segmenter(tokens, [freq[t] for t in tokens]).segment(["abzabab"])
     assert [tokens[i] if i >= 0 else None for i in ids] == ["ab", None, "abab"]
     assert oracle.segment("abzabab", freq) == ["ab", None, "abab"]
+
+
+MARK_CHARS = "".join(MARKS.as_dict().values())
+#: text where words, gaps, joiners, case and whitespace meet, and text of any characters
+any_text = st.one_of(
+    st.text(st.sampled_from(list(" aZ1٣२ा,.-/\t\u00a0É"))),
+    st.text(st.characters(blacklist_characters=MARK_CHARS)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(any_text, max_size=8), batch_lines=st.integers(1, 4))
+def test_compiled_pretoken_counts_equal_the_simple_counts(
+    lines: list[str], batch_lines: int
+) -> None:
+    fast = count_pretokens(lines, PRE, "corpus", batch_lines)
+    assert list(fast.items()) == list(oracle.count_pretokens(lines, PRE).items())
+
+
+def test_a_mark_in_the_training_text_names_its_line() -> None:
+    lines = ["ok", "fine", "also fine", "bad \ue001 line"]
+    with pytest.raises(TokstudyError, match=r"c\.txt:4: contains U\+E001"):
+        count_pretokens(lines, PRE, "c.txt", batch_lines=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(min_size=1), st.integers(1, 10**15)))
+def test_character_counts_equal_the_simple_loop(word_counts: dict[str, int]) -> None:
+    expected = dict.fromkeys(MARKS.as_dict().values(), 0)
+    for word, count in word_counts.items():
+        for char in word:
+            expected[char] = expected.get(char, 0) + count
+    assert list(character_counts(word_counts, MARKS).items()) == list(expected.items())
 
 
 @cache

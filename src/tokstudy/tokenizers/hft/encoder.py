@@ -15,14 +15,6 @@ from tokstudy.tokenizers.hft.segment import Segmenter
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 
 
-def _code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Code points of the concatenated ``texts`` and the offset where each starts."""
-    joined = "".join(texts).encode("utf-32-le", "surrogatepass")
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=offsets[1:])
-    return np.frombuffer(joined, dtype="<u4").astype(np.int64), offsets
-
-
 class HFTEncoder:
     """Encodes with ids ``specials`` first, then the HFT vocabulary in its order.
 
@@ -77,7 +69,7 @@ class HFTEncoder:
         if not lines:
             return []
         self.pretokenizer.check_lines(lines, where)
-        cps, line_off = _code_points(lines)
+        cps, line_off = scan.code_points(lines)
         ids, ids_off, miss_start, miss_end, n_missing = self._scan(cps, line_off)
         if n_missing:
             if self._rows + n_missing > self._cache_size:
@@ -115,7 +107,7 @@ class HFTEncoder:
         self._append("row_start", self._used["flat"] + ids_off[:-1])
         self._append("row_len", np.diff(ids_off))
         self._append("flat", np.where(ids < 0, self._unk_id, ids + self._offset))
-        cps, part_off = _code_points(ordered)
+        cps, part_off = scan.code_points(ordered)
         self._append("part_off", self._used["part_cps"] + part_off[1:])
         self._append("part_cps", cps)
         self._append("part_hash", scan.hash_parts(cps, part_off))

@@ -25,21 +25,23 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
+from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
+from tokstudy.tokenizers.hft.scan import PartCounter, code_points
 from tokstudy.tokenizers.hft.segment import (
     CharCodes,
     Segmenter,
     add_child,
     child_node,
     grown,
+    put_child,
 )
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 
@@ -48,6 +50,8 @@ log = logging.getLogger(__name__)
 #: default share of the target size added per iteration
 DEFAULT_STEP_FRACTION = 0.05
 DEFAULT_MAX_ITERATIONS = 1000
+#: lines pre-tokenized and counted at a time
+COUNT_BATCH_LINES = 4096
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,10 @@ def count_candidates(
                         cand = grown(cand, capacity, 0)
                     nxt = n_nodes
                     n_nodes += 1
-                    keys, values = add_child(keys, values, n_nodes - 2, key, nxt)
+                    if 2 * (n_nodes - 1) > keys.shape[0]:
+                        keys, values = add_child(keys, values, n_nodes - 2, key, nxt)
+                    else:
+                        put_child(keys, values, key, nxt)
                     node_parent[nxt] = node
                     node_char[nxt] = chars[q]
                 node = nxt
@@ -200,24 +207,52 @@ def _ordered(vocab: Mapping[str, int], marks: Marks) -> HFTVocab:
 
 
 def count_pretokens(
-    lines: Iterable[str], pretokenizer: Pretokenizer, source: str
+    lines: Iterable[str],
+    pretokenizer: Pretokenizer,
+    source: str,
+    batch_lines: int = COUNT_BATCH_LINES,
 ) -> dict[str, int]:
-    """Count of every pre-token type in ``lines`` (lines of the file ``source``)."""
-    raw_counts: Counter[tuple[bool, str]] = Counter()
-    for number, line in enumerate(lines, start=1):
-        pretokenizer.check(line, f"{source}:{number}")
-        raw_counts.update(pretokenizer.parts(line))
-        if number % 100_000 == 0:
-            log.info("hft: pre-tokenized %d lines of %s", number, source)
-    return {pretokenizer.encode_part(*part): count for part, count in raw_counts.items()}
+    """Count of every pre-token type in ``lines`` (lines of the file ``source``), in order
+    of first occurrence.
+
+    The lines are cut into words and gaps by compiled code (:func:`.scan.count_parts`),
+    ``batch_lines`` at a time; only the distinct parts are turned into pre-tokens.
+    """
+    counter = PartCounter()
+    read = 0
+    for batch in batched(lines, batch_lines):
+        if pretokenizer.has_mark("".join(batch)):
+            for number, line in enumerate(batch, start=read + 1):
+                pretokenizer.check(line, f"{source}:{number}")
+        counter.add(batch)
+        if (read + len(batch)) // 100_000 > read // 100_000:
+            log.info("hft: pre-tokenized %d lines of %s", read + len(batch), source)
+        read += len(batch)
+    counts: dict[str, int] = {}
+    for is_word, raw, count in counter.parts():
+        pretoken = pretokenizer.encode_part(is_word, raw)
+        counts[pretoken] = counts.get(pretoken, 0) + count
+    return counts
 
 
 def character_counts(word_counts: Mapping[str, int], marks: Marks) -> dict[str, int]:
-    """Count of every character in the pre-token types, the five marks always included."""
+    """Count of every character in the pre-token types, the five marks always included
+    (first, then the characters in order of first occurrence)."""
     counts = dict.fromkeys(marks.as_dict().values(), 0)
-    for word, count in word_counts.items():
-        for char in word:
-            counts[char] = counts.get(char, 0) + count
+    points, offsets = code_points(list(word_counts))
+    if not len(points):
+        return counts
+    weights = np.repeat(
+        np.fromiter(word_counts.values(), np.int64, len(word_counts)), np.diff(offsets)
+    )
+    order = np.argsort(points, kind="stable")
+    ranked = points[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    totals = np.add.reduceat(weights[order], starts)
+    first = order[starts]
+    for k in np.argsort(first).tolist():
+        char = chr(ranked[starts[k]])
+        counts[char] = counts.get(char, 0) + int(totals[k])
     return counts
 
 

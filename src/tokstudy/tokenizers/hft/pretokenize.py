@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
+from functools import cache
 
 import regex
 
@@ -93,6 +94,12 @@ class Marks:
         return dict(zip(self.field_names(), astuple(self), strict=True))
 
 
+@cache
+def _whitespace_code_points() -> list[int]:
+    """The whitespace characters (all in the BMP)."""
+    return [c for c in range(0x10000) if chr(c).isspace()]
+
+
 def _invertible_lower(char: str) -> str | None:
     """The lower-case form of ``char`` if folding it can be undone exactly, else ``None``."""
     lower = char.lower()
@@ -110,15 +117,17 @@ class Pretokenizer:
         self._mark_re = regex.compile("[" + regex.escape("".join(astuple(m))) + "]")
         self._lower: dict[str, str | None] = {}
         self._whitespace = {
-            c: m.space if c == 0x20 else f"{m.space}{c:04x}"
-            for c in range(0x10000)
-            if chr(c).isspace()
+            c: m.space if c == 0x20 else f"{m.space}{c:04x}" for c in _whitespace_code_points()
         }
         up, run, end = (regex.escape(x) for x in (m.upper, m.upper_run, m.upper_end))
         self._upper_run_re = regex.compile(f"{run}([^{end}]*){end}", regex.DOTALL)
         self._upper_next_re = regex.compile(f"{up}(.)", regex.DOTALL)
         self._escape_re = regex.compile(regex.escape(m.space) + "([0-9a-f]{4})")
         self._stray_re = regex.compile(f"[{up}{run}{end}]")
+
+    def has_mark(self, text: str) -> bool:
+        """Whether ``text`` contains a mark character."""
+        return self._mark_re.search(text) is not None
 
     def check(self, text: str, where: str = "text") -> None:
         """Raise :class:`TokstudyError` if ``text`` contains a mark character."""
@@ -132,7 +141,7 @@ class Pretokenizer:
 
     def check_lines(self, lines: Sequence[str], where: str = "text") -> None:
         """:meth:`check` every line (``where`` gets `` line N``) with one search."""
-        if self._mark_re.search("".join(lines)):
+        if self.has_mark("".join(lines)):
             for number, line in enumerate(lines, start=1):
                 self.check(line, f"{where} line {number}")
 

@@ -1,13 +1,15 @@
-"""Numba kernels for fast encoding: cut lines into words and gaps and look them up.
+"""Numba kernels that cut lines into words and gaps: to look them up (encoding) or to count
+them (training).
 
 The cut follows :data:`~tokstudy.tokenizers.hft.pretokenize.WORD_PATTERN` exactly: a
 character belongs to a word if it is a word character, or ``-``, ``.``, ``/`` between two
 word characters, or ``,`` between two numbers. Known parts (words and gaps) are found in a
-hash table (FNV-1a of the code points, checked character by character) of cached rows.
+hash table (FNV-1a of the code points, checked character by character) of rows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
@@ -26,10 +28,19 @@ _SPACE, _COMMA = ord(" "), ord(",")
 _JOINERS = (ord("-"), ord("."), ord("/"))
 
 
+def code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Code points of the concatenated ``texts`` and the offset where each starts."""
+    joined = "".join(texts).encode("utf-32-le", "surrogatepass")
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=offsets[1:])
+    return np.frombuffer(joined, dtype="<u4").astype(np.int64), offsets
+
+
 @cache
 def char_classes() -> np.ndarray:
     """``WORD`` / ``NUMBER`` bits of every code point, from the pre-tokenizer's classes."""
-    everything = "".join(map(chr, [*range(0xD800), *range(0xE000, SPAN)]))
+    points = np.r_[0:0xD800, 0xE000:SPAN].astype("<u4")
+    everything = points.tobytes().decode("utf-32-le")
     table = np.zeros(SPAN, dtype=np.uint8)
     for bit, pattern in ((WORD, WORD_CHAR_CLASS), (NUMBER, r"\p{N}")):
         found = "".join(regex.findall(f"{pattern}+", everything))
@@ -49,6 +60,23 @@ def _in_word(cps, i, start, end, table):
     if c == _JOINERS[0] or c == _JOINERS[1] or c == _JOINERS[2]:
         return (table[cps[i - 1]] & WORD) != 0 and (table[cps[i + 1]] & WORD) != 0
     return False
+
+
+@njit(cache=True, inline="always")
+def _part_end(cps, i, start, end, table):
+    """End of the part of line ``cps[start:end]`` that starts at ``i``, and whether it is
+    a word."""
+    word = _in_word(cps, i, start, end, table)
+    j = i + 1
+    while j < end and _in_word(cps, j, start, end, table) == word:
+        j += 1
+    return j, word
+
+
+@njit(cache=True, inline="always")
+def _implicit(cps, i, j, start, end, word):
+    """Whether the part ``cps[i:j]`` is a one-space gap between two words (no pre-token)."""
+    return not word and j == i + 1 and cps[i] == _SPACE and i > start and j < end
 
 
 @njit(cache=True, inline="always")
@@ -125,11 +153,8 @@ def encode_lines(cps, line_off, table, slots, part_hash, part_off, part_cps, fla
         start, end = line_off[line], line_off[line + 1]
         i = start
         while i < end:
-            word = _in_word(cps, i, start, end, table)
-            j = i + 1
-            while j < end and _in_word(cps, j, start, end, table) == word:
-                j += 1
-            if word or not (j == i + 1 and cps[i] == _SPACE and i > start and j < end):
+            j, word = _part_end(cps, i, start, end, table)
+            if not _implicit(cps, i, j, start, end, word):
                 h = _part_hash(cps, i, j)
                 row = find_part(cps, i, j, h, slots, part_hash, part_off, part_cps)
                 if row < 0:
@@ -145,3 +170,89 @@ def encode_lines(cps, line_off, table, slots, part_hash, part_off, part_cps, fla
             i = j
         out_off[line + 1] = n_out
     return out[:n_out], out_off, miss_start[:n_miss], miss_end[:n_miss], n_miss
+
+
+@njit(cache=True)
+def count_parts(cps, line_off, table, slots, part_hash, part_off, part_cps, part_word, part_count,
+                n_rows):  # fmt: skip
+    """Add the parts (words and gaps that become pre-tokens) of every line to the counts.
+
+    Rows ``0 … n_rows - 1`` of the arrays are the distinct parts seen so far, in the order
+    of their first occurrence: code points ``part_cps[part_off[r]:part_off[r + 1]]``, hash,
+    whether a word, count; ``slots`` is their hash table. Returns the arrays (enlarged when
+    full) and the new number of rows.
+    """
+    for line in range(line_off.shape[0] - 1):
+        start, end = line_off[line], line_off[line + 1]
+        i = start
+        while i < end:
+            j, word = _part_end(cps, i, start, end, table)
+            if not _implicit(cps, i, j, start, end, word):
+                h = _part_hash(cps, i, j)
+                row = find_part(cps, i, j, h, slots, part_hash, part_off, part_cps)
+                if row < 0:
+                    row = n_rows
+                    n_rows += 1
+                    if n_rows == part_hash.shape[0]:
+                        part_hash = grown(part_hash, 2 * n_rows, 0)
+                        part_off = grown(part_off, 2 * n_rows + 1, 0)
+                        part_word = grown(part_word, 2 * n_rows, False)
+                        part_count = grown(part_count, 2 * n_rows, 0)
+                    used = part_off[row]
+                    if used + j - i > part_cps.shape[0]:
+                        part_cps = grown(part_cps, 2 * (used + j - i), 0)
+                    part_cps[used : used + j - i] = cps[i:j]
+                    part_off[row + 1] = used + j - i
+                    part_hash[row] = h
+                    part_word[row] = word
+                    if 2 * n_rows + 2 > slots.shape[0]:
+                        slots = np.full(2 * slots.shape[0], -1, dtype=np.int64)
+                        insert_rows(slots, part_hash[:n_rows], 0)
+                    else:
+                        insert_rows(slots, part_hash[:n_rows], row)
+                part_count[row] += 1
+            i = j
+    return slots, part_hash, part_off, part_cps, part_word, part_count, n_rows
+
+
+class PartCounter:
+    """Counts of the distinct parts of lines added batch by batch (see :func:`count_parts`)."""
+
+    def __init__(self) -> None:
+        self._table = char_classes()
+        self._slots = np.full(16, -1, dtype=np.int64)
+        self._hash = np.zeros(8, dtype=np.int64)
+        self._off = np.zeros(9, dtype=np.int64)
+        self._cps = np.zeros(64, dtype=np.int64)
+        self._word = np.zeros(8, dtype=np.bool_)
+        self._count = np.zeros(8, dtype=np.int64)
+        self._rows = 0
+
+    def add(self, lines: Sequence[str]) -> None:
+        """Count the parts of ``lines``."""
+        state = count_parts(
+            *code_points(lines),
+            self._table,
+            self._slots,
+            self._hash,
+            self._off,
+            self._cps,
+            self._word,
+            self._count,
+            self._rows,
+        )
+        self._slots, self._hash, self._off, self._cps, self._word, self._count, self._rows = state
+
+    def parts(self) -> list[tuple[bool, str, int]]:
+        """``(is_word, raw, count)`` of every distinct part, in order of first occurrence."""
+        rows = self._rows
+        bounds = self._off[: rows + 1].tolist()
+        joined = (
+            self._cps[: bounds[-1]].astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+        )
+        return [
+            (word, joined[bounds[r] : bounds[r + 1]], count)
+            for r, word, count in zip(
+                range(rows), self._word[:rows].tolist(), self._count[:rows].tolist(), strict=True
+            )
+        ]

@@ -71,8 +71,9 @@ def child_node(keys, values, key):
         slot = (slot + 1) & mask
 
 
-@njit(cache=True)
-def _put(keys, values, key, value):
+@njit(cache=True, inline="always")
+def put_child(keys, values, key, value):
+    """Insert an absent ``key`` into a child map that has room for it."""
     mask = keys.shape[0] - 1
     slot = ((key * _GOLDEN) >> 29) & mask
     while keys[slot] >= 0:
@@ -99,8 +100,8 @@ def add_child(keys, values, n_entries, key, value):
         values = np.empty(capacity, dtype=np.int64)
         for slot in range(old_keys.shape[0]):
             if old_keys[slot] >= 0:
-                _put(keys, values, old_keys[slot], old_values[slot])
-    _put(keys, values, key, value)
+                put_child(keys, values, old_keys[slot], old_values[slot])
+    put_child(keys, values, key, value)
     return keys, values
 
 
@@ -125,7 +126,7 @@ def build_trie(tok_chars, tok_off, n_chars, capacity):
             if nxt < 0:
                 nxt = n_nodes
                 n_nodes += 1
-                _put(keys, values, key, nxt)
+                put_child(keys, values, key, nxt)
                 node_parent[nxt] = node
                 node_char[nxt] = tok_chars[k]
             node = nxt

@@ -25,7 +25,10 @@ class HFTVocab:
         seen = set(self.tokens)
         if len(seen) != len(self.tokens):
             raise TokstudyError("hft vocabulary: duplicate entries")
-        for token in self.tokens:
+        chars = set("".join(self.tokens))
+        if "" not in seen and chars <= seen and not any(c.isspace() for c in chars):
+            return
+        for token in self.tokens:  # find the first bad entry
             if not token or any(c.isspace() for c in token):
                 raise TokstudyError(f"hft vocabulary: invalid entry {token!r}")
             missing = [c for c in token if c not in seen]
