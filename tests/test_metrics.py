@@ -193,6 +193,8 @@ def test_library_offsets_count_words_like_the_generic_fallback(name: str, words:
     expected = [i for text in lines for i in tokenizer.encode(text)]
     assert library.ids.tolist() == generic.ids.tolist() == expected
     assert library.lengths.tolist() == generic.lengths.tolist()
+    # the word-mark adapters hand over each token's word, which the counts then use
+    assert (library.word is not None) == (name in {"sp_unigram", "hf_bpe", "hf_unigram"})
     per_word = tokens_per_word(lines, library)
     assert per_word.tolist() == tokens_per_word(lines, generic).tolist()
     assert per_word.sum() == len(library.ids)

@@ -102,6 +102,8 @@ def tokens_per_word(lines: Sequence[str], batch: TokenStarts) -> np.ndarray:
     entry per word of the batch, line after line.
     """
     words = batch.words if batch.words is not None else batch_words(lines)
+    if batch.word is not None:
+        return np.bincount(batch.word[batch.word >= 0], minlength=len(words.ends))
     line_of_token = np.repeat(np.arange(len(lines)), batch.lengths)
     positions = words.line_starts[line_of_token] + batch.starts
     word = np.searchsorted(words.ends, positions, side="right")

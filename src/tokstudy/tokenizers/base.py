@@ -67,13 +67,16 @@ class TokenStarts:
     tokens). ``starts[t]`` is a character offset in token ``t``'s line that lies in the word
     the token belongs to, or in the whitespace before that word: the token's own start
     where the library reports offsets. ``words``: the batch's words, where the adapter
-    found them already (so that the metrics do not scan the lines again).
+    found them already (so that the metrics do not scan the lines again); ``word``: with
+    ``words``, each token's index into them (−1: its line has no words), where the adapter
+    knows it already.
     """
 
     ids: np.ndarray
     starts: np.ndarray
     lengths: np.ndarray
     words: BatchWords | None = None
+    word: np.ndarray | None = None
 
     @classmethod
     def from_encoded(cls, encoded: Sequence[Encoded]) -> TokenStarts:

@@ -39,9 +39,10 @@ def metaspace_starts(
     ``opens_word[i]`` says whether piece ``i`` starts with ``▁``. Such a piece opens the
     next whitespace word of its line, the others continue the word (pieces before the
     first mark belong to the first word); each token's start is its word's first
-    character. Returned with the indices of the lines whose pieces open another number of
-    words than the line has (a normaliser that changed its spacing): their starts are
-    left at 0, for the caller to fill in.
+    character, and its word is known (``TokenStarts.word``). Returned with the indices of
+    the lines whose pieces open another number of words than the line has (a normaliser
+    that changed its spacing): their starts are left at 0 and the batch has no ``word``,
+    for the caller to fill in.
     """
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
     flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
@@ -58,7 +59,11 @@ def metaspace_starts(
     starts = np.zeros(len(flat), dtype=np.int64)
     starts[placed] = words.begins[word] - words.line_starts[line_of_token[placed]]
     unmatched = np.flatnonzero(~matched & (words.counts > 0))
-    return TokenStarts(flat, starts, lengths, words), unmatched
+    if len(unmatched):
+        return TokenStarts(flat, starts, lengths, words), unmatched
+    word_of_token = np.full(len(flat), -1, dtype=np.int64)
+    word_of_token[placed] = word
+    return TokenStarts(flat, starts, lengths, words, word_of_token), unmatched
 
 
 def word_mark_starts(tokenizer: Tokenizer, lines: Sequence[str], opens: np.ndarray) -> TokenStarts:
