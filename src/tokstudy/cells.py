@@ -12,6 +12,8 @@ from dataclasses import dataclass
 UNSIZED = "full"
 #: size label of a pretrained tokenizer's cells (its vocabulary size is what it is)
 PRETRAINED = "pretrained"
+#: the splits of a prepared corpus that every cell's metrics are computed on
+CORPUS_SPLITS = ("train", "heldout")
 
 
 @dataclass(frozen=True)

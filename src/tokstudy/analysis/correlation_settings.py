@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from tokstudy.cells import CORPUS_SPLITS
 from tokstudy.training.config import Settings, proportion, setting
 
 NMT_SIDES = ("target", "source")
-SPLITS = ("train", "heldout")
 
 
 @dataclass(frozen=True)
@@ -23,4 +23,4 @@ class CorrelationSettings(Settings):
     seed: int = 0
     confidence: float = proportion(0.95)
     nmt_side: str = setting("target", choices=NMT_SIDES)
-    plot_split: str = setting("heldout", choices=SPLITS)
+    plot_split: str = setting("heldout", choices=CORPUS_SPLITS)

@@ -11,9 +11,6 @@ if TYPE_CHECKING:
     from tokstudy.study.core import Study
     from tokstudy.study.tokenizers import TokenizersPlanner
 
-#: the two splits of a prepared corpus
-CORPUS_SPLITS = ("train", "heldout")
-
 
 class CorporaPlanner:
     """``languages`` and ``corpus_defaults``: the prepared corpora of the study."""

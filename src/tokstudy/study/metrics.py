@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import PRETRAINED, Job
+from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, Job
 from tokstudy.metrics import check_metric_names
 from tokstudy.study.analyses import AnalysesPlanner
-from tokstudy.study.corpora import CORPUS_SPLITS, CorporaPlanner
+from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.paths import CELL, benchmark_path, expand
 
 if TYPE_CHECKING:
