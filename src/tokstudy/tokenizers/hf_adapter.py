@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -88,15 +89,6 @@ def read_tokenizer_json(path: Path) -> HFTokenizer:
         raise TokstudyError(f"{path}: not a valid HF tokenizer.json ({one_line(exc)})") from None
 
 
-def word_marks(tokenizer: HFTokenizer, vocab: Sequence[str]) -> np.ndarray | None:
-    """Per id, whether its token opens a word (:func:`opens_word`), for a pipeline whose
-    pre-tokenizer is a ``Metaspace`` that splits at its marks; None for any other."""
-    pre_tokenizer = tokenizer.pre_tokenizer
-    if isinstance(pre_tokenizer, pre_tokenizers.Metaspace) and pre_tokenizer.split:
-        return opens_word(vocab)
-    return None
-
-
 class HFTokenizersAdapter(Tokenizer):
     """Common code of the adapters whose whole pipeline lives in a ``tokenizer.json``."""
 
@@ -104,7 +96,6 @@ class HFTokenizersAdapter(Tokenizer):
         self._tokenizer = tokenizer
         size = tokenizer.get_vocab_size(with_added_tokens=True)
         self._vocab = [tokenizer.id_to_token(i) for i in range(size)]
-        self._opens_word = word_marks(tokenizer, self._vocab)
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch(list(lines), add_special_tokens=False)
@@ -121,6 +112,15 @@ class HFTokenizersAdapter(Tokenizer):
         if self._opens_word is None:
             return super().encode_batch_starts(lines)
         return word_mark_starts(self, lines, self._opens_word)
+
+    @cached_property
+    def _opens_word(self) -> np.ndarray | None:
+        """Per id, whether its token opens a word (:func:`opens_word`), for a pipeline whose
+        pre-tokenizer is a ``Metaspace`` that splits at its marks; None for any other."""
+        pre_tokenizer = self._tokenizer.pre_tokenizer
+        if isinstance(pre_tokenizer, pre_tokenizers.Metaspace) and pre_tokenizer.split:
+            return opens_word(self.vocab)
+        return None
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._tokenizer.decode(list(ids), skip_special_tokens=False)

@@ -34,7 +34,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Encoded, Tokenizer, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import _byte_of_symbol
 from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, write_vocab_tsv
-from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter, word_marks
+from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
 from tokstudy.tokenizers.sentencepiece_adapter import _SentencePiece
 
 if TYPE_CHECKING:
@@ -81,7 +81,6 @@ class PretrainedHF(HFTokenizersAdapter):
         for token, i in ids.items():
             vocab[i] = token
         self._vocab = vocab
-        self._opens_word = word_marks(tokenizer, vocab)
         added = tokenizer.get_added_tokens_decoder()
         holes = {i for i, token in enumerate(vocab) if token == HOLE}
         unk = getattr(tokenizer.model, "unk_token", None)
