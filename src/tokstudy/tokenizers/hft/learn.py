@@ -41,7 +41,6 @@ from tokstudy.tokenizers.hft.segment import (
     add_child,
     child_node,
     grown,
-    put_child,
 )
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 
@@ -117,10 +116,7 @@ def count_candidates(
                         cand = grown(cand, capacity, 0)
                     nxt = n_nodes
                     n_nodes += 1
-                    if 2 * (n_nodes - 1) > keys.shape[0]:
-                        keys, values = add_child(keys, values, n_nodes - 2, key, nxt)
-                    else:
-                        put_child(keys, values, key, nxt)
+                    keys, values = add_child(keys, values, n_nodes - 2, key, nxt)
                     node_parent[nxt] = node
                     node_char[nxt] = chars[q]
                 node = nxt

@@ -91,16 +91,23 @@ def _table_capacity(entries):
 
 
 @njit(cache=True)
+def _enlarged(keys, values, n_entries):
+    """A copy of a child map with room for one more entry than its ``n_entries``."""
+    capacity = _table_capacity(n_entries + 1)
+    new_keys = np.full(capacity, -1, dtype=np.int64)
+    new_values = np.empty(capacity, dtype=np.int64)
+    for slot in range(keys.shape[0]):
+        if keys[slot] >= 0:
+            put_child(new_keys, new_values, keys[slot], values[slot])
+    return new_keys, new_values
+
+
+@njit(cache=True, inline="always")
 def add_child(keys, values, n_entries, key, value):
-    """Insert an absent ``key``; returns the (possibly enlarged) table."""
+    """Insert an absent ``key``; returns the (possibly enlarged) table. Inlined, so that
+    the common case (room left) costs a hot loop no call."""
     if 2 * (n_entries + 1) > keys.shape[0]:
-        old_keys, old_values = keys, values
-        capacity = _table_capacity(n_entries + 1)
-        keys = np.full(capacity, -1, dtype=np.int64)
-        values = np.empty(capacity, dtype=np.int64)
-        for slot in range(old_keys.shape[0]):
-            if old_keys[slot] >= 0:
-                put_child(keys, values, old_keys[slot], old_values[slot])
+        keys, values = _enlarged(keys, values, n_entries)
     put_child(keys, values, key, value)
     return keys, values
 
