@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError, VocabSizeError
-from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
+from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
 from tokstudy.tokenizers.hft.adapter import HFT
 from tokstudy.tokenizers.hft.hf_wrapper import HFTTransformersTokenizer
 from tokstudy.tokenizers.hft.pretokenize import Marks
@@ -86,6 +86,20 @@ def test_batch_encoding_matches_the_oracle_on_any_text(lines: list[str]) -> None
     ]
     assert tokenizer.encode_batch(lines) == expected
     assert [tokenizer.encode(line) for line in lines] == expected
+
+
+cased = st.text(st.sampled_from(list("aBCdé ÉÆ\ufffd☃,. \t\xa0")), max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(any_text, cased), max_size=6))
+def test_token_starts_equal_the_generic_decoded_prefix_starts(lines: list[str]) -> None:
+    tokenizer = trained()
+    fast = tokenizer.encode_batch_starts(lines)
+    generic = Tokenizer.encode_batch_starts(tokenizer, lines)
+    assert fast.ids.tolist() == generic.ids.tolist()
+    assert fast.lengths.tolist() == generic.lengths.tolist()
+    assert fast.starts.tolist() == generic.starts.tolist()
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
 from tokstudy.tokenizers.hft.pretok_sentencepiece import (
     _PretokenizedSentencePiece,
@@ -62,6 +62,32 @@ def test_pieces_stay_inside_pretokens(name: str) -> None:
 def test_round_trip(name: str, text: str) -> None:
     tokenizer = trained(name)
     assert tokenizer.decode(tokenizer.encode(text)) == text
+
+
+starts_text = st.text(st.sampled_from(list("aBcDé ÉÆ\ufffd☃وكان,.1 \t\xa0")), max_size=14)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=100, deadline=None)
+@given(lines=st.lists(starts_text, max_size=6))
+def test_token_starts_equal_the_generic_decoded_prefix_starts(name: str, lines: list[str]) -> None:
+    tokenizer = trained(name)
+    fast = tokenizer.encode_batch_starts(lines)
+    generic = Tokenizer.encode_batch_starts(tokenizer, lines)
+    assert fast.ids.tolist() == generic.ids.tolist()
+    assert fast.lengths.tolist() == generic.lengths.tolist()
+    assert fast.starts.tolist() == generic.starts.tolist()
+
+
+def test_token_starts_when_pieces_cross_pretokens() -> None:
+    spec = TrainSpec(300, params={"split_by_whitespace": False}, seed=3, label="en")
+    tokenizer = adapter_class("sp_bpe_hftpretok").train(corpus(), spec)
+    lines = corpus().read_text(encoding="utf-8").splitlines()[:100]
+    vocab = tokenizer.vocab
+    assert any(WORD_BOUNDARY in vocab[i][1:] for ids in tokenizer.encode_batch(lines) for i in ids)
+    fast = tokenizer.encode_batch_starts(lines)
+    generic = Tokenizer.encode_batch_starts(tokenizer, lines)
+    assert fast.starts.tolist() == generic.starts.tolist()
 
 
 @pytest.mark.parametrize("name", NAMES)

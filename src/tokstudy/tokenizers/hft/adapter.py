@@ -24,6 +24,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import (
     SPECIAL_TOKENS,
     Tokenizer,
+    TokenStarts,
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
@@ -100,6 +101,10 @@ class HFT(Tokenizer):
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         """Ids of each line; mark characters in a line raise TokstudyError."""
         return self._encoder.encode_lines(lines, where="hft encode")
+
+    def encode_batch_starts(self, lines: Sequence[str]) -> TokenStarts:
+        """Ids of a batch with the generic decoded-prefix starts, computed part by part."""
+        return self._encoder.encode_starts(lines, where="hft encode")
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``; ``[UNK]`` decodes to U+FFFD."""

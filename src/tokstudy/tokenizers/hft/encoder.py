@@ -8,8 +8,9 @@ from itertools import pairwise
 import numpy as np
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import UNK
+from tokstudy.tokenizers.base import UNK, TokenStarts
 from tokstudy.tokenizers.hft import scan
+from tokstudy.tokenizers.hft.part_starts import PartRows
 from tokstudy.tokenizers.hft.pretokenize import UNK_TEXT, Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import Segmenter
 from tokstudy.tokenizers.hft.vocab import HFTVocab
@@ -51,6 +52,7 @@ class HFTEncoder:
         }
         self._used = dict.fromkeys(self._arrays, 0) | {"part_off": 1}
         self._slots = np.full(16, -1, dtype=np.int64)
+        self._part_rows = PartRows(self.pretokenizer.marks, self.pretokenizer.detokenize)
 
     def _view(self, name: str) -> np.ndarray:
         return self._arrays[name][: self._used[name]]
@@ -68,19 +70,50 @@ class HFTEncoder:
         """Ids of each line (no special tokens added)."""
         if not lines:
             return []
+        ids, ids_off, *_ = self._encode(lines, where)
+        flat = ids.tolist()
+        return [flat[a:b] for a, b in pairwise(ids_off.tolist())]
+
+    def encode_starts(self, lines: Sequence[str], where: str = "text") -> TokenStarts:
+        """Ids of a batch of lines, flat, with each token's start as the generic decoded-
+        prefix starts give it (see :mod:`.part_starts`)."""
+        ids, ids_off, rows, row_lines, cps, line_off = self._encode(lines, where)
+        self._sync_part_rows()
+        starts = self._part_rows.token_starts(rows, row_lines, cps, line_off)
+        return TokenStarts(ids, starts, np.diff(ids_off))
+
+    def _sync_part_rows(self) -> None:
+        """Add the cached rows that :attr:`_part_rows` does not have yet."""
+        known = len(self._part_rows)
+        if known == self._rows:
+            return
+        starts = self._view("row_start")[known:]
+        lengths = self._view("row_len")[known:].tolist()
+        base = int(starts[0])
+        flat = self._view("flat")[base:].tolist()
+        tokens = [UNK_TEXT if i == self._unk_id else t for i, t in enumerate(self.tokens)]
+        self._part_rows.add(
+            [
+                [tokens[i] for i in flat[a - base : a - base + n]]
+                for a, n in zip(starts.tolist(), lengths, strict=True)
+            ]
+        )
+
+    def _encode(self, lines: Sequence[str], where: str):
+        """Ids, their line offsets, the cached rows of the parts and their lines, and the
+        code points of ``lines`` with their line offsets."""
         self.pretokenizer.check_lines(lines, where)
         cps, line_off = scan.code_points(lines)
-        ids, ids_off, miss_start, miss_end, n_missing = self._scan(cps, line_off)
+        ids, ids_off, miss_start, miss_end, n_missing, rows, row_lines = self._scan(cps, line_off)
         if n_missing:
             if self._rows + n_missing > self._cache_size:
                 self._reset_cache()
-                ids, ids_off, miss_start, miss_end, n_missing = self._scan(cps, line_off)
+                ids, ids_off, miss_start, miss_end, n_missing, *_ = self._scan(cps, line_off)
             text = "".join(lines)
             spans = zip(miss_start.tolist(), miss_end.tolist(), strict=True)
             self._add_rows({text[a:b] for a, b in spans})
-            ids, ids_off, *_ = self._scan(cps, line_off)
-        flat = ids.tolist()
-        return [flat[a:b] for a, b in pairwise(ids_off.tolist())]
+            ids, ids_off, _, _, _, rows, row_lines = self._scan(cps, line_off)
+        return ids, ids_off, rows, row_lines, cps, line_off
 
     def _scan(self, cps: np.ndarray, line_off: np.ndarray):
         view = self._view

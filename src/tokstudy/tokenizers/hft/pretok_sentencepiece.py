@@ -20,13 +20,20 @@ import json
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cached_property
+from itertools import chain, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+import numpy as np
+
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer, TrainSpec, corpus_lines
+from tokstudy.tokenizers.base import UNK, Tokenizer, TokenStarts, TrainSpec, corpus_lines
+from tokstudy.tokenizers.hft.part_starts import PartRows, code_points
 from tokstudy.tokenizers.hft.pretokenize import (
     MARKS_PARAM,
+    UNK_TEXT,
+    WORD_BOUNDARY,
     Marks,
     Pretokenizer,
     pieces_to_text,
@@ -42,6 +49,7 @@ if TYPE_CHECKING:
     from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
 
 CONFIG_FILE = "hft_pretok.json"
+_OPENS, _INSIDE = 1, 2  # where a piece has SentencePiece's ``▁``
 SP_DEFAULTS = {"normalization_rule_name": "identity", "split_by_unicode_script": False}
 
 
@@ -87,6 +95,66 @@ class _PretokenizedSentencePiece(Tokenizer):
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         """Ids of each line: pre-tokenize, then SentencePiece."""
         return self.inner.encode_batch(self._pretokenized(lines))
+
+    def encode_batch_starts(self, lines: Sequence[str]) -> TokenStarts:
+        """Ids of a batch with the generic decoded-prefix starts, computed pre-token by
+        pre-token (:mod:`.part_starts`); where the pieces do not open each pre-token with
+        ``▁`` (e.g. ``split_by_whitespace: false``), the generic starts."""
+        pretokenized = self._pretokenized(lines)
+        per_line = self.inner.encode_batch(pretokenized)
+        lengths = np.fromiter(map(len, per_line), np.int64, len(per_line))
+        ids = np.fromiter(chain.from_iterable(per_line), np.int64, int(lengths.sum()))
+        opens = ids[self._piece_marks[ids] == _OPENS]
+        pretokens = [len(text.split(" ")) if text else 0 for text in pretokenized]
+        if (self._piece_marks[ids] == _INSIDE).any() or len(opens) != sum(pretokens):
+            return super().encode_batch_starts(lines)
+        rows = self._part_rows(ids)
+        points, line_off = code_points(lines)
+        line_of_part = np.repeat(np.arange(len(lines)), pretokens)
+        starts = self._rows.token_starts(rows, line_of_part, points, line_off)
+        return TokenStarts(ids, starts, lengths)
+
+    @cached_property
+    def _piece_marks(self) -> np.ndarray:
+        """Per id: whether its piece opens with ``▁``, has it elsewhere, or neither."""
+        return np.array(
+            [
+                _OPENS if p.startswith(WORD_BOUNDARY) else _INSIDE if WORD_BOUNDARY in p else 0
+                for p in self.vocab
+            ],
+            dtype=np.int8,
+        )
+
+    @cached_property
+    def _rows(self) -> PartRows:
+        return PartRows(self.marks, self.pretokenizer.detokenize)
+
+    def _part_rows(self, ids: np.ndarray) -> np.ndarray:
+        """The :class:`PartRows` row of each pre-token's pieces (``ids`` cut where a piece
+        opens with ``▁``), adding the pre-tokens not seen before."""
+        cuts = np.flatnonzero(self._piece_marks[ids] == _OPENS).tolist()
+        flat = ids.tolist()
+        keys = [tuple(flat[a:b]) for a, b in pairwise([*cuts, len(flat)])]
+        row_of = self._row_of
+        new = sorted({key for key in keys if key not in row_of})
+        if new:
+            vocab = self.vocab
+            marked = [
+                [
+                    UNK_TEXT
+                    if vocab[i] == UNK
+                    else vocab[i].replace(WORD_BOUNDARY, "").replace(" ", "")
+                    for i in key
+                ]
+                for key in new
+            ]
+            row_of.update(zip(new, range(len(self._rows), len(self._rows) + len(new)), strict=True))
+            self._rows.add(marked)
+        return np.fromiter(map(row_of.__getitem__, keys), np.int64, len(keys))
+
+    @cached_property
+    def _row_of(self) -> dict[tuple[int, ...], int]:
+        return {}
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``: SentencePiece pieces, then HFT detokenization."""

@@ -16,6 +16,7 @@ import numpy as np
 import regex
 from numba import njit
 
+from tokstudy.tokenizers.hft.part_starts import code_points
 from tokstudy.tokenizers.hft.pretokenize import WORD_CHAR_CLASS
 from tokstudy.tokenizers.hft.segment import grown
 
@@ -26,14 +27,6 @@ _FNV_OFFSET = -3750763034362895579  # 0xCBF29CE484222325 as a signed 64-bit inte
 _FNV_PRIME = 1099511628211
 _SPACE, _COMMA = ord(" "), ord(",")
 _JOINERS = (ord("-"), ord("."), ord("/"))
-
-
-def code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Code points of the concatenated ``texts`` and the offset where each starts."""
-    joined = "".join(texts).encode("utf-32-le", "surrogatepass")
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=offsets[1:])
-    return np.frombuffer(joined, dtype="<u4").astype(np.int64), offsets
 
 
 @cache
@@ -139,9 +132,10 @@ def encode_lines(cps, line_off, table, slots, part_hash, part_off, part_cps, fla
                  row_len):  # fmt: skip
     """Ids of every line, or the parts that are not cached yet.
 
-    Returns ``(ids, ids_offsets, miss_starts, miss_ends, n_missing)``; when parts are
-    missing the ids are incomplete. A one-space gap between two words is skipped (it is
-    implicit); every other part is looked up.
+    Returns ``(ids, ids_offsets, miss_starts, miss_ends, n_missing, rows, row_lines)``;
+    when parts are missing the ids are incomplete. A one-space gap between two words is
+    skipped (it is implicit); every other part is looked up, and ``rows``/``row_lines``
+    list the cached row of each part found and its line, in order.
     """
     out = np.empty(cps.shape[0] + 16, dtype=np.int64)
     n_out = 0
@@ -149,6 +143,9 @@ def encode_lines(cps, line_off, table, slots, part_hash, part_off, part_cps, fla
     miss_start = np.empty(cps.shape[0] + 1, dtype=np.int64)
     miss_end = np.empty(cps.shape[0] + 1, dtype=np.int64)
     n_miss = 0
+    rows = np.empty(cps.shape[0] + 1, dtype=np.int64)
+    row_lines = np.empty(cps.shape[0] + 1, dtype=np.int64)
+    n_rows = 0
     for line in range(line_off.shape[0] - 1):
         start, end = line_off[line], line_off[line + 1]
         i = start
@@ -162,6 +159,9 @@ def encode_lines(cps, line_off, table, slots, part_hash, part_off, part_cps, fla
                     miss_end[n_miss] = j
                     n_miss += 1
                 else:
+                    rows[n_rows] = row
+                    row_lines[n_rows] = line
+                    n_rows += 1
                     length = row_len[row]
                     if n_out + length > out.shape[0]:
                         out = grown(out, 2 * (n_out + length), 0)
@@ -169,7 +169,8 @@ def encode_lines(cps, line_off, table, slots, part_hash, part_off, part_cps, fla
                     n_out += length
             i = j
         out_off[line + 1] = n_out
-    return out[:n_out], out_off, miss_start[:n_miss], miss_end[:n_miss], n_miss
+    return (out[:n_out], out_off, miss_start[:n_miss], miss_end[:n_miss], n_miss, rows[:n_rows],
+            row_lines[:n_rows])  # fmt: skip
 
 
 @njit(cache=True)
