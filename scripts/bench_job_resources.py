@@ -1,10 +1,13 @@
-"""Peak memory and wall time of single train_tokenizer and compute_metrics jobs.
+"""Peak memory and wall time of single cell jobs: train_tokenizer, or compute_metrics.
 
-Runs each job's function alone in a child process (one thread) on the prepared corpora and
-trained tokenizers of a finished run of the study (found where the study's planners put
-them, under its ``results_dir``), and Snakemake itself (a dry run) for comparison, then
-prints one line per step. What a cluster job needs is about two Snakemake processes (the
-executor's and the job step's) plus the step. Run it from the repository root:
+Runs each job's function alone in a child process (one thread) on the prepared corpora of a
+finished run of the study (found where the study's planners put them, under its
+``results_dir``), and Snakemake itself (a dry run) for comparison, then prints one line per
+job. A trained cell's job (rule ``train_tokenizer``) trains, saves and scores the tokenizer
+in one process; a pretrained cell's (size ``pretrained``, rule ``compute_metrics``) scores
+the imported tokenizer of that run. What a cluster job needs is about two Snakemake
+processes (the executor's and the job step's) plus the step. Run it from the repository
+root:
 
     python scripts/bench_job_resources.py --configfile config/hft2022.yaml \\
         my/sp_unigram/8000 my/hft/8000
@@ -22,29 +25,31 @@ from pathlib import Path
 
 import yaml
 
-from tokstudy.evaluation import evaluate_job
+from tokstudy.cells import PRETRAINED
+from tokstudy.evaluation import evaluate_job, train_and_evaluate
 from tokstudy.study import Job, Study
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.io import train_to_directory
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_step(step: str, config: Path, job: Job, scratch: Path) -> None:
-    """Train the job's tokenizer into ``scratch``, or compute its metrics into ``scratch``."""
+def run_job(config: Path, job: Job, scratch: Path) -> None:
+    """The job's function, writing into ``scratch``: train and score a trained cell, or
+    score a pretrained one."""
     study = Study(yaml.safe_load(config.read_text(encoding="utf-8")))
     corpora, tokenizers = study.plan.corpora, study.plan.tokenizers
-    train = Path(study.out(corpora.TRAIN, language=job.language))
-    if step == "train_tokenizer":
-        spec = TrainSpec(threads=1, **tokenizers.train_spec(job))
-        train_to_directory(job.tokenizer, train, spec, scratch / "tokenizer")
-    else:
-        evaluate_job(
-            Path(tokenizers.tokenizer_dir(job)),
-            {"train": train, "heldout": Path(study.out(corpora.HELDOUT, language=job.language))},
-            scratch / "metrics.tsv",
-            scratch / "frequencies.tsv",
-        )
+    texts = {
+        "train": Path(study.out(corpora.TRAIN, language=job.language)),
+        "heldout": Path(study.out(corpora.HELDOUT, language=job.language)),
+    }
+    outputs = (scratch / "metrics.tsv", scratch / "frequencies.tsv")
+    if job.size == PRETRAINED:
+        evaluate_job(Path(tokenizers.tokenizer_dir(job)), texts, *outputs, job.language)
+        return
+    spec = TrainSpec(threads=1, **tokenizers.train_spec(job))
+    train_and_evaluate(
+        job.tokenizer, texts, spec, scratch / "tokenizer", *outputs, scratch / "cost.json"
+    )
 
 
 def measure(command: list[str]) -> tuple[float, float]:
@@ -61,23 +66,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configfile", type=Path, required=True)
     parser.add_argument("jobs", nargs="+", help="language/tokenizer/size")
-    parser.add_argument("--step", help=argparse.SUPPRESS)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.step:  # the child: one step of one job
-        job = Job(*args.jobs[0].split("/"))
-        run_step(args.step, args.configfile, job, Path(args.jobs[1]))
+    if args.child:  # one job, into a scratch folder
+        run_job(args.configfile, Job(*args.jobs[0].split("/")), Path(args.jobs[1]))
         return
     dry_run = [sys.executable, "-m", "snakemake", "-n", "-s", str(REPO / "Snakefile")]
     rss, wall = measure([*dry_run, "--configfile", str(args.configfile)])
     print(f"{'snakemake -n':40} peak {rss:7.0f} MB {wall:7.1f} s")
     for job in args.jobs:
-        for step in ("train_tokenizer", "compute_metrics"):
-            with tempfile.TemporaryDirectory() as scratch:
-                rss, wall = measure(
-                    [sys.executable, __file__, "--configfile", str(args.configfile),
-                     "--step", step, job, scratch]
-                )  # fmt: skip
-            print(f"{step + ' ' + job:40} peak {rss:7.0f} MB {wall:7.1f} s")
+        rule = "compute_metrics" if job.endswith(f"/{PRETRAINED}") else "train_tokenizer"
+        with tempfile.TemporaryDirectory() as scratch:
+            rss, wall = measure(
+                [sys.executable, __file__, "--configfile", str(args.configfile),
+                 "--child", job, scratch]
+            )  # fmt: skip
+        print(f"{rule + ' ' + job:40} peak {rss:7.0f} MB {wall:7.1f} s")
 
 
 if __name__ == "__main__":

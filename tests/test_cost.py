@@ -1,4 +1,5 @@
-"""The cost table from Snakemake benchmark files (written here by Snakemake's own writer)."""
+"""The cost table from Snakemake benchmark files (written here by Snakemake's own writer) and
+the phase files of the cell jobs."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
 
 from tokstudy.errors import TokstudyError
+from tokstudy.job_cost import FIGURES, PhaseCosts
 from tokstudy.report.cost import COLUMNS, CostSource, cost_table, read_benchmark, write_cost
 from tokstudy.tokenizers.registry import ADAPTERS
 
@@ -68,11 +70,56 @@ def test_table_rows_from_benchmarks(tmp_path: Path, texts: tuple[Path, Path]) ->
     assert math.isnan(trained["encode_mb_s"])
 
 
+def phase_file(path: Path, phases: dict[str, tuple[float, float, float]]) -> Path:
+    """A job's phase cost file: phase → (seconds, CPU seconds, peak RSS MB)."""
+    costs = PhaseCosts()
+    costs.phases = {
+        name: dict(zip(FIGURES, figures, strict=True)) for name, figures in phases.items()
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    costs.write(path)
+    return path
+
+
+def test_a_trained_cell_has_phase_rows_and_a_job_row(
+    tmp_path: Path, texts: tuple[Path, Path]
+) -> None:
+    train, _ = texts
+    phases = phase_file(
+        tmp_path / "costs/en/sp_bpe/4000.json",
+        {"train": (1.5, 1.25, 200.0), "metrics": (0.5, 0.5, 250.0)},
+    )
+    job = benchmark_file(tmp_path / "benchmarks/job.tsv", (4.0, 260.0, 3.0))
+    table = cost_table(
+        [
+            CostSource("en", "sp_bpe", "4000", "train", phases, (train,)),
+            CostSource("en", "sp_bpe", "4000", "metrics", phases, texts),
+            CostSource("en", "sp_bpe", "4000", "job", job, texts),
+        ]
+    ).set_index("step")
+    assert table.index.tolist() == ["job", "metrics", "train"]
+    assert table.loc["train", ["seconds", "cpu_seconds", "max_rss_mb"]].tolist() == [
+        1.5,
+        1.25,
+        200.0,
+    ]
+    assert table.loc["metrics", "encode_mb_s"] == pytest.approx(4.0 / 0.5)
+    assert table.loc["job", "seconds"] == 4.0 and math.isnan(table.loc["job", "encode_mb_s"])
+    assert math.isnan(table.loc["train", "encode_mb_s"])
+
+
+def test_a_phase_the_file_lacks_is_named(tmp_path: Path, texts: tuple[Path, Path]) -> None:
+    phases = phase_file(tmp_path / "cost.json", {"train": (1.0, 1.0, 10.0)})
+    with pytest.raises(TokstudyError, match="no phase 'metrics'") as error:
+        cost_table([CostSource("en", "sp_bpe", "500", "metrics", phases, texts)])
+    assert str(phases) in str(error.value)
+
+
 def test_unsampled_job_keeps_its_time_and_is_logged(
     tmp_path: Path, texts: tuple[Path, Path], caplog: pytest.LogCaptureFixture
 ) -> None:
     fast = source(tmp_path, "500", "train", texts[:1], (0.3, None, None))
-    assert "NA" in fast.benchmark.read_text()
+    assert "NA" in fast.figures.read_text()
     with caplog.at_level(logging.INFO):
         row = cost_table([fast]).iloc[0]
     assert row["seconds"] == 0.3
@@ -107,7 +154,7 @@ def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path
         for size in ("500", "4000")
         for step in ("train", "metrics")
     ]
-    unsized = CostSource("en", "char", "full", "train", sources[0].benchmark, texts[:1])
+    unsized = CostSource("en", "char", "full", "train", sources[0].figures, texts[:1])
     outputs = [tmp_path / "cost.png", tmp_path / "cost.pdf"]
     written = write_cost([*sources, unsized], tmp_path / "cost.csv", outputs)
     reread = pd.read_csv(tmp_path / "cost.csv", dtype={"size": str})
@@ -118,7 +165,7 @@ def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path
         "sp_bpe",
         "60",
         "metrics",
-        sources[1].benchmark,
+        sources[1].figures,
         (text_file(tmp_path / "tiny.txt", 20),),
     )
     write_cost([small], tmp_path / "small.csv", outputs)
@@ -128,8 +175,9 @@ def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path
 
 # What a training or metric job imports is part of its cost: never torch or transformers,
 # and numba only for the hft adapter, whose kernels need it. The jobs' scripts import the
-# step modules of their rules (train_tokenizer, compute_metrics, and the multilingual and
-# NMT tokenizers and their metrics); the NMT steps import torch only in the model jobs.
+# step modules of their rules (train_tokenizer, which also scores a trained cell,
+# compute_metrics for pretrained cells, and the multilingual and NMT tokenizers and their
+# metrics); the NMT steps import torch only in the model jobs.
 JOB_MODULES = [
     "tokstudy.steps.tokenizers",
     "tokstudy.steps.metrics",

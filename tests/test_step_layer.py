@@ -16,8 +16,9 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
-from conftest import REPO
+from conftest import REPO, write_lines
 from snakemake.iocontainers import Namedlist
 
 from tokstudy.steps import corpora as corpora_steps
@@ -168,6 +169,35 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
     assert json.loads(Path(outputs["stats"]).read_text(encoding="utf-8"))
     log = (tmp_path / "rule.log").read_text(encoding="utf-8")
     assert "prepare_corpus: started" in log and "prepare_corpus: finished" in log
+
+
+@pytest.mark.parametrize("cell", [True, False], ids=["study cell", "folder only"])
+def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: bool) -> None:
+    from tokstudy.steps import tokenizers as tokenizer_steps
+
+    lines = [f"word{i % 7} and more words {i}" for i in range(60)]
+    inputs = {"train": str(write_lines(tmp_path / "train.txt", lines[:50]))}
+    inputs["heldout"] = str(write_lines(tmp_path / "heldout.txt", lines[50:]))
+    folder = str(tmp_path / "results" / "tokenizer")
+    scores = {name: str(tmp_path / "results" / name) for name in ("metrics", "frequencies")}
+    outputs = {"folder": folder, **scores, "cost": str(tmp_path / "results" / "cost.json")}
+    spec = {"vocab_size": None, "params": {}, "seed": 0, "size_policy": "error", "label": "xx"}
+    tokenizer_steps.train_tokenizer(
+        _snakemake(
+            tmp_path,
+            input=inputs,
+            output=outputs if cell else [folder],
+            params={"spec": spec},
+            wildcards={"tokenizer": "char"},
+        )
+    )
+    written = sorted(path.name for path in (tmp_path / "results").iterdir())
+    expected = ["cost.json", "frequencies", "metrics", "tokenizer"] if cell else ["tokenizer"]
+    assert written == expected
+    assert {p.name for p in Path(folder).iterdir()} >= {"vocab.tsv", "meta.json"}
+    if cell:
+        metrics = pd.read_csv(scores["metrics"], sep="\t")
+        assert sorted(set(metrics["split"])) == ["heldout", "train"]
 
 
 def test_a_failing_step_exits_with_one_line_and_logs_it(tmp_path: Path) -> None:

@@ -61,15 +61,38 @@ def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
     assert plan.analyses.correlation_targets() == []  # no downstream stage
     assert plan.models.targets() == plan.nmt.targets() == []
     sources = plan.metrics.cost_sources(plan.analyses.multilingual_jobs())
-    assert [(s["language"], s["tokenizer"], s["step"]) for s in sources[:2]] == [
+    assert [(s["language"], s["tokenizer"], s["step"]) for s in sources[:3]] == [
         ("xx", "char", "train"),
         ("xx", "char", "metrics"),
+        ("xx", "char", "job"),
     ]
-    assert sources[1]["benchmark"] == "res/benchmarks/compute_metrics/xx/char/full.tsv"
+    assert sources[0]["figures"] == sources[1]["figures"] == "res/costs/xx/char/full.json"
+    assert sources[0]["texts"] == ["res/corpora/xx/train.txt"]
     assert sources[1]["texts"] == ["res/corpora/xx/train.txt", "res/corpora/xx/heldout.txt"]
-    assert len(sources) == 2 * 3  # two steps of three trained cells
+    assert sources[2]["figures"] == "res/benchmarks/train_tokenizer/xx/char/full.tsv"
+    assert sources[2]["texts"] == sources[1]["texts"]
+    assert len(sources) == 3 * 3  # three rows of three trained cells
     everything = plan.targets()
     assert len(everything) == len(set(everything)) == 6 + 3 + 12 + 2
+
+
+def test_a_pretrained_cell_costs_its_metric_job(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "tokenizer.json", ["{}"])
+    pretrained = {"gpt": {"path": str(source), "languages": ["yy"]}}
+    plan = Study(_config(tmp_path, pretrained=pretrained)).plan
+    sources = plan.metrics.cost_sources([])
+    trained = [s for s in sources if s["size"] != "pretrained"]
+    assert {s["step"] for s in trained} == {"train", "metrics", "job"}
+    assert [s for s in sources if s["size"] == "pretrained"] == [
+        {
+            "language": "yy",
+            "tokenizer": "gpt",
+            "size": "pretrained",
+            "step": "metrics",
+            "figures": "res/benchmarks/compute_metrics/yy/gpt/pretrained.tsv",
+            "texts": ["res/corpora/yy/train.txt", "res/corpora/yy/heldout.txt"],
+        }
+    ]
 
 
 def test_the_downstream_planners_list_their_tables(tmp_path: Path) -> None:
@@ -255,7 +278,7 @@ def test_no_rule_file_reads_the_config() -> None:
 
 # every folder directly under results_dir; its files' patterns belong to a planner
 RESULTS_FOLDERS = (
-    "benchmarks|corpora|downloads|frequencies|logs|metrics|models|multilingual|nmt|plots"
+    "benchmarks|corpora|costs|downloads|frequencies|logs|metrics|models|multilingual|nmt|plots"
     "|pretrained|tables|tokenizers"
 )
 LITERAL_RESULTS_PATH = re.compile(

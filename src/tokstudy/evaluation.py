@@ -1,20 +1,27 @@
 """Metrics of one tokenizer (trained or pretrained) on named corpora, as tidy and frequency
-tables."""
+tables; and a study cell's whole job: train, save, score (:func:`train_and_evaluate`)."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from tokstudy.job_cost import PhaseCosts
 from tokstudy.metrics import compute_metrics
 from tokstudy.report.tables import tidy_rows
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import read_meta
-from tokstudy.tokenizers.registry import load_tokenizer
+from tokstudy.tokenizers.io import finish_directory, train_and_save
+from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 
 log = logging.getLogger(__name__)
+
+#: the metrics and the id frequencies of a tokenizer on one corpus (:func:`compute_metrics`)
+Scores = tuple[dict[str, float], np.ndarray]
 
 
 def evaluate_job(
@@ -26,26 +33,91 @@ def evaluate_job(
 ) -> pd.DataFrame:
     """Metrics of a saved tokenizer on each named corpus (e.g. train, heldout).
 
-    Writes the tidy metric rows and a frequency table with one column per corpus.
-    The ``vocab_size`` column holds the requested size, or the reached size for
-    tokenizers whose size follows from the data, or a pretrained tokenizer's own size;
-    ``kind`` is ``trained`` or ``pretrained``. ``language`` names the text's language
-    (default: the one the tokenizer was trained on).
+    Writes the tidy metric rows and a frequency table with one column per corpus (see
+    :func:`evaluate_tokenizer`). ``language`` names the text's language (default: the one
+    the tokenizer was trained on).
     """
     tokenizer = load_tokenizer(Path(tokenizer_dir))  # checks meta.json and the files first
     meta = read_meta(Path(tokenizer_dir))
+    log.info("metrics of %s", tokenizer_dir)
+    return evaluate_tokenizer(tokenizer, meta, corpora, metrics_out, frequencies_out, language)
+
+
+def evaluate_tokenizer(
+    tokenizer: Tokenizer,
+    meta: dict[str, Any],
+    corpora: dict[str, Path],
+    metrics_out: Path,
+    frequencies_out: Path,
+    language: str | None = None,
+    scored: dict[str, Scores] | None = None,
+) -> pd.DataFrame:
+    """Metrics of a loaded tokenizer (its ``meta.json`` in ``meta``) on each named corpus.
+
+    ``scored`` holds corpora already passed through :func:`compute_metrics` (not encoded
+    again). The ``vocab_size`` column holds the requested size, or the reached size for
+    tokenizers whose size follows from the data, or a pretrained tokenizer's own size;
+    ``kind`` is ``trained`` or ``pretrained``.
+    """
+    scored = scored or {}
     size = meta["requested_vocab_size"] or meta["vocab_size"]
     kind = meta.get("kind", "trained")
     language = language or meta["language"]
     frames, frequencies = [], {"token": tokenizer.vocab}
     for split, corpus in corpora.items():
-        log.info("metrics of %s on %s (%s)", tokenizer_dir, split, corpus)
-        metrics, counts = compute_metrics(tokenizer, corpus)
+        if split in scored:
+            metrics, counts = scored[split]
+        else:
+            log.info("metrics of %s on %s (%s)", meta["tokenizer"], split, corpus)
+            metrics, counts = compute_metrics(tokenizer, corpus)
         frames.append(tidy_rows(language, meta["tokenizer"], size, split, metrics, kind))
         frequencies[f"{split}_frequency"] = counts
     table = pd.concat(frames, ignore_index=True)
     table.to_csv(metrics_out, sep="\t", index=False)
     pd.DataFrame(frequencies).to_csv(frequencies_out, sep="\t", index_label="id")
+    return table
+
+
+def train_and_evaluate(
+    name: str,
+    corpora: dict[str, Path],
+    spec: TrainSpec,
+    directory: Path,
+    metrics_out: Path,
+    frequencies_out: Path,
+    cost_out: Path,
+) -> pd.DataFrame:
+    """One study cell in one process: train ``name`` on ``corpora["train"]``, save it into
+    ``directory``, write its metrics on every corpus and the cost of both phases.
+
+    The training text is encoded once, by the saved tokenizer: after the adapter's files
+    are written it is loaded back with its adapter's ``load`` (what
+    :func:`~tokstudy.tokenizers.registry.load_tokenizer` runs once ``meta.json`` has
+    verified the files, which it cannot do yet: ``meta.json`` holds the checksum of
+    ``vocab.tsv``, whose frequencies come from this pass). The pass's id counts are both
+    ``vocab.tsv``'s frequencies and the train split's metrics, then ``vocab.tsv`` and
+    ``meta.json`` are written and the other corpora scored. So the files equal those of
+    :func:`~tokstudy.tokenizers.io.train_to_directory` (its count pass encodes the same
+    lines in the same batches) and the metrics those of :func:`evaluate_job` on the saved
+    directory. ``cost_out`` gets the phases ``train`` (training and saving) and
+    ``metrics`` (loading, the passes, the tables) of :class:`~tokstudy.job_cost.PhaseCosts`.
+    """
+    costs = PhaseCosts()
+    with costs.phase("train"):
+        train_and_save(name, corpora["train"], spec, directory)
+    with costs.phase("metrics"):
+        tokenizer = adapter_class(name).load(Path(directory))
+        log.info("metrics of %s on train (%s); its counts are vocab.tsv's", name, corpora["train"])
+        train = compute_metrics(tokenizer, corpora["train"])
+        meta = finish_directory(name, spec, tokenizer.vocab, train[1], Path(directory))
+        table = evaluate_tokenizer(
+            tokenizer, meta, corpora, metrics_out, frequencies_out, scored={"train": train}
+        )
+    costs.write(cost_out)
+    log.info(
+        "cost: %s",
+        ", ".join(f"{phase} {f['seconds']:.1f} s" for phase, f in costs.phases.items()),
+    )
     return table
 
 

@@ -2,8 +2,9 @@ localrules: collect_metrics  # trivial jobs: not worth a cluster job
 
 
 rule compute_metrics:
+    # pretrained cells only: rule train_tokenizer scores the trained ones
     input:
-        tokenizer=lambda w: planners.tokenizers.tokenizer_dir(job_of(w)),
+        tokenizer=lambda w: planners.tokenizers.pretrained_dir(w.tokenizer),
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
@@ -15,6 +16,8 @@ rule compute_metrics:
         out(log_path("compute_metrics", CELL)),
     benchmark:
         out(benchmark_path("compute_metrics", CELL))
+    wildcard_constraints:
+        size=PRETRAINED,
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("compute_metrics")

@@ -88,18 +88,18 @@ rule report_outputs:
         planners.metrics.targets(),
 
 
-# every tokenizer-training and metric job whose time and memory the cost table shows
+# every tokenizer training and metric pass whose time and memory the cost table shows
 COST_SOURCES = planners.metrics.cost_sources(planners.analyses.multilingual_jobs())
 
 
 rule cost_table:
     input:
-        sorted({path for s in COST_SOURCES for path in [s["benchmark"], *s["texts"]]}),
+        sorted({path for s in COST_SOURCES for path in [s["figures"], *s["texts"]]}),
     output:
         csv=report(
             out(planners.metrics.COST_TABLE),
             category="Cost",
-            labels={"output": "time and peak memory per job (CSV)"},
+            labels={"output": "time and peak memory per training, metric pass and job (CSV)"},
         ),
         png=report(
             out(planners.metrics.COST_PLOT, ext="png"),

@@ -1,9 +1,14 @@
-"""Cost of a study: time and peak memory of every tokenizer-training and metric job.
+"""Cost of a study: time and peak memory of every tokenizer training and metric pass.
 
-The figures come from the Snakemake ``benchmark:`` files of the jobs (one TSV each:
-``s``, ``cpu_time`` and ``max_rss`` in MB among Snakemake's columns). They measure the
-whole job process, interpreter start and imports included, on the machine that ran it:
-compare them within one run, not across machines.
+A trained cell is one job (rule ``train_tokenizer``) with three rows: ``train`` (training
+and saving) and ``metrics`` (the train and held-out passes), measured by the job itself
+(:mod:`tokstudy.job_cost`: its phase file), and ``job``, the whole process (interpreter
+start, imports, both phases) from its Snakemake ``benchmark:`` file (one TSV: ``s``,
+``cpu_time`` and ``max_rss`` in MB among Snakemake's columns). A pretrained cell's
+``metrics`` row and a multilingual tokenizer's ``train_multilingual`` row are their jobs'
+benchmark files. Peak memory is the process's peak so far: a ``metrics`` row's includes
+the training's. The figures depend on the machine that ran the jobs and its load: compare
+them within one run, not across machines.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from tokstudy.errors import TokstudyError
+from tokstudy.job_cost import read_phase_costs
 from tokstudy.report.plots import plot_cost
 
 log = logging.getLogger(__name__)
@@ -41,14 +47,25 @@ BYTES_PER_MB = 1_000_000
 
 @dataclass(frozen=True)
 class CostSource:
-    """One job of the study: its cell, its step, its benchmark file and the text it read."""
+    """One row of the table: its cell, its step, the file that measured it and the text the
+    step read. ``figures`` is a Snakemake benchmark file (``.tsv``), or a job's phase file
+    (``.json``), whose phase ``step`` the row is."""
 
     language: str
     tokenizer: str
     size: str
     step: str
-    benchmark: Path
+    figures: Path
     texts: tuple[Path, ...]
+
+    def read(self) -> dict[str, float]:
+        """Seconds, CPU seconds and peak RSS (MB) of the row."""
+        if self.figures.suffix != ".json":
+            return read_benchmark(self.figures)
+        phases = read_phase_costs(self.figures)
+        if self.step not in phases:
+            raise TokstudyError(f"{self.figures}: no phase {self.step!r} (has {sorted(phases)})")
+        return phases[self.step]
 
 
 def read_benchmark(path: Path) -> dict[str, float]:
@@ -81,16 +98,17 @@ def _size_key(size: str) -> tuple[int, int]:
 
 
 def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
-    """One row per job, sorted by language, tokenizer, size and step (columns :data:`COLUMNS`).
+    """One row per source, sorted by language, tokenizer, size and step (columns
+    :data:`COLUMNS`).
 
-    ``encode_mb_s`` is text MB over wall seconds for metric jobs (which encode the train and
-    held-out text), empty for training jobs.
+    ``encode_mb_s`` is text MB over wall seconds for ``metrics`` rows (which encode the
+    train and held-out text), empty for the others.
     """
     rows = []
     for source in sorted(
         sources, key=lambda s: (s.language, s.tokenizer, _size_key(s.size), s.step)
     ):
-        figures = read_benchmark(source.benchmark)
+        figures = source.read()
         text_mb = text_megabytes(source.texts)
         encode = text_mb / figures["seconds"] if source.step == METRICS_STEP else np.nan
         rows.append(
@@ -120,6 +138,6 @@ def write_cost(sources: Sequence[CostSource], csv: Path, plots: Sequence[Path]) 
     """Write the cost table to ``csv`` and its plot (:func:`plot_cost`) to ``plots``."""
     table = cost_table(sources)
     table.to_csv(csv, index=False, float_format="%.6g")
-    log.info("cost of %d jobs written to %s", len(table), csv)
+    log.info("cost rows (%d) written to %s", len(table), csv)
     plot_cost(table, plots)
     return table

@@ -166,7 +166,8 @@ COST_PANELS = [
 def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
     """Training time, training peak memory and metric throughput against vocabulary size.
 
-    One line per tokenizer: the median over languages, a band from their minimum to their
+    Rows ``train`` and ``metrics`` of the cost table (the phases of the cell jobs). One
+    line per tokenizer: the median over languages, a band from their minimum to their
     maximum. Only sized jobs are drawn (a tokenizer of size ``full`` has no x position).
     """
     sized = table[table["size"].astype(str).str.isdigit()].assign(

@@ -65,12 +65,13 @@ def plot_frequencies(snakemake: Snakemake) -> None:
 
 
 def cost_table(snakemake: Snakemake) -> None:
-    """The study's cost table (``tables/cost.csv``) and its plot, from the benchmark files."""
+    """The study's cost table (``tables/cost.csv``) and its plot, from the jobs' benchmark
+    and phase files."""
     sources = [
         CostSource(
             **{
                 **source,
-                "benchmark": Path(source["benchmark"]),
+                "figures": Path(source["figures"]),
                 "texts": tuple(map(Path, source["texts"])),
             }
         )

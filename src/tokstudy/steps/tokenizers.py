@@ -1,15 +1,17 @@
-"""Steps of ``workflow/rules/tokenizers.smk``: train one tokenizer of the study.
+"""Steps of ``workflow/rules/tokenizers.smk``: train one tokenizer of the study and score it.
 
 :func:`train_tokenizer` is also what the multilingual and NMT tokenizer rules run
 (:func:`tokstudy.steps.analysis.train_multilingual_tokenizer`,
 :func:`tokstudy.steps.nmt.nmt_train_tokenizer`): the same input ``train``, one output
-folder and the ``spec`` parameter.
+folder and the ``spec`` parameter; without the outputs ``metrics``, ``frequencies`` and
+``cost`` of a study cell they only train.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from tokstudy.evaluation import train_and_evaluate
 from tokstudy.steps import Snakemake
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.io import train_to_directory
@@ -17,16 +19,27 @@ from tokstudy.workflow_step import run_step
 
 
 def train_tokenizer(snakemake: Snakemake) -> None:
-    """Train tokenizer ``{tokenizer}`` on the text ``train`` into the output folder.
+    """Train tokenizer ``{tokenizer}`` on the text ``train`` into the output folder; for a
+    study cell, also its metrics on ``train`` and ``heldout`` and the cost of both phases
+    (:func:`~tokstudy.evaluation.train_and_evaluate`: the training text encoded once).
 
     ``params.spec`` holds the :class:`~tokstudy.tokenizers.base.TrainSpec` fields but
     ``threads``, which are the job's.
     """
+    spec = TrainSpec(threads=snakemake.threads, **snakemake.params.spec)
+    name, folder = snakemake.wildcards.tokenizer, Path(snakemake.output[0])
+    train = Path(snakemake.input.train)
+    if not hasattr(snakemake.output, "metrics"):  # a multilingual or NMT tokenizer
+        run_step(snakemake.log[0], train_to_directory, name, train, spec, folder)
+        return
     run_step(
         snakemake.log[0],
-        train_to_directory,
-        snakemake.wildcards.tokenizer,
-        Path(snakemake.input.train),
-        TrainSpec(threads=snakemake.threads, **snakemake.params.spec),
-        Path(snakemake.output[0]),
+        train_and_evaluate,
+        name,
+        {"train": train, "heldout": Path(snakemake.input.heldout)},
+        spec,
+        folder,
+        Path(snakemake.output.metrics),
+        Path(snakemake.output.frequencies),
+        Path(snakemake.output.cost),
     )

@@ -1,5 +1,5 @@
 """The planner of the ``metrics:`` and ``plots:`` sections: intrinsic metrics of every
-cell, their tables and plots, and the cost table of the training and metric jobs."""
+cell, their tables and plots, and the cost table of the training and metric passes."""
 
 from __future__ import annotations
 
@@ -61,26 +61,39 @@ class MetricsPlanner:
         ]
 
     def cost_sources(self, multilingual: list[Job]) -> list[dict[str, Any]]:
-        """Every tokenizer-training and metric job (and the ``multilingual`` tokenizers'
-        training): its cell, step, benchmark file and the texts it read."""
+        """Every row of the cost table: its cell, step, the file that measured it and the
+        texts the step read (:class:`tokstudy.report.cost.CostSource`).
+
+        A trained cell has rows ``train`` and ``metrics`` from its job's phase file and
+        ``job`` from the job's benchmark file; a pretrained cell a ``metrics`` row (rule
+        ``compute_metrics``'s benchmark); each ``multilingual`` tokenizer a
+        ``train_multilingual`` row.
+        """
         out = self.study.out
         sources = []
-        for job in self.tokenizers.jobs():
-            cell = {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
+        for job in self.tokenizers.scored_jobs():
+            cell = vars(job)
             train = out(CorporaPlanner.TRAIN, language=job.language)
-            heldout = out(CorporaPlanner.HELDOUT, language=job.language)
-            for step, rule, texts in (
-                ("train", "train_tokenizer", [train]),
-                ("metrics", "compute_metrics", [train, heldout]),
-            ):
-                benchmark = out(benchmark_path(rule, CELL), **cell)
-                sources.append({**cell, "step": step, "benchmark": benchmark, "texts": texts})
+            both = [train, out(CorporaPlanner.HELDOUT, language=job.language)]
+            if job.size == PRETRAINED:
+                steps = [("metrics", benchmark_path("compute_metrics", CELL), both)]
+            else:
+                phases = self.tokenizers.CELL_COST
+                steps = [
+                    ("train", phases, [train]),
+                    ("metrics", phases, both),
+                    ("job", benchmark_path("train_tokenizer", CELL), both),
+                ]
+            sources += [
+                {**cell, "step": step, "figures": out(pattern, **cell), "texts": texts}
+                for step, pattern, texts in steps
+            ]
         rule, cell_pattern = "train_multilingual_tokenizer", AnalysesPlanner.MULTILINGUAL_CELL
         for job in multilingual:
             benchmark = out(benchmark_path(rule, cell_pattern), **vars(job))
             sources.append(
                 {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
-                | {"step": "train_multilingual", "benchmark": benchmark}
+                | {"step": "train_multilingual", "figures": benchmark}
                 | {"texts": [out(AnalysesPlanner.MULTILINGUAL_TRAIN)]}
             )
         return sources

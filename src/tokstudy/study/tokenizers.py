@@ -26,6 +26,9 @@ class TokenizersPlanner:
 
     #: the folder of a tokenizer trained on one language
     TOKENIZER = f"tokenizers/{CELL}"
+    #: wall, CPU and peak memory of the training and metric phases of a cell's job
+    #: (:mod:`tokstudy.job_cost`; outside the tokenizer folder, whose files are hashed)
+    CELL_COST = f"costs/{CELL}.json"
     #: the folder a pretrained tokenizer is imported into
     PRETRAINED = "pretrained/{name}"
     #: where a ``hub:`` tokenizer is downloaded to (never without ``hub:``)

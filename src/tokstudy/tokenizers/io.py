@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,26 +34,52 @@ def token_counts(tokenizer: Tokenizer, corpus: Path, batch_lines: int = BATCH_LI
     return counts
 
 
-def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path) -> Tokenizer:
-    """Train adapter ``name`` on ``corpus`` and save it with its vocabulary and metadata."""
+def train_and_save(name: str, corpus: Path, spec: TrainSpec, directory: Path) -> Tokenizer:
+    """Train adapter ``name`` on ``corpus`` and write the adapter's own files into ``directory``.
+
+    The directory is complete once :func:`finish_directory` has added ``vocab.tsv`` and
+    ``meta.json``.
+    """
     log.info("training %s (%s), requested size %s", name, spec.label, spec.vocab_size)
     tokenizer = adapter_class(name).train(Path(corpus), spec)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     tokenizer.save(directory)
-    log.info(
-        "trained %s: %d vocabulary items; counting training frequencies", name, len(tokenizer.vocab)
-    )
-    write_vocab_tsv(directory / VOCAB_FILE, tokenizer.vocab, token_counts(tokenizer, Path(corpus)))
+    log.info("trained %s: %d vocabulary items", name, len(tokenizer.vocab))
+    return tokenizer
+
+
+def finish_directory(
+    name: str, spec: TrainSpec, vocab: list[str], counts: np.ndarray, directory: Path
+) -> dict[str, Any]:
+    """Add ``vocab.tsv`` (``counts``: the training frequency of every id) and ``meta.json``
+    to a directory written by :func:`train_and_save`; return the metadata (without the
+    checksums ``meta.json`` adds)."""
+    write_vocab_tsv(Path(directory) / VOCAB_FILE, vocab, counts)
     meta = {
         "tokenizer": name,
         "language": spec.label,
         "requested_vocab_size": spec.vocab_size,
-        "vocab_size": len(tokenizer.vocab),
+        "vocab_size": len(vocab),
         "params": spec.params,
         "seed": spec.seed,
         "size_policy": spec.size_policy,
         "tokstudy_version": __version__,
     }
-    write_meta(directory, meta)
+    write_meta(Path(directory), meta)
+    return meta
+
+
+def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path) -> Tokenizer:
+    """Train adapter ``name`` on ``corpus`` and save it with its vocabulary and metadata.
+
+    The frequencies of ``vocab.tsv`` come from one encoding of ``corpus`` by the trained
+    tokenizer (:func:`token_counts`); a study cell gets them from its metric pass instead
+    (:func:`tokstudy.evaluation.train_and_evaluate`).
+    """
+    tokenizer = train_and_save(name, corpus, spec, directory)
+    log.info("counting the training frequencies of %s", name)
+    finish_directory(
+        name, spec, tokenizer.vocab, token_counts(tokenizer, Path(corpus)), Path(directory)
+    )
     return tokenizer

@@ -1,0 +1,131 @@
+"""One job per trained cell (:func:`tokstudy.evaluation.train_and_evaluate`): the same files
+and metrics as training (:func:`train_to_directory`) then scoring the saved directory
+(:func:`evaluate_job`) in two processes, with the training text encoded once; and the cost
+of its phases (:mod:`tokstudy.job_cost`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import write_lines
+
+from tokstudy.errors import TokstudyError
+from tokstudy.evaluation import evaluate_job, train_and_evaluate
+from tokstudy.job_cost import FIGURES, PhaseCosts, read_phase_costs
+from tokstudy.metrics import compute_metrics
+from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.io import train_to_directory
+from tokstudy.tokenizers.registry import adapter_class
+
+# one adapter of each library and trainer family (hf_wordpiece trains nondeterministically)
+CELL_ADAPTERS = ["sp_unigram", "hf_unigram", "bbpe", "hft", "char"]
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory, english_lines: list[str]) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("cell_corpora")
+    return {
+        "train": write_lines(folder / "train.txt", english_lines[:1500]),
+        "heldout": write_lines(folder / "heldout.txt", english_lines[1500:1700]),
+    }
+
+
+def _spec(name: str) -> TrainSpec:
+    size = 300 if adapter_class(name).sized else None
+    return TrainSpec(size, seed=3, label="en", size_policy="adjust")
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir())}
+
+
+@pytest.mark.parametrize("name", CELL_ADAPTERS)
+def test_one_cell_job_writes_what_training_then_scoring_wrote(
+    name: str, corpora: dict[str, Path], tmp_path: Path
+) -> None:
+    two = tmp_path / "two_jobs"
+    train_to_directory(name, corpora["train"], _spec(name), two / "tokenizer")
+    evaluate_job(two / "tokenizer", corpora, two / "metrics.tsv", two / "frequencies.tsv")
+    one = tmp_path / "one_job"
+    train_and_evaluate(
+        name,
+        corpora,
+        _spec(name),
+        one / "tokenizer",
+        one / "metrics.tsv",
+        one / "frequencies.tsv",
+        one / "cost.json",
+    )
+    assert _files(one / "tokenizer") == _files(two / "tokenizer")  # vocab.tsv, meta.json too
+    for table in ("metrics.tsv", "frequencies.tsv"):
+        assert (one / table).read_bytes() == (two / table).read_bytes(), table
+    vocab = pd.read_csv(
+        one / "tokenizer" / "vocab.tsv", sep="\t", header=None, quoting=3, keep_default_na=False
+    )
+    frequencies = pd.read_csv(one / "frequencies.tsv", sep="\t")
+    assert vocab[1].tolist() == frequencies["train_frequency"].tolist()
+    assert frequencies["train_frequency"].sum() > 0
+    phases = read_phase_costs(one / "cost.json")
+    assert list(phases) == ["train", "metrics"]
+    assert all(figures["seconds"] > 0 for figures in phases.values())
+    assert phases["metrics"]["max_rss_mb"] >= phases["train"]["max_rss_mb"] > 10
+
+
+def test_the_train_pass_is_the_only_encoding_of_the_training_text(
+    corpora: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tokstudy.evaluation as evaluation
+
+    passes = []
+
+    def counted(tokenizer, corpus, *args):
+        passes.append(Path(corpus).name)
+        return compute_metrics(tokenizer, corpus, *args)
+
+    monkeypatch.setattr(evaluation, "compute_metrics", counted)
+    train_and_evaluate(
+        "sp_bpe",
+        corpora,
+        _spec("sp_bpe"),
+        tmp_path / "tokenizer",
+        tmp_path / "metrics.tsv",
+        tmp_path / "frequencies.tsv",
+        tmp_path / "cost.json",
+    )
+    assert passes == ["train.txt", "heldout.txt"]
+
+
+def test_phase_costs_measure_time_and_peak_memory(tmp_path: Path) -> None:
+    costs = PhaseCosts()
+    with costs.phase("small"):
+        sum(range(200_000))
+    with costs.phase("big"):
+        block = np.ones(40_000_000, dtype=np.int8)  # 40 MB touched
+        del block
+    costs.write(tmp_path / "cost.json")
+    phases = read_phase_costs(tmp_path / "cost.json")
+    assert list(phases) == ["small", "big"]
+    assert set(phases["big"]) == set(FIGURES)
+    assert phases["small"]["cpu_seconds"] > 0 and phases["small"]["seconds"] > 0
+    assert phases["big"]["max_rss_mb"] >= phases["small"]["max_rss_mb"] + 30
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not a readable phase cost file"),
+        (json.dumps({"train": {"seconds": 1.0}}), "not a phase cost file"),
+        (json.dumps({"train": {"seconds": "1", "cpu_seconds": 1, "max_rss_mb": 2}}), "not a"),
+        (json.dumps([1, 2]), "not a phase cost file"),
+    ],
+)
+def test_a_bad_phase_cost_file_is_named(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "cost.json"
+    path.write_text(content)
+    with pytest.raises(TokstudyError, match=message) as error:
+        read_phase_costs(path)
+    assert str(path) in str(error.value) and "\n" not in str(error.value)
