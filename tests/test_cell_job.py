@@ -109,14 +109,15 @@ costs = PhaseCosts()
 with costs.phase("small"):
     sum(range(200_000))
 with costs.phase("big"):
-    block = np.ones(40_000_000, dtype=np.int8)  # 40 MB touched
+    block = np.ones(200_000_000, dtype=np.int8)  # 200 MB touched
     del block
 costs.write(sys.argv[1])
 """
 
 
 def test_phase_costs_measure_time_and_peak_memory(tmp_path: Path) -> None:
-    # a fresh process: in the test session's own, earlier tests may have raised the peak
+    # a fresh process (in the test session's own, earlier tests may have raised the peak), and
+    # a block well above the peak of the imports themselves
     subprocess.run(
         [sys.executable, "-c", PHASES_IN_A_FRESH_PROCESS, str(tmp_path / "cost.json")], check=True
     )
@@ -124,7 +125,7 @@ def test_phase_costs_measure_time_and_peak_memory(tmp_path: Path) -> None:
     assert list(phases) == ["small", "big"]
     assert set(phases["big"]) == set(FIGURES)
     assert phases["small"]["cpu_seconds"] > 0 and phases["small"]["seconds"] > 0
-    assert phases["big"]["max_rss_mb"] >= phases["small"]["max_rss_mb"] + 30
+    assert phases["big"]["max_rss_mb"] >= phases["small"]["max_rss_mb"] + 100
 
 
 @pytest.mark.parametrize(
