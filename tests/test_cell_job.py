@@ -116,8 +116,8 @@ costs.write(sys.argv[1])
 
 
 def test_phase_costs_measure_time_and_peak_memory(tmp_path: Path) -> None:
-    # a fresh process (in the test session's own, earlier tests may have raised the peak), and
-    # a block well above the peak of the imports themselves
+    # a fresh process started by this big one (the suite's): its own peak, not the parent's
+    # (getrusage's ru_maxrss survives exec); the block is well above the imports' own peak
     subprocess.run(
         [sys.executable, "-c", PHASES_IN_A_FRESH_PROCESS, str(tmp_path / "cost.json")], check=True
     )

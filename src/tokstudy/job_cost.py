@@ -4,7 +4,7 @@ A job that trains a tokenizer and scores it in one process (rule ``train_tokeniz
 one JSON file, ``{phase: {"seconds", "cpu_seconds", "max_rss_mb"}}``, which the cost table
 reads (:mod:`tokstudy.report.cost`). Wall time is :func:`time.perf_counter`, CPU time
 :func:`time.process_time` (every thread of the process), memory the process's peak resident
-set so far (``getrusage``): a later phase's peak includes the earlier ones'. Timings depend
+set so far (:func:`peak_rss_mb`): a later phase's peak includes the earlier ones'. Timings depend
 on the machine and its load: compare them within one run.
 """
 
@@ -25,10 +25,20 @@ FIGURES = ("seconds", "cpu_seconds", "max_rss_mb")
 #: ``ru_maxrss`` unit: KiB on Linux, bytes on macOS
 _RSS_UNIT = 1 if sys.platform == "darwin" else 1024
 BYTES_PER_MIB = 1024 * 1024
+_STATUS = Path("/proc/self/status")
 
 
 def peak_rss_mb() -> float:
-    """Peak resident set size of this process so far, in MB (MiB, as Snakemake's)."""
+    """Peak resident set size of this process so far, in MB (MiB, as Snakemake's).
+
+    On Linux ``VmHWM`` of ``/proc/self/status``: ``getrusage``'s ``ru_maxrss`` survives
+    ``exec``, so a job process would report the Snakemake process it was forked from.
+    Elsewhere ``ru_maxrss``.
+    """
+    if _STATUS.is_file():
+        for line in _STATUS.read_text(encoding="ascii").splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024 / BYTES_PER_MIB
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * _RSS_UNIT / BYTES_PER_MIB
 
 
