@@ -10,7 +10,7 @@ import numpy as np
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import UNK, TokenStarts
 from tokstudy.tokenizers.hft import scan
-from tokstudy.tokenizers.hft.part_starts import PartRows
+from tokstudy.tokenizers.hft.part_starts import PartRows, code_points
 from tokstudy.tokenizers.hft.pretokenize import UNK_TEXT, Marks, Pretokenizer
 from tokstudy.tokenizers.hft.segment import Segmenter
 from tokstudy.tokenizers.hft.vocab import HFTVocab
@@ -37,6 +37,8 @@ class HFTEncoder:
         self.tokens = [*specials, *vocab.tokens]
         self._offset = len(specials)
         self._unk_id = self.tokens.index(UNK)
+        #: what each id contributes to the text that decoding detokenizes
+        self._marked_tokens = [UNK_TEXT if token == UNK else token for token in self.tokens]
         self._segmenter = Segmenter(vocab.tokens, vocab.freqs)
         self._table = scan.char_classes()
         self._cache_size = cache_size
@@ -91,7 +93,7 @@ class HFTEncoder:
         lengths = self._view("row_len")[known:].tolist()
         base = int(starts[0])
         flat = self._view("flat")[base:].tolist()
-        tokens = [UNK_TEXT if i == self._unk_id else t for i, t in enumerate(self.tokens)]
+        tokens = self._marked_tokens
         self._part_rows.add(
             [
                 [tokens[i] for i in flat[a - base : a - base + n]]
@@ -103,7 +105,7 @@ class HFTEncoder:
         """Ids, their line offsets, the cached rows of the parts and their lines, and the
         code points of ``lines`` with their line offsets."""
         self.pretokenizer.check_lines(lines, where)
-        cps, line_off = scan.code_points(lines)
+        cps, line_off = code_points(lines)
         ids, ids_off, miss_start, miss_end, n_missing, rows, row_lines = self._scan(cps, line_off)
         if n_missing:
             if self._rows + n_missing > self._cache_size:
@@ -140,7 +142,7 @@ class HFTEncoder:
         self._append("row_start", self._used["flat"] + ids_off[:-1])
         self._append("row_len", np.diff(ids_off))
         self._append("flat", np.where(ids < 0, self._unk_id, ids + self._offset))
-        cps, part_off = scan.code_points(ordered)
+        cps, part_off = code_points(ordered)
         self._append("part_off", self._used["part_cps"] + part_off[1:])
         self._append("part_cps", cps)
         self._append("part_hash", scan.hash_parts(cps, part_off))

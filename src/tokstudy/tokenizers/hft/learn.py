@@ -33,8 +33,9 @@ from numba import njit
 
 from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.hft.part_starts import code_points
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
-from tokstudy.tokenizers.hft.scan import PartCounter, code_points
+from tokstudy.tokenizers.hft.scan import PartCounter
 from tokstudy.tokenizers.hft.segment import (
     CharCodes,
     Segmenter,

@@ -65,6 +65,9 @@ class _PretokenizedSentencePiece(Tokenizer):
         self.inner = inner
         self.marks = marks
         self.pretokenizer = Pretokenizer(marks)
+        # decoded prefix lengths of the pre-tokens' pieces (token starts), by their ids
+        self._rows = PartRows(marks, self.pretokenizer.detokenize)
+        self._row_of: dict[tuple[int, ...], int] = {}
 
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> _PretokenizedSentencePiece:
@@ -125,10 +128,6 @@ class _PretokenizedSentencePiece(Tokenizer):
             dtype=np.int8,
         )
 
-    @cached_property
-    def _rows(self) -> PartRows:
-        return PartRows(self.marks, self.pretokenizer.detokenize)
-
     def _part_rows(self, ids: np.ndarray) -> np.ndarray:
         """The :class:`PartRows` row of each pre-token's pieces (``ids`` cut where a piece
         opens with ``▁``), adding the pre-tokens not seen before."""
@@ -151,10 +150,6 @@ class _PretokenizedSentencePiece(Tokenizer):
             row_of.update(zip(new, range(len(self._rows), len(self._rows) + len(new)), strict=True))
             self._rows.add(marked)
         return np.fromiter(map(row_of.__getitem__, keys), np.int64, len(keys))
-
-    @cached_property
-    def _row_of(self) -> dict[tuple[int, ...], int]:
-        return {}
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``: SentencePiece pieces, then HFT detokenization."""
