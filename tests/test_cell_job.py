@@ -111,6 +111,16 @@ with costs.phase("small"):
 with costs.phase("big"):
     block = np.ones(200_000_000, dtype=np.int8)  # 200 MB touched
     del block
+with costs.phase("compile"):
+    from tokstudy.jit import njit
+
+    @njit
+    def add(a, b):
+        return a + b
+
+    add(1, 2)
+with costs.phase("compiled"):
+    add(3, 4)
 costs.write(sys.argv[1])
 """
 
@@ -122,10 +132,15 @@ def test_phase_costs_measure_time_and_peak_memory(tmp_path: Path) -> None:
         [sys.executable, "-c", PHASES_IN_A_FRESH_PROCESS, str(tmp_path / "cost.json")], check=True
     )
     phases = read_phase_costs(tmp_path / "cost.json")
-    assert list(phases) == ["small", "big"]
+    assert list(phases) == ["small", "big", "compile", "compiled"]
     assert set(phases["big"]) == set(FIGURES)
     assert phases["small"]["cpu_seconds"] > 0 and phases["small"]["seconds"] > 0
     assert phases["big"]["max_rss_mb"] >= phases["small"]["max_rss_mb"] + 100
+    # numba's compilation is its own figure: only where a kernel was compiled, within the
+    # phase's time; importing numba and calling a compiled kernel are not compilation
+    compiling = {name: figures["compile_seconds"] for name, figures in phases.items()}
+    assert compiling["small"] == compiling["big"] == compiling["compiled"] == 0
+    assert 0 < compiling["compile"] < phases["compile"]["seconds"]
 
 
 @pytest.mark.parametrize(

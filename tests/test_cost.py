@@ -3,6 +3,7 @@ the phase files of the cell jobs."""
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import subprocess
@@ -16,6 +17,7 @@ from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, PhaseCosts
 from tokstudy.report.cost import COLUMNS, CostSource, cost_table, read_benchmark, write_cost
+from tokstudy.report.plots import plotted_costs
 from tokstudy.tokenizers.registry import ADAPTERS
 
 
@@ -70,8 +72,8 @@ def test_table_rows_from_benchmarks(tmp_path: Path, texts: tuple[Path, Path]) ->
     assert math.isnan(trained["encode_mb_s"])
 
 
-def phase_file(path: Path, phases: dict[str, tuple[float, float, float]]) -> Path:
-    """A job's phase cost file: phase → (seconds, CPU seconds, peak RSS MB)."""
+def phase_file(path: Path, phases: dict[str, tuple[float, ...]]) -> Path:
+    """A job's phase cost file: phase → (seconds, CPU seconds, peak RSS MB, compile seconds)."""
     costs = PhaseCosts()
     costs.phases = {
         name: dict(zip(FIGURES, figures, strict=True)) for name, figures in phases.items()
@@ -87,7 +89,7 @@ def test_a_trained_cell_has_phase_rows_and_a_job_row(
     train, _ = texts
     phases = phase_file(
         tmp_path / "costs/en/sp_bpe/4000.json",
-        {"train": (1.5, 1.25, 200.0), "metrics": (0.5, 0.5, 250.0)},
+        {"train": (1.5, 1.25, 200.0, 0.0), "metrics": (0.75, 0.75, 250.0, 0.25)},
     )
     job = benchmark_file(tmp_path / "benchmarks/job.tsv", (4.0, 260.0, 3.0))
     table = cost_table(
@@ -103,13 +105,46 @@ def test_a_trained_cell_has_phase_rows_and_a_job_row(
         1.25,
         200.0,
     ]
+    # the metric pass's throughput leaves out its numba compilation (0.25 of its 0.75 s)
+    assert table.loc["metrics", "compile_seconds"] == 0.25
     assert table.loc["metrics", "encode_mb_s"] == pytest.approx(4.0 / 0.5)
     assert table.loc["job", "seconds"] == 4.0 and math.isnan(table.loc["job", "encode_mb_s"])
+    assert math.isnan(table.loc["job", "compile_seconds"])
     assert math.isnan(table.loc["train", "encode_mb_s"])
 
 
+def test_a_phase_file_from_before_compile_seconds_reads_as_unknown(
+    tmp_path: Path, texts: tuple[Path, Path]
+) -> None:
+    older = tmp_path / "cost.json"
+    older.write_text(json.dumps({"train": {"seconds": 2.0, "cpu_seconds": 2.0, "max_rss_mb": 9}}))
+    row = cost_table([CostSource("en", "sp_bpe", "500", "train", older, texts[:1])]).iloc[0]
+    assert row["seconds"] == 2.0 and math.isnan(row["compile_seconds"])
+
+
+def test_compilation_is_counted_and_left_out_of_the_plot(
+    tmp_path: Path, texts: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    sources = [
+        CostSource(
+            "en",
+            "hft",
+            size,
+            "train",
+            phase_file(tmp_path / f"{size}.json", {"train": (seconds, seconds, 9.0, compiling)}),
+            texts[:1],
+        )
+        for size, seconds, compiling in (("500", 12.0, 11.0), ("4000", 2.0, 0.0))
+    ]
+    with caplog.at_level(logging.INFO):
+        table = write_cost(sources, tmp_path / "cost.csv", [tmp_path / "cost.png"])
+    assert table["seconds"].tolist() == [12.0, 2.0]
+    assert "1 step(s) include 11.0 s of numba compiling kernels" in caplog.text
+    assert plotted_costs(table)["seconds"].tolist() == [1.0, 2.0]
+
+
 def test_a_phase_the_file_lacks_is_named(tmp_path: Path, texts: tuple[Path, Path]) -> None:
-    phases = phase_file(tmp_path / "cost.json", {"train": (1.0, 1.0, 10.0)})
+    phases = phase_file(tmp_path / "cost.json", {"train": (1.0, 1.0, 10.0, 0.0)})
     with pytest.raises(TokstudyError, match="no phase 'metrics'") as error:
         cost_table([CostSource("en", "sp_bpe", "500", "metrics", phases, texts)])
     assert str(phases) in str(error.value)

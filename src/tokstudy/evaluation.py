@@ -114,11 +114,15 @@ def train_and_evaluate(
             tokenizer, meta, corpora, metrics_out, frequencies_out, scored={"train": train}
         )
     costs.write(cost_out)
-    log.info(
-        "cost: %s",
-        ", ".join(f"{phase} {f['seconds']:.1f} s" for phase, f in costs.phases.items()),
-    )
+    log.info("cost: %s", ", ".join(map(_phase_summary, costs.phases.items())))
     return table
+
+
+def _phase_summary(phase: tuple[str, dict[str, float]]) -> str:
+    name, figures = phase
+    compiling = figures["compile_seconds"]
+    note = f" (of which {compiling:.1f} s compiling numba kernels)" if compiling > 0 else ""
+    return f"{name} {figures['seconds']:.1f} s{note}"
 
 
 def read_training_frequencies(path: Path) -> np.ndarray:

@@ -7,8 +7,11 @@ start, imports, both phases) from its Snakemake ``benchmark:`` file (one TSV: ``
 ``cpu_time`` and ``max_rss`` in MB among Snakemake's columns). A pretrained cell's
 ``metrics`` row and a multilingual tokenizer's ``train_multilingual`` row are their jobs'
 benchmark files. Peak memory is the process's peak so far: a ``metrics`` row's includes
-the training's. The figures depend on the machine that ran the jobs and its load: compare
-them within one run, not across machines.
+the training's. ``compile_seconds`` is the part of a phase row's ``seconds`` that numba spent
+compiling kernels not yet in its disk cache (:mod:`tokstudy.jit`; ``hft`` after a fresh
+checkout), a one-off that is not the tokenizer's cost; empty for rows from benchmark files
+(the ``job`` row includes its phases'). The figures depend on the machine that ran the jobs
+and its load: compare them within one run, not across machines.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ COLUMNS = [
     "seconds",
     "cpu_seconds",
     "max_rss_mb",
+    "compile_seconds",
     "text_mb",
     "encode_mb_s",
 ]
@@ -61,7 +65,7 @@ class CostSource:
     def read(self) -> dict[str, float]:
         """Seconds, CPU seconds and peak RSS (MB) of the row."""
         if self.figures.suffix != ".json":
-            return read_benchmark(self.figures)
+            return {**read_benchmark(self.figures), "compile_seconds": np.nan}
         phases = read_phase_costs(self.figures)
         if self.step not in phases:
             raise TokstudyError(f"{self.figures}: no phase {self.step!r} (has {sorted(phases)})")
@@ -101,8 +105,8 @@ def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
     """One row per source, sorted by language, tokenizer, size and step (columns
     :data:`COLUMNS`).
 
-    ``encode_mb_s`` is text MB over wall seconds for ``metrics`` rows (which encode the
-    train and held-out text), empty for the others.
+    ``encode_mb_s`` is text MB over wall seconds, those of ``compile_seconds`` left out, for
+    ``metrics`` rows (which encode the train and held-out text), empty for the others.
     """
     rows = []
     for source in sorted(
@@ -110,7 +114,8 @@ def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
     ):
         figures = source.read()
         text_mb = text_megabytes(source.texts)
-        encode = text_mb / figures["seconds"] if source.step == METRICS_STEP else np.nan
+        working = figures["seconds"] - np.nan_to_num(figures["compile_seconds"])
+        encode = text_mb / working if source.step == METRICS_STEP else np.nan
         rows.append(
             {
                 "language": source.language,
@@ -123,6 +128,14 @@ def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
             }
         )
     table = pd.DataFrame(rows, columns=COLUMNS)
+    compiling = table["compile_seconds"] > 0
+    if compiling.any():
+        log.info(
+            "%d step(s) include %.1f s of numba compiling kernels not yet in its disk cache "
+            "(a one-off of a fresh checkout): column compile_seconds, left out of the plot",
+            compiling.sum(),
+            table["compile_seconds"].sum(),
+        )
     unsampled = table["max_rss_mb"].isna().sum()
     if unsampled:
         log.info(

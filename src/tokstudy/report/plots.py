@@ -157,22 +157,30 @@ def plot_vocabulary_share(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
 
 #: (step, column, axis label) of the panels of :func:`plot_cost`
 COST_PANELS = [
-    ("train", "seconds", "training wall time (s)"),
+    ("train", "seconds", "training wall time, JIT compilation excluded (s)"),
     ("train", "max_rss_mb", "training peak memory (MB)"),
     ("metrics", "encode_mb_s", "metric pass (text MB/s)"),
 ]
 
 
+def plotted_costs(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the cost table that :func:`plot_cost` draws, as it draws them: those of a
+    numeric size, with ``vocab_size`` and with ``seconds`` less ``compile_seconds``."""
+    return table[table["size"].astype(str).str.isdigit()].assign(
+        vocab_size=lambda frame: frame["size"].astype(int),
+        seconds=lambda frame: frame["seconds"] - frame["compile_seconds"].fillna(0.0),
+    )
+
+
 def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
     """Training time, training peak memory and metric throughput against vocabulary size.
 
-    Rows ``train`` and ``metrics`` of the cost table (the phases of the cell jobs). One
+    Rows ``train`` and ``metrics`` of the cost table (the phases of the cell jobs), without
+    the one-off of compiling numba kernels (``compile_seconds``). One
     line per tokenizer: the median over languages, a band from their minimum to their
     maximum. Only sized jobs are drawn (a tokenizer of size ``full`` has no x position).
     """
-    sized = table[table["size"].astype(str).str.isdigit()].assign(
-        vocab_size=lambda frame: frame["size"].astype(int)
-    )
+    sized = plotted_costs(table)
     figure, axes = _grid(len(COST_PANELS))
     for axis, (step, column, label) in zip(axes.flat, COST_PANELS, strict=True):
         rows = sized[(sized["step"] == step) & sized[column].notna()]

@@ -29,10 +29,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
+from tokstudy.jit import njit
 from tokstudy.tokenizers.hft.part_starts import code_points
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.scan import PartCounter

@@ -14,8 +14,8 @@ from functools import cache
 
 import numpy as np
 import regex
-from numba import njit
 
+from tokstudy.jit import njit
 from tokstudy.tokenizers.hft.part_starts import code_points
 from tokstudy.tokenizers.hft.pretokenize import WORD_CHAR_CLASS
 from tokstudy.tokenizers.hft.segment import grown

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
+
+from tokstudy.jit import njit
 
 _INF = np.iinfo(np.int64).max
 
