@@ -123,8 +123,7 @@ def compute_metrics(
     vocab_size = len(tokenizer.vocab)
     counts = np.zeros(vocab_size, dtype=np.int64)
     lines = tokens = chars = utf8_bytes = n_words = word_tokens = continued = 0
-    for batch in batched(iter_lines(corpus), batch_lines):
-        encoded = tokenizer.encode_batch_starts(batch)
+    for batch, encoded in tokenizer.encode_batches_starts(batched(iter_lines(corpus), batch_lines)):
         counts += np.bincount(encoded.ids, minlength=vocab_size)
         per_word = tokens_per_word(batch, encoded)
         n_words += len(per_word)

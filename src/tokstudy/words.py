@@ -15,8 +15,9 @@ import numpy as np
 
 #: every whitespace code point is below this one (the highest is U+3000)
 _SPACE_LIMIT = 0x3001
-#: ``_IS_SPACE[c]`` for code point ``c`` (any ``c >= _SPACE_LIMIT`` reads the last entry)
-_IS_SPACE = np.array([chr(c).isspace() for c in range(_SPACE_LIMIT)] + [False])
+#: ``_IN_WORD[c]``: code point ``c`` is not whitespace (any ``c >= _SPACE_LIMIT`` reads the
+#: last entry, through ``np.take(..., mode="clip")``)
+_IN_WORD = np.array([not chr(c).isspace() for c in range(_SPACE_LIMIT)] + [True])
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def batch_words(lines: Sequence[str]) -> BatchWords:
     """The words of every line of ``lines`` (see :class:`BatchWords`)."""
     text = "\n".join(lines).encode("utf-32-le", "surrogatepass")
     codes = np.frombuffer(text, dtype=np.uint32)
-    in_word = ~_IS_SPACE[np.minimum(codes, _SPACE_LIMIT)]
+    in_word = np.take(_IN_WORD, codes, mode="clip")
     edges = np.diff(np.concatenate(([False], in_word, [False])).astype(np.int8))
     begins, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))

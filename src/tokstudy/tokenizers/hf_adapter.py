@@ -13,7 +13,7 @@ leading or trailing whitespace and only characters seen in training. ``whitespac
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -39,7 +39,12 @@ from tokstudy.tokenizers.base import (
     one_line,
 )
 from tokstudy.tokenizers.params import Param
-from tokstudy.tokenizers.word_marks import METASPACE, opens_word, word_mark_starts
+from tokstudy.tokenizers.word_marks import (
+    METASPACE,
+    opens_word,
+    word_mark_batches,
+    word_mark_starts,
+)
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerFast
@@ -112,6 +117,15 @@ class HFTokenizersAdapter(Tokenizer):
         if self._opens_word is None:
             return super().encode_batch_starts(lines)
         return word_mark_starts(self, lines, self._opens_word)
+
+    def encode_batches_starts(
+        self, batches: Iterable[Sequence[str]]
+    ) -> Iterator[tuple[Sequence[str], TokenStarts]]:
+        """With word marks, the next batch encoded while this one is used
+        (:func:`word_mark_batches`)."""
+        if self._opens_word is None:
+            return super().encode_batches_starts(batches)
+        return word_mark_batches(self, batches, self._opens_word)
 
     @cached_property
     def _opens_word(self) -> np.ndarray | None:

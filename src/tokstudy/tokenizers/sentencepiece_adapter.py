@@ -25,7 +25,7 @@ import io
 import logging
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -49,7 +49,7 @@ from tokstudy.tokenizers.base import (
     one_line,
 )
 from tokstudy.tokenizers.params import Param
-from tokstudy.tokenizers.word_marks import opens_word, word_mark_starts
+from tokstudy.tokenizers.word_marks import opens_word, word_mark_batches, word_mark_starts
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -166,6 +166,12 @@ class _SentencePiece(Tokenizer):
     def encode_batch_starts(self, lines: Sequence[str]) -> TokenStarts:
         """Ids with starts placed by the pieces' ``▁`` word marks (:func:`word_mark_starts`)."""
         return word_mark_starts(self, lines, self._opens_word)
+
+    def encode_batches_starts(
+        self, batches: Iterable[Sequence[str]]
+    ) -> Iterator[tuple[Sequence[str], TokenStarts]]:
+        """The next batch encoded while this one is used (:func:`word_mark_batches`)."""
+        return word_mark_batches(self, batches, self._opens_word)
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._processor.decode(list(ids))

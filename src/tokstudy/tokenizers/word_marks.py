@@ -10,7 +10,8 @@ normaliser that changed the spacing) takes the library's offsets instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -47,18 +48,25 @@ def metaspace_starts(
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
     flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
     words = batch_words(lines)
+    marked = np.cumsum(opens_word[flat], dtype=np.int64)  # marks up to each token
+    marks_before = np.concatenate(([0], marked))  # marks before each token (and the end)
+    line_ends = np.cumsum(lengths)
+    line_marks_before = marks_before[line_ends - lengths]
+    has_words = words.counts > 0
+    matched = (marks_before[line_ends] - line_marks_before == words.counts) & has_words
+    unmatched = np.flatnonzero(~matched & has_words)
     line_of_token = np.repeat(np.arange(len(lines)), lengths)
-    opens = opens_word[flat].astype(np.int64)
-    opened = np.bincount(line_of_token, weights=opens, minlength=len(lines))
-    marked = np.cumsum(opens)
-    before_line = np.concatenate(([0], marked))[np.cumsum(lengths) - lengths][line_of_token]
-    word_in_line = np.maximum(marked - before_line - 1, 0)
-    matched = (opened == words.counts) & (words.counts > 0)
+    if not len(unmatched) and not lengths[~has_words].any():
+        # every token's line matched, so the marks before a line number its words before
+        # it: a token's word is the last one opened, or its line's first
+        word = np.maximum(marked - 1, words.first[line_of_token])
+        starts = words.begins[word] - words.line_starts[line_of_token]
+        return TokenStarts(flat, starts, lengths, words, word), unmatched
+    word_in_line = np.maximum(marked - line_marks_before[line_of_token] - 1, 0)
     placed = matched[line_of_token]
     word = words.first[line_of_token[placed]] + word_in_line[placed]
     starts = np.zeros(len(flat), dtype=np.int64)
     starts[placed] = words.begins[word] - words.line_starts[line_of_token[placed]]
-    unmatched = np.flatnonzero(~matched & (words.counts > 0))
     if len(unmatched):
         return TokenStarts(flat, starts, lengths, words), unmatched
     word_of_token = np.full(len(flat), -1, dtype=np.int64)
@@ -66,11 +74,13 @@ def metaspace_starts(
     return TokenStarts(flat, starts, lengths, words, word_of_token), unmatched
 
 
-def word_mark_starts(tokenizer: Tokenizer, lines: Sequence[str], opens: np.ndarray) -> TokenStarts:
-    """The batch's ids (``tokenizer.encode_batch``) with starts from the word marks
+def place_by_word_marks(
+    tokenizer: Tokenizer, lines: Sequence[str], ids: Sequence[Sequence[int]], opens: np.ndarray
+) -> TokenStarts:
+    """The batch's ids (``tokenizer.encode_batch(lines)``) with starts from the word marks
     (:func:`metaspace_starts`); the lines whose marks do not match their words take the
     offsets of :meth:`Tokenizer.encode_batch_with_offsets`."""
-    batch, unmatched = metaspace_starts(lines, tokenizer.encode_batch(lines), opens)
+    batch, unmatched = metaspace_starts(lines, ids, opens)
     if len(unmatched):
         line_ends = np.cumsum(batch.lengths)
         fallback = tokenizer.encode_batch_with_offsets([lines[line] for line in unmatched])
@@ -78,3 +88,40 @@ def word_mark_starts(tokenizer: Tokenizer, lines: Sequence[str], opens: np.ndarr
             starts = [start for start, _ in encoded.offsets]
             batch.starts[line_ends[line] - len(starts) : line_ends[line]] = starts
     return batch
+
+
+def word_mark_starts(tokenizer: Tokenizer, lines: Sequence[str], opens: np.ndarray) -> TokenStarts:
+    """:func:`place_by_word_marks` of the batch's ids."""
+    return place_by_word_marks(tokenizer, lines, tokenizer.encode_batch(lines), opens)
+
+
+#: a batch of lines and its ids on their way
+_Encoding = tuple[Sequence[str], Future[list[list[int]]]]
+
+
+def word_mark_batches(
+    tokenizer: Tokenizer, batches: Iterable[Sequence[str]], opens: np.ndarray
+) -> Iterator[tuple[Sequence[str], TokenStarts]]:
+    """:func:`word_mark_starts` of each batch, in order, the library encoding the next batch
+    on a worker thread while this one's starts are placed and the caller uses them.
+
+    For libraries that encode outside the GIL (SentencePiece, HF ``tokenizers``): the
+    placing is numpy work on one core, which would otherwise wait for the encoding and
+    leave the library's cores idle in turn. The results are those of the batches one by one.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tokstudy-encode") as worker:
+        pending: _Encoding | None = None
+        for lines in batches:
+            submitted = (lines, worker.submit(tokenizer.encode_batch, lines))
+            if pending is not None:
+                yield _placed(tokenizer, pending, opens)
+            pending = submitted
+        if pending is not None:
+            yield _placed(tokenizer, pending, opens)
+
+
+def _placed(
+    tokenizer: Tokenizer, encoding: _Encoding, opens: np.ndarray
+) -> tuple[Sequence[str], TokenStarts]:
+    lines, ids = encoding
+    return lines, place_by_word_marks(tokenizer, lines, ids.result(), opens)
