@@ -108,6 +108,8 @@ def word_mark_batches(
     For libraries that encode outside the GIL (SentencePiece, HF ``tokenizers``): the
     placing is numpy work on one core, which would otherwise wait for the encoding and
     leave the library's cores idle in turn. The results are those of the batches one by one.
+    A batch's fallback offsets are encoded while the worker encodes the next batch: both
+    libraries encode concurrently from one read-only tokenizer object.
     """
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tokstudy-encode") as worker:
         pending: _Encoding | None = None
