@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.hft import pretokenize
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 
 PRE = Pretokenizer()
@@ -108,3 +109,19 @@ def test_configurable_marks() -> None:
 def test_invalid_marks_are_rejected(marks: dict[str, str], message: str) -> None:
     with pytest.raises(TokstudyError, match=message):
         Marks.from_param(marks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(st.text(st.sampled_from(" \t,.aAbBé1É-"), max_size=12), min_size=1, max_size=6)
+)
+def test_cached_pretokens_equal_the_parts_encoded_one_by_one(texts: list[str]) -> None:
+    # each distinct part is encoded once per pretokenizer; a tiny cache is emptied on the way
+    for size in (2, pretokenize.PRETOKEN_CACHE_SIZE):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(pretokenize, "PRETOKEN_CACHE_SIZE", size)
+            cached = Pretokenizer()
+            for text in texts + texts[::-1]:
+                expected = [PRE.encode_part(is_word, raw) for is_word, raw in PRE.parts(text)]
+                assert cached.pretokenize(text) == expected
+                assert len(cached._pretoken_of) <= size

@@ -90,10 +90,8 @@ class _PretokenizedSentencePiece(Tokenizer):
         return cls(inner, marks)
 
     def _pretokenized(self, lines: Sequence[str]) -> list[str]:
-        return [
-            " ".join(self.pretokenizer.pretokenize(line, f"{self.name} encode line {number}"))
-            for number, line in enumerate(lines, start=1)
-        ]
+        self.pretokenizer.check_lines(lines, f"{self.name} encode")
+        return [" ".join(self.pretokenizer.pretokens(line)) for line in lines]
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         """Ids of each line: pre-tokenize, then SentencePiece."""

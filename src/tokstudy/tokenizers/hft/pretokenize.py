@@ -47,6 +47,8 @@ WORD_CHAR_CLASS = r"[\p{L}\p{N}\p{M}\u200c\u200d]"
 WORD_PATTERN = rf"{WORD_CHAR_CLASS}+(?:(?:[-./]|(?<=\p{{N}}),(?=\p{{N}})){WORD_CHAR_CLASS}+)*"
 _WORD_SPLIT = regex.compile(f"({WORD_PATTERN})")
 _WORD_CHAR_RE = regex.compile(WORD_CHAR_CLASS)
+#: distinct parts whose pre-tokens a :class:`Pretokenizer` keeps (about 100 bytes each)
+PRETOKEN_CACHE_SIZE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,8 @@ class Pretokenizer:
         m = self.marks
         self._mark_re = regex.compile("[" + regex.escape("".join(astuple(m))) + "]")
         self._lower: dict[str, str | None] = {}
+        # a part is a word or a gap by its characters alone, so its text is the key
+        self._pretoken_of: dict[str, str] = {}
         self._whitespace = {
             c: m.space if c == 0x20 else f"{m.space}{c:04x}" for c in _whitespace_code_points()
         }
@@ -172,7 +176,25 @@ class Pretokenizer:
     def pretokenize(self, text: str, where: str = "text") -> list[str]:
         """The pre-tokens of ``text``; their concatenation is its marked form."""
         self.check(text, where)
-        return [self.encode_part(is_word, raw) for is_word, raw in self.parts(text)]
+        return self.pretokens(text)
+
+    def pretokens(self, text: str) -> list[str]:
+        """:meth:`pretokenize` without the check for marks (done by the caller, e.g. once
+        per batch with :meth:`check_lines`).
+
+        Each distinct part is encoded once: its pre-token is kept (the cache is emptied
+        when it reaches :data:`PRETOKEN_CACHE_SIZE` parts).
+        """
+        cache = self._pretoken_of
+        pretokens = []
+        for is_word, raw in self.parts(text):
+            pretoken = cache.get(raw)
+            if pretoken is None:
+                if len(cache) >= PRETOKEN_CACHE_SIZE:
+                    cache.clear()
+                pretoken = cache[raw] = self.encode_part(is_word, raw)
+            pretokens.append(pretoken)
+        return pretokens
 
     def case_encode(self, text: str) -> str:
         """Fold invertible upper-case letters, adding the case marks."""
