@@ -34,7 +34,7 @@ def why_no_cluster() -> str | None:
     """Why this machine cannot start a test cluster, or None when it can."""
     missing = missing_binaries()
     if missing:
-        return f"SLURM/munge not installed (missing: {', '.join(missing)}); see README"
+        return f"SLURM/munge not installed (missing: {', '.join(missing)}); see docs/clusters.md"
     if os.geteuid() != 0:
         return "starting munged, slurmctld and slurmd needs root"
     return None
