@@ -157,7 +157,9 @@ def test_escaped_paragraphs_read_back(articles: dict[int, list[str]]) -> None:
         kept = [re.sub(r"[ \t\n\r\f]+", " ", line).strip() for line in lines]
         if any(kept):
             expected[n] = "\n".join(line for line in kept if line)
-    read = parse_articles('<article data-number="31"><p>x</p></article>' + "".join(parts), Path("x"))
+    read = parse_articles(
+        '<article data-number="31"><p>x</p></article>' + "".join(parts), Path("x")
+    )
     assert read == expected
 
 
@@ -260,7 +262,9 @@ def test_premiums_by_hand(tmp_path: Path) -> None:
     assert table["premium_median"].to_dict() == pytest.approx(MEDIAN)
     assert table["articles"].to_dict() == {c: 2 if c == "deu_1996" else 3 for c in TEXTS}
     assert table["missing"].to_dict() == {c: int(c == "deu_1996") for c in TEXTS}
-    assert table.loc["arb", "bytes_per_token"] == pytest.approx(13 / 7)  # 6 letters of 2 bytes, a space
+    assert table.loc["arb", "bytes_per_token"] == pytest.approx(
+        13 / 7
+    )  # 6 letters of 2 bytes, a space
     assert table.loc["arb", "chars_per_token"] == 1.0
     assert (table["roundtrip"] == 1.0).all() and (table["unk_rate"] == 0).all()
 
@@ -378,7 +382,7 @@ def test_write_udhr_parity(
     files = {code: translation_file(udhr_root, code) for code in [*TEXTS, "empty"]}
     outputs = {name: tmp_path / f"out.{name}" for name in OUTPUT_NAMES}
     with caplog.at_level(logging.INFO):
-        write_udhr_parity(udhr_root, files, "eng", _char_entries(tmp_path), outputs)
+        write_udhr_parity(udhr_root / "index.tsv", files, "eng", _char_entries(tmp_path), outputs)
     table = read_udhr_table(outputs["csv"])
     required = "tokenizer language iso6393 script direction articles premium premium_median "
     required += "bytes_per_token chars_per_token byte_fallback_rate unk_rate roundtrip"
@@ -409,14 +413,14 @@ def test_a_bad_translation_fails_in_one_line_and_writes_nothing(
     files["arb"].write_text("<html><p>not the declaration</p></html>", encoding="utf-8")
     outputs = {name: tmp_path / f"out.{name}" for name in OUTPUT_NAMES}
     with pytest.raises(TokstudyError, match=rf"^{files['arb']}: not a UDHR translation"):
-        write_udhr_parity(udhr_root, files, "eng", _char_entries(tmp_path), outputs)
+        write_udhr_parity(udhr_root / "index.tsv", files, "eng", _char_entries(tmp_path), outputs)
     assert not any(path.exists() for path in outputs.values())
 
 
 def test_udhr_plots(tmp_path: Path, udhr_root: Path) -> None:
     files = {code: translation_file(udhr_root, code) for code in TEXTS}
     outputs = {name: tmp_path / f"out.{name}" for name in OUTPUT_NAMES}
-    write_udhr_parity(udhr_root, files, "eng", _char_entries(tmp_path), outputs)
+    write_udhr_parity(udhr_root / "index.tsv", files, "eng", _char_entries(tmp_path), outputs)
     plots = {
         name: [tmp_path / f"{name}.png", tmp_path / f"{name}.pdf"]
         for name in ("map", "curves", "scripts")

@@ -167,7 +167,6 @@ rule tokenization_parity_udhr:
         ),
         json=out(planners.analyses.PARITY_UDHR, ext="json"),
     params:
-        root=str(planners.analyses.udhr_root()),
         translations=list(planners.analyses.udhr_files()),
         reference=planners.analyses.udhr_reference(),
         tokenizers=[vars(p) for p in planners.analyses.udhr_tokenizers()],

@@ -76,15 +76,15 @@ def _read_texts(files: Mapping[str, Path], reference: str, record: dict[str, Any
 
 
 def write_udhr_parity(
-    root: Path,
+    index_file: Path,
     files: Mapping[str, Path],
     reference: str,
     tokenizers: Sequence[Mapping[str, Any]],
     outputs: Mapping[str, Path],
     threads: int = 1,
 ) -> None:
-    """Premiums over the reference on the UDHR translations ``files`` (code → HTML file),
-    their fairness per tokenizer and median per script.
+    """Premiums over the reference on the UDHR translations ``files`` (code → HTML file)
+    listed in the folder's ``index_file``, their fairness per tokenizer and median per script.
 
     ``tokenizers`` are :class:`tokstudy.study.ParityTokenizer` fields as mappings.
     ``outputs`` names ``csv``, ``markdown``, ``fairness_csv``, ``fairness_markdown``,
@@ -94,11 +94,11 @@ def write_udhr_parity(
     read before anything is written. HF tokenizers encode on ``threads`` threads.
     """
     set_library_threads(threads)
-    started = time.perf_counter()
-    index = read_index(Path(root))
+    started, cpu = time.perf_counter(), time.process_time()
+    index = read_index(Path(index_file).parent)
     record: dict[str, Any] = {
         "reference": reference,
-        "root": str(root),
+        "index": str(index_file),
         "translations": len(files),
         "empty_translations": {},
         "missing_articles": {},
@@ -151,7 +151,12 @@ def write_udhr_parity(
         f"Median premium per script: {title}",
         "Script: the dominant Unicode script of a translation's letters. " + VARIETIES_NOTE,
     )
-    log.info("UDHR parity: %.1f s in all", time.perf_counter() - started)
+    log.info(
+        "UDHR parity: %.1f s in all, %.1f s of CPU (all threads) on %d thread(s)",
+        time.perf_counter() - started,
+        time.process_time() - cpu,
+        threads,
+    )
     Path(outputs["json"]).write_text(
         json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8"
     )

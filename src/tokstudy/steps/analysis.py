@@ -100,7 +100,7 @@ def tokenization_parity_udhr(snakemake: Snakemake) -> None:
     run_step(
         snakemake.log[0],
         write_udhr_parity,
-        Path(snakemake.params.root),
+        Path(snakemake.input.index),
         dict(zip(snakemake.params.translations, snakemake.input.translations, strict=True)),
         snakemake.params.reference,
         snakemake.params.tokenizers,
