@@ -206,7 +206,7 @@ rule plot_parity_udhr:
         scripts_pdf=out(planners.analyses.PARITY_UDHR_PLOT, plot="scripts", ext="pdf"),
     params:
         reference=planners.analyses.udhr_reference(),
-        plots=list(planners.analyses.PARITY_UDHR_PLOTS),
+        plots=list(planners.analyses.udhr_plots),
     log:
         out(log_path("plot_parity_udhr")),
     conda:

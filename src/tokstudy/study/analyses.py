@@ -46,7 +46,8 @@ class AnalysesPlanner:
     PARITY_UDHR_FAIRNESS = "tables/analysis/parity_udhr_fairness.{ext}"
     PARITY_UDHR_SCRIPTS = "tables/analysis/parity_udhr_scripts.{ext}"
     PARITY_UDHR_PLOT = "plots/analysis/parity_udhr_{plot}.{ext}"
-    PARITY_UDHR_PLOTS = ("map", "curves", "scripts")
+    #: the plots of the UDHR parity (rule plot_parity_udhr)
+    udhr_plots = ("map", "curves", "scripts")
     #: the mixed training text of the multilingual tokenizers, and its summary
     MULTILINGUAL_TRAIN = "multilingual/corpus/train.txt"
     MULTILINGUAL_MIX = "multilingual/corpus/mix.csv"
@@ -473,7 +474,7 @@ class AnalysesPlanner:
         tables = [self.PARITY_UDHR, self.PARITY_UDHR_FAIRNESS, self.PARITY_UDHR_SCRIPTS]
         return [
             *[path for pattern in tables for path in expand(pattern, ext=["csv", "md"])],
-            *expand(self.PARITY_UDHR_PLOT, plot=list(self.PARITY_UDHR_PLOTS), ext=["png", "pdf"]),
+            *expand(self.PARITY_UDHR_PLOT, plot=list(self.udhr_plots), ext=["png", "pdf"]),
         ]
 
     def _check_udhr(self) -> None:
