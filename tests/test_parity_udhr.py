@@ -29,7 +29,12 @@ from tokstudy.analysis.udhr import (
     translations_of,
     udhr_coverage,
 )
-from tokstudy.analysis.udhr_parity import udhr_fairness, udhr_premiums, udhr_scripts
+from tokstudy.analysis.udhr_parity import (
+    flores_comparison,
+    udhr_fairness,
+    udhr_premiums,
+    udhr_scripts,
+)
 from tokstudy.analysis.udhr_tables import read_udhr_table, write_udhr_parity
 from tokstudy.errors import TokstudyError
 from tokstudy.report.parity_udhr_plots import plot_udhr_premiums
@@ -315,6 +320,39 @@ def test_scripts_table_by_hand() -> None:
     assert scripts["languages"].tolist() == [3, 1]
     assert scripts["t"].tolist() == [3.0, 5.0]  # median of 1, 3, 6; bbb alone
     assert scripts["u"].iloc[0] == 1.0 and np.isnan(scripts["u"].iloc[1])
+
+
+def test_flores_comparison_by_hand() -> None:
+    """Their premium is a language's FLORES token count over English's; a code FLORES has in
+    two scripts is matched on ours; Japanese (Jpan) matches our Hiragana."""
+    lengths = pd.DataFrame(
+        {
+            "Language": ["English", "Standard Arabic", "Arabic (Latin)", "Japanese", "Klingon"],
+            "cl100k_base": [100, 300, 250, 200, 900],
+            "other": [1, 1, 1, 1, 1],
+        }
+    )
+    language_map = pd.DataFrame(
+        {
+            "Language": ["English", "Standard Arabic", "Arabic (Latin)", "Japanese", "Klingon"],
+            "FLORES-200 code": ["eng_Latn", "arb_Arab", "arb_Latn", "jpn_Jpan", "tlh_Latn"],
+        }
+    )
+    ours = _table(
+        [
+            ("t", "eng", "eng", "Latn", 1.0),
+            ("t", "arb", "arb", "Arab", 2.7),
+            ("t", "jpn", "jpn", "Hira", 1.0),
+            ("t", "jpn_osaka", "jpn", "Hira", 3.0),  # varieties averaged: 2.0
+            ("t", "xyz", "xyz", "Latn", 5.0),  # not in FLORES
+        ]
+    )
+    table = flores_comparison(ours, lengths, language_map, "cl100k_base")
+    assert table["iso6393"].tolist() == ["arb", "eng", "jpn"]
+    assert table["flores"].tolist() == ["arb_Arab", "eng_Latn", "jpn_Jpan"]
+    assert table["premium_flores"].tolist() == pytest.approx([3.0, 1.0, 2.0])
+    assert table["premium_udhr"].tolist() == pytest.approx([2.7, 1.0, 2.0])
+    assert table["udhr_over_flores"].tolist() == pytest.approx([0.9, 1.0, 1.0])
 
 
 # --- who takes part ------------------------------------------------------------------------------

@@ -140,3 +140,39 @@ def describe_translations(
     joined = table.join(translations[list(columns)], on="language")
     order = ["tokenizer", "language", *columns]
     return joined[order + [c for c in table.columns if c not in order]]
+
+
+#: the Unicode scripts a FLORES-200 script subtag stands for (others: the subtag itself)
+FLORES_SCRIPTS = {"Jpan": {"Hani", "Hira", "Kana"}, "Hans": {"Hani"}, "Hant": {"Hani"}}
+
+
+def flores_comparison(
+    ours: pd.DataFrame, lengths: pd.DataFrame, language_map: pd.DataFrame, column: str
+) -> pd.DataFrame:
+    """Our UDHR premiums of one tokenizer beside those Petrov et al. (2023) published on
+    FLORES-200, per ISO 639-3 code both cover (sorted).
+
+    ``ours``: rows of the UDHR table for that tokenizer (``iso6393``, ``script``,
+    ``premium``; varieties averaged per code). ``lengths``: their
+    ``assets/tokenization_lengths.csv`` (``Language`` and a token count per tokenizer
+    ``column`` over all FLORES dev+devtest sentences); ``language_map``: their
+    ``flores_language_map.csv`` (``Language``, ``FLORES-200 code`` such as ``arb_Arab``).
+    Their premium is the language's count over English's. Where FLORES has a code in
+    several scripts, the one matching our dominant script is taken.
+    """
+    names = language_map.set_index(language_map.columns[0])[language_map.columns[1]].str.strip()
+    counts = lengths.set_index("Language")[column]
+    theirs = pd.DataFrame({"flores": names.reindex(counts.index), "count": counts}).dropna()
+    theirs["premium_flores"] = theirs["count"] / counts["English"]
+    theirs["iso6393"] = theirs["flores"].str.split("_").str[0]
+    theirs["flores_script"] = theirs["flores"].str.split("_").str[1]
+    means = language_means(ours.assign(tokenizer=column))
+    joined = means.merge(theirs, on="iso6393")
+    fits = [
+        script in FLORES_SCRIPTS.get(flores, {flores})
+        for script, flores in zip(joined["script"], joined["flores_script"], strict=True)
+    ]
+    joined = joined[fits].rename(columns={"premium": "premium_udhr"})
+    joined["udhr_over_flores"] = joined["premium_udhr"] / joined["premium_flores"]
+    columns = ["iso6393", "flores", "script", "premium_udhr", "premium_flores", "udhr_over_flores"]
+    return joined[columns].sort_values("iso6393", ignore_index=True)
