@@ -324,7 +324,7 @@ def test_scripts_table_by_hand() -> None:
 
 def test_flores_comparison_by_hand() -> None:
     """Their premium is a language's FLORES token count over English's; a code FLORES has in
-    two scripts is matched on ours; Japanese (Jpan) matches our Hiragana."""
+    two scripts is matched script by script; Japanese (Jpan) matches our Hiragana."""
     lengths = pd.DataFrame(
         {
             "Language": ["English", "Standard Arabic", "Arabic (Latin)", "Japanese", "Klingon"],
@@ -342,17 +342,18 @@ def test_flores_comparison_by_hand() -> None:
         [
             ("t", "eng", "eng", "Latn", 1.0),
             ("t", "arb", "arb", "Arab", 2.7),
+            ("t", "arb_latn", "arb", "Latn", 9.0),  # another script: its own row
             ("t", "jpn", "jpn", "Hira", 1.0),
             ("t", "jpn_osaka", "jpn", "Hira", 3.0),  # varieties averaged: 2.0
             ("t", "xyz", "xyz", "Latn", 5.0),  # not in FLORES
         ]
     )
     table = flores_comparison(ours, lengths, language_map, "cl100k_base")
-    assert table["iso6393"].tolist() == ["arb", "eng", "jpn"]
-    assert table["flores"].tolist() == ["arb_Arab", "eng_Latn", "jpn_Jpan"]
-    assert table["premium_flores"].tolist() == pytest.approx([3.0, 1.0, 2.0])
-    assert table["premium_udhr"].tolist() == pytest.approx([2.7, 1.0, 2.0])
-    assert table["udhr_over_flores"].tolist() == pytest.approx([0.9, 1.0, 1.0])
+    assert table["iso6393"].tolist() == ["arb", "arb", "eng", "jpn"]
+    assert table["flores"].tolist() == ["arb_Arab", "arb_Latn", "eng_Latn", "jpn_Jpan"]
+    assert table["premium_flores"].tolist() == pytest.approx([3.0, 2.5, 1.0, 2.0])
+    assert table["premium_udhr"].tolist() == pytest.approx([2.7, 9.0, 1.0, 2.0])
+    assert table["udhr_over_flores"].tolist() == pytest.approx([0.9, 3.6, 1.0, 1.0])
 
 
 # --- who takes part ------------------------------------------------------------------------------

@@ -153,12 +153,13 @@ def flores_comparison(
     FLORES-200, per ISO 639-3 code both cover (sorted).
 
     ``ours``: rows of the UDHR table for that tokenizer (``iso6393``, ``script``,
-    ``premium``; varieties averaged per code). ``lengths``: their
+    ``premium``; varieties averaged per code and script). ``lengths``: their
     ``assets/tokenization_lengths.csv`` (``Language`` and a token count per tokenizer
     ``column`` over all FLORES dev+devtest sentences); ``language_map``: their
     ``flores_language_map.csv`` (``Language``, ``FLORES-200 code`` such as ``arb_Arab``).
-    Their premium is the language's count over English's. Where FLORES has a code in
-    several scripts, the one matching our dominant script is taken.
+    Their premium is the language's count over English's. A row is a code and script both
+    have (our dominant script; FLORES ``Jpan``, ``Hans``, ``Hant`` as in
+    :data:`FLORES_SCRIPTS`).
     """
     names = language_map.set_index(language_map.columns[0])[language_map.columns[1]].str.strip()
     counts = lengths.set_index("Language")[column]
@@ -166,7 +167,7 @@ def flores_comparison(
     theirs["premium_flores"] = theirs["count"] / counts["English"]
     theirs["iso6393"] = theirs["flores"].str.split("_").str[0]
     theirs["flores_script"] = theirs["flores"].str.split("_").str[1]
-    means = language_means(ours.assign(tokenizer=column))
+    means = ours.groupby(["iso6393", "script"])["premium"].mean().reset_index()
     joined = means.merge(theirs, on="iso6393")
     fits = [
         script in FLORES_SCRIPTS.get(flores, {flores})
@@ -175,4 +176,4 @@ def flores_comparison(
     joined = joined[fits].rename(columns={"premium": "premium_udhr"})
     joined["udhr_over_flores"] = joined["premium_udhr"] / joined["premium_flores"]
     columns = ["iso6393", "flores", "script", "premium_udhr", "premium_flores", "udhr_over_flores"]
-    return joined[columns].sort_values("iso6393", ignore_index=True)
+    return joined[columns].sort_values(["iso6393", "flores"], ignore_index=True)
