@@ -31,6 +31,7 @@ from tokstudy.analysis.udhr import (
 )
 from tokstudy.analysis.udhr_parity import (
     flores_comparison,
+    most_expensive,
     udhr_fairness,
     udhr_premiums,
     udhr_scripts,
@@ -300,6 +301,11 @@ def test_fairness_averages_varieties_by_hand() -> None:
         1 / 3
     )
     assert fairness.loc["u", "gini"] == 0.0 and fairness.loc["u", "languages"] == 2
+    top = most_expensive(table, 2)
+    assert top[top["tokenizer"] == "t"][["iso6393", "premium"]].values.tolist() == [
+        ["bbb", 5.0],
+        ["aaa", 3.0],
+    ]
 
 
 def test_scripts_table_by_hand() -> None:
@@ -443,6 +449,12 @@ def test_write_udhr_parity(
     assert record["missing_articles"] == {"deu_1996": [2]}
     assert "empty: no article text in" in caplog.text
     assert "deu_1996: 1 reference articles missing, compared on the rest" in caplog.text
+
+
+def test_the_reference_must_be_among_the_translations(tmp_path: Path, udhr_root: Path) -> None:
+    files = {code: translation_file(udhr_root, code) for code in ("arb", "deu_1996")}
+    with pytest.raises(TokstudyError, match="the reference eng is not among the translations"):
+        write_udhr_parity(udhr_root / "index.tsv", files, "eng", [], {})
 
 
 def test_a_bad_translation_fails_in_one_line_and_writes_nothing(

@@ -60,6 +60,8 @@ def _write(table: pd.DataFrame, csv: Path, markdown: Path, title: str, note: str
 
 def _read_texts(files: Mapping[str, Path], reference: str, record: dict[str, Any]) -> dict:
     """The articles of every translation; one without article text is logged and listed."""
+    if reference not in files:
+        raise TokstudyError(f"UDHR parity: the reference {reference} is not among the translations")
     texts = read_translations(files)
     for code, articles in texts.items():
         if not articles:
