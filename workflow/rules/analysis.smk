@@ -1,4 +1,4 @@
-localrules: segmentation_table, plot_parity_pud, multilingual_tables, plot_multilingual, correlation  # trivial jobs: not worth a cluster job
+localrules: segmentation_table, plot_parity_pud, plot_parity_udhr, multilingual_tables, plot_multilingual, correlation  # trivial jobs: not worth a cluster job
 
 
 rule segmentation_table:
@@ -139,6 +139,83 @@ rule plot_parity_pud:
         **planners.resources("plot_parity_pud"),
     script:
         "../scripts/plot_parity_pud.py"
+
+
+rule tokenization_parity_udhr:
+    input:
+        index=planners.analyses.udhr_index() or [],
+        translations=list(planners.analyses.udhr_files().values()),
+        tokenizers=planners.analyses.udhr_tokenizer_dirs(),
+    output:
+        csv=out(planners.analyses.PARITY_UDHR, ext="csv"),
+        markdown=report(
+            out(planners.analyses.PARITY_UDHR, ext="md"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium (UDHR)"},
+        ),
+        fairness_csv=out(planners.analyses.PARITY_UDHR_FAIRNESS, ext="csv"),
+        fairness_markdown=report(
+            out(planners.analyses.PARITY_UDHR_FAIRNESS, ext="md"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium fairness (UDHR)"},
+        ),
+        scripts_csv=out(planners.analyses.PARITY_UDHR_SCRIPTS, ext="csv"),
+        scripts_markdown=report(
+            out(planners.analyses.PARITY_UDHR_SCRIPTS, ext="md"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium per script (UDHR)"},
+        ),
+        json=out(planners.analyses.PARITY_UDHR, ext="json"),
+    params:
+        translations=list(planners.analyses.udhr_files()),
+        reference=planners.analyses.udhr_reference(),
+        tokenizers=[vars(p) for p in planners.analyses.udhr_tokenizers()],
+    log:
+        out(log_path("tokenization_parity_udhr")),
+    conda:
+        "../../envs/core.yaml"
+    threads: planners.threads("tokenization_parity_udhr")
+    resources:
+        **planners.resources("tokenization_parity_udhr"),
+    script:
+        "../scripts/tokenization_parity_udhr.py"
+
+
+rule plot_parity_udhr:
+    input:
+        table=out(planners.analyses.PARITY_UDHR, ext="csv"),
+        scripts=out(planners.analyses.PARITY_UDHR_SCRIPTS, ext="csv"),
+    output:
+        map_png=report(
+            out(planners.analyses.PARITY_UDHR_PLOT, plot="map", ext="png"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium (UDHR): world map"},
+        ),
+        map_pdf=out(planners.analyses.PARITY_UDHR_PLOT, plot="map", ext="pdf"),
+        curves_png=report(
+            out(planners.analyses.PARITY_UDHR_PLOT, plot="curves", ext="png"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium (UDHR): sorted curves"},
+        ),
+        curves_pdf=out(planners.analyses.PARITY_UDHR_PLOT, plot="curves", ext="pdf"),
+        scripts_png=report(
+            out(planners.analyses.PARITY_UDHR_PLOT, plot="scripts", ext="png"),
+            category="Analyses",
+            labels={"analysis": "tokenization premium (UDHR): scripts"},
+        ),
+        scripts_pdf=out(planners.analyses.PARITY_UDHR_PLOT, plot="scripts", ext="pdf"),
+    params:
+        reference=planners.analyses.udhr_reference(),
+        plots=list(planners.analyses.udhr_plots),
+    log:
+        out(log_path("plot_parity_udhr")),
+    conda:
+        "../../envs/report.yaml"
+    threads: planners.threads("plot_parity_udhr")
+    resources:
+        **planners.resources("plot_parity_udhr"),
+    script:
+        "../scripts/plot_parity_udhr.py"
 
 
 rule multilingual_corpus:

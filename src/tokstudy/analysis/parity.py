@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -92,29 +93,43 @@ def byte_fallback_ids(tokenizer: Tokenizer) -> frozenset[int]:
     )
 
 
-def sentence_measures(tokenizer: Tokenizer, texts: Mapping[str, str]) -> pd.DataFrame:
-    """Per sentence (index ``sent_id``, sorted): ``tokens``, UTF-8 ``bytes``, ``chars``,
-    ``roundtrip`` (``decode(encode(s)) == s``), ``unk`` and ``byte_fallback`` tokens."""
-    sent_ids = sorted(texts)
-    sentences = [texts[sent_id] for sent_id in sent_ids]
+def _counts_per_text(owner: np.ndarray, hits: np.ndarray, texts: int) -> np.ndarray:
+    """How many of each text's tokens are ``hits`` (``owner``: the text of each token)."""
+    return np.bincount(owner[hits], minlength=texts)
+
+
+def text_measures(tokenizer: Tokenizer, texts: Sequence[str]) -> pd.DataFrame:
+    """Per text, in order: ``tokens``, UTF-8 ``bytes``, ``chars``, ``roundtrip``
+    (``decode(encode(s)) == s``), ``unk`` and ``byte_fallback`` tokens (encoded in batches)."""
     encoded = [
-        ids for batch in batched(sentences, BATCH_LINES) for ids in tokenizer.encode_batch(batch)
+        ids for batch in batched(texts, BATCH_LINES) for ids in tokenizer.encode_batch(batch)
     ]
+    lengths = np.array([len(ids) for ids in encoded], dtype=np.int64)
+    flat = np.fromiter(chain.from_iterable(encoded), dtype=np.int64, count=int(lengths.sum()))
+    owner = np.repeat(np.arange(len(encoded)), lengths)
     unk, fallback = tokenizer.unk_id, byte_fallback_ids(tokenizer)
     return pd.DataFrame(
         {
-            "tokens": [len(ids) for ids in encoded],
-            "bytes": [len(sentence.encode("utf-8")) for sentence in sentences],
-            "chars": [len(sentence) for sentence in sentences],
+            "tokens": lengths,
+            "bytes": [len(text.encode("utf-8")) for text in texts],
+            "chars": [len(text) for text in texts],
             "roundtrip": [
-                tokenizer.decode(ids) == sentence
-                for ids, sentence in zip(encoded, sentences, strict=True)
+                tokenizer.decode(ids) == text for ids, text in zip(encoded, texts, strict=True)
             ],
-            "unk": [sum(i == unk for i in ids) for ids in encoded],
-            "byte_fallback": [sum(i in fallback for i in ids) for ids in encoded],
-        },
-        index=pd.Index(sent_ids, name="sent_id"),
+            "unk": _counts_per_text(owner, flat == (-1 if unk is None else unk), len(encoded)),
+            "byte_fallback": _counts_per_text(
+                owner, np.isin(flat, np.fromiter(fallback, dtype=np.int64)), len(encoded)
+            ),
+        }
     )
+
+
+def sentence_measures(tokenizer: Tokenizer, texts: Mapping[str, str]) -> pd.DataFrame:
+    """:func:`text_measures` per sentence, indexed by ``sent_id`` (sorted)."""
+    sent_ids = sorted(texts)
+    measures = text_measures(tokenizer, [texts[sent_id] for sent_id in sent_ids])
+    measures.index = pd.Index(sent_ids, name="sent_id")
+    return measures
 
 
 def _share(part: float, whole: float) -> float:

@@ -9,7 +9,9 @@ import pandas as pd
 
 from tokstudy.analysis import tables as analyses
 from tokstudy.analysis.correlation import correlation_analysis
+from tokstudy.analysis.udhr_tables import read_udhr_table, write_udhr_parity
 from tokstudy.report.parity_plots import plot_premiums
+from tokstudy.report.parity_udhr_plots import plot_udhr_premiums
 from tokstudy.report.plots import plot_vocabulary_share
 from tokstudy.steps import Snakemake
 from tokstudy.steps import metrics as metric_steps
@@ -90,6 +92,33 @@ def plot_parity_pud(snakemake: Snakemake) -> None:
         snakemake.params.reference,
         [output.heatmap_png, output.heatmap_pdf],
         [output.bars_png, output.bars_pdf],
+    )
+
+
+def tokenization_parity_udhr(snakemake: Snakemake) -> None:
+    """Tokenization premiums over the reference translation on the UDHR."""
+    run_step(
+        snakemake.log[0],
+        write_udhr_parity,
+        Path(snakemake.input.index),
+        dict(zip(snakemake.params.translations, snakemake.input.translations, strict=True)),
+        snakemake.params.reference,
+        snakemake.params.tokenizers,
+        dict(snakemake.output.items()),
+        snakemake.threads,
+    )
+
+
+def plot_parity_udhr(snakemake: Snakemake) -> None:
+    """World map, sorted curves and script heat map of the UDHR premiums."""
+    output = snakemake.output
+    run_step(
+        snakemake.log[0],
+        plot_udhr_premiums,
+        read_udhr_table(snakemake.input.table),
+        read_udhr_table(snakemake.input.scripts),
+        snakemake.params.reference,
+        {plot: [output[f"{plot}_png"], output[f"{plot}_pdf"]] for plot in snakemake.params.plots},
     )
 
 

@@ -9,6 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.analysis.correlation_settings import NMT_SIDES, CorrelationSettings
 from tokstudy.analysis.ud import pud_treebanks
+from tokstudy.analysis.udhr import (
+    EVERY_TRANSLATION,
+    INDEX_FILE,
+    read_index,
+    select_codes,
+    translation_file,
+    udhr_coverage,
+)
 from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import check_listed, registered_adapter
@@ -34,6 +42,12 @@ class AnalysesPlanner:
     PARITY_PUD = "tables/analysis/parity_pud.{ext}"
     PARITY_PUD_FAIRNESS = "tables/analysis/parity_pud_fairness.{ext}"
     PARITY_PUD_PLOT = "plots/analysis/parity_pud_{plot}.{ext}"
+    PARITY_UDHR = "tables/analysis/parity_udhr.{ext}"
+    PARITY_UDHR_FAIRNESS = "tables/analysis/parity_udhr_fairness.{ext}"
+    PARITY_UDHR_SCRIPTS = "tables/analysis/parity_udhr_scripts.{ext}"
+    PARITY_UDHR_PLOT = "plots/analysis/parity_udhr_{plot}.{ext}"
+    #: the plots of the UDHR parity (rule plot_parity_udhr)
+    udhr_plots = ("map", "curves", "scripts")
     #: the mixed training text of the multilingual tokenizers, and its summary
     MULTILINGUAL_TRAIN = "multilingual/corpus/train.txt"
     MULTILINGUAL_MIX = "multilingual/corpus/mix.csv"
@@ -60,6 +74,7 @@ class AnalysesPlanner:
                 "(a models: or nmt: section) to correlate intrinsic metrics with"
             )
         self._check_parity()
+        self._check_udhr()
         for language, word_list in sorted(self._words().items()):
             if language not in study.config["languages"]:
                 raise TokstudyError(
@@ -355,6 +370,7 @@ class AnalysesPlanner:
                 ext=tables if multilingual else [],
             ),
             *expand(self.MULTILINGUAL_PLOT, ext=plots if multilingual else []),
+            *self.udhr_targets(),
         ]
         return [self.study.out(pattern) for pattern in patterns]
 
@@ -368,3 +384,105 @@ class AnalysesPlanner:
             self.CORRELATION_PLOT,
         ]
         return [self.study.out(pattern) for pattern in patterns]
+
+    # --- UDHR parity (analyses.parity.udhr) ---------------------------------------------------
+
+    def udhr_section(self) -> dict[str, Any]:
+        """``analyses.parity.udhr`` (empty without)."""
+        return (self.section.get("parity") or {}).get("udhr") or {}
+
+    def udhr_root(self) -> Path | None:
+        """The UDHR folder (relative to the base folder), or ``None`` without."""
+        section = self.udhr_section()
+        if not section:
+            return None
+        root = Path(section["root"])
+        return root if root.is_absolute() else self.study.base / root
+
+    def udhr_reference(self) -> str | None:
+        """The translation every other is compared with (``None`` without)."""
+        return self.udhr_section().get("reference")
+
+    def udhr_index(self) -> str | None:
+        """The UDHR folder's ``index.tsv`` (``None`` without)."""
+        root = self.udhr_root()
+        return None if root is None else str(root / INDEX_FILE)
+
+    def udhr_files(self) -> dict[str, str]:
+        """HTML file of each translation compared, by code (sorted): the reference and
+        ``languages`` (file or ISO 639-3 codes), or every translation; empty without."""
+        root = self.udhr_root()
+        if root is None:
+            return {}
+        key = f"{PARITY_KEY}.udhr"
+        codes = select_codes(
+            read_index(root), self.udhr_section().get("languages"), self.udhr_reference(), key
+        )
+        return {code: str(translation_file(root, code)) for code in codes}
+
+    def udhr_tokenizers(self) -> list[ParityTokenizer]:
+        """Every tokenizer of the study, for the UDHR parity: a tokenizer trained per
+        language with that language, a multilingual one with its languages, a pretrained
+        one with every translation (:data:`~tokstudy.analysis.udhr.EVERY_TRANSLATION`).
+        The step finds their translations and records who is left out; empty without."""
+        if self.udhr_root() is None:
+            return []
+        entries = [
+            ParityTokenizer(
+                j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
+                "trained",
+                self.tokenizers.tokenizer_dir(j),
+                (j.language,),
+            )
+            for j in self.tokenizers.jobs()
+        ]
+        entries += [
+            ParityTokenizer(
+                f"{j.tokenizer} {j.size} ({j.language})",
+                "multilingual",
+                self.study.out(self.MULTILINGUAL_TOKENIZER, **vars(j)),
+                tuple(self.multilingual_languages()),
+            )
+            for j in self.multilingual_jobs()
+        ]
+        entries += [
+            ParityTokenizer(
+                name, "pretrained", self.tokenizers.pretrained_dir(name), EVERY_TRANSLATION
+            )
+            for name in self.tokenizers.pretrained_names()
+        ]
+        return entries
+
+    def udhr_tokenizer_dirs(self) -> list[str]:
+        """The directories of the tokenizers that take part (the rule's inputs), sorted."""
+        root = self.udhr_root()
+        if root is None:
+            return []
+        coverage = udhr_coverage(
+            [vars(entry) for entry in self.udhr_tokenizers()],
+            read_index(root),
+            list(self.udhr_files()),
+            self.udhr_reference(),
+            {"skipped_tokenizers": {}},
+        )
+        return sorted({str(path) for group in coverage.values() for path in group.values()})
+
+    def udhr_targets(self) -> list[str]:
+        """The UDHR parity's tables and plots (patterns; none without)."""
+        if self.udhr_root() is None:
+            return []
+        tables = [self.PARITY_UDHR, self.PARITY_UDHR_FAIRNESS, self.PARITY_UDHR_SCRIPTS]
+        return [
+            *[path for pattern in tables for path in expand(pattern, ext=["csv", "md"])],
+            *expand(self.PARITY_UDHR_PLOT, plot=list(self.udhr_plots), ext=["png", "pdf"]),
+        ]
+
+    def _check_udhr(self) -> None:
+        """A bad UDHR folder, reference or ``languages`` code, or no tokenizer covering the
+        reference and another translation, stops the study at start (one line)."""
+        root = self.udhr_root()
+        if root is None:
+            return
+        if not root.is_dir():
+            raise TokstudyError(f"{PARITY_KEY}.udhr.root: no folder {root}")
+        self.udhr_tokenizer_dirs()

@@ -33,6 +33,7 @@ DEFAULTS: dict[str, Any] = {
 #: keys of optional sections, filled in only where the study has the section
 SECTION_DEFAULTS: dict[tuple[str, ...], dict[str, Any]] = {
     ("analyses", "multilingual"): {"temperature": 5.0},
+    ("analyses", "parity", "udhr"): {"reference": "eng"},
 }
 
 
