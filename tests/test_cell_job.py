@@ -19,8 +19,8 @@ from tokstudy.evaluation import evaluate_job, train_and_evaluate
 from tokstudy.job_cost import FIGURES, read_phase_costs
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.io import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.training import train_to_directory
 
 # one adapter of each library and trainer family (hf_wordpiece trains nondeterministically)
 CELL_ADAPTERS = ["sp_unigram", "hf_unigram", "bbpe", "hft", "char"]

@@ -33,7 +33,7 @@ from tokstudy.study import ParityTokenizer, Study
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.hf_adapter import HFBPE
-from tokstudy.tokenizers.io import train_to_directory
+from tokstudy.tokenizers.training import train_to_directory
 
 # sent_id -> text; characters (= tokens of a character tokenizer) in comments
 ENGLISH = {"n01": "a cat", "n02": "dog", "n03": "hi"}  # 5, 3, 2: 10

@@ -30,11 +30,14 @@ from tokstudy.tokenizers.pretrained import (
     import_pretrained,
     load_source,
 )
-from tokstudy.tokenizers.registry import load_tokenizer
+from tokstudy.tokenizers.registry import PRETRAINED_FORMATS, load_tokenizer
 from tokstudy.tokenizers.sentencepiece_adapter import MODEL_FILE, SentencePieceUnigram
 
 pytestmark = pytest.mark.shared
 
+SCHEMA = yaml.safe_load(
+    (Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text()
+)
 GPT_4O = SHARED / "pretrained" / "gpt-4o" / "tokenizer.json"
 GPT_4O_SHA256 = "43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e"
 TEXT = ["the man said that he said it", "she said the word", "we said so, said he"]
@@ -104,6 +107,37 @@ def test_a_folder_and_a_forced_format_load_a_tokenizer_json(
     renamed.write_bytes(sources["tokenizer_json"].read_bytes())
     assert detect_format(renamed) == ("tokenizer_json", renamed)  # sniffed from "{"
     assert detect_format(renamed, "tokenizer_json")[0] == "tokenizer_json"
+
+
+def test_the_schema_lists_the_registered_formats() -> None:
+    entry = SCHEMA["properties"]["pretrained"]["additionalProperties"]["properties"]
+    assert entry["format"]["enum"] == ["auto", *PRETRAINED_FORMATS]
+
+
+class ToyFormat(PretrainedHF):
+    """A format added through the registry alone: an HF tokenizer.json under another name."""
+
+    name = "pretrained_toy"
+    source_file = "toy.json"
+    suffix = ".toy"
+
+
+def test_a_registered_format_is_detected_imported_and_loaded(
+    sources: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(PRETRAINED_FORMATS, "toy", f"{__name__}:ToyFormat")
+    source = tmp_path / "small.toy"
+    source.write_bytes(sources["tokenizer_json"].read_bytes())
+    assert detect_format(source) == ("toy", source)
+    import_pretrained("small", {}, source, tmp_path / "small")
+    assert sorted(p.name for p in (tmp_path / "small").iterdir()) == [
+        "meta.json",
+        "toy.json",
+        "vocab.tsv",
+    ]
+    loaded = load_tokenizer(tmp_path / "small")
+    assert type(loaded) is ToyFormat
+    assert loaded.encode(TEXT[0]) == load_any(sources["tokenizer_json"]).encode(TEXT[0])
 
 
 def test_gpt_4o_holes_specials_and_readable_bytes() -> None:

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.directory import META_FILE
-from tokstudy.tokenizers.io import train_to_directory
 from tokstudy.tokenizers.params import Param, check_params
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
+from tokstudy.tokenizers.training import train_to_directory
 
 PACKAGE = REPO / "src/tokstudy/tokenizers"
 SIZES = {"bbpe": 700}

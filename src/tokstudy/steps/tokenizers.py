@@ -14,7 +14,7 @@ from pathlib import Path
 from tokstudy.evaluation import train_and_evaluate
 from tokstudy.steps import Snakemake
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.io import train_to_directory
+from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.workflow_step import run_step
 
 
