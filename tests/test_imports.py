@@ -1,11 +1,15 @@
-"""The import graph of ``src/tokstudy``: no module imports another module's private name."""
+"""The import graph of ``src/tokstudy``: no circle (imports read by annotations only
+included), the library never imports the study, and no module imports another module's
+private name."""
 
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
-from conftest import REPO
+import pytest
+from conftest import REPO, module_graph
 
 PACKAGE = REPO / "src/tokstudy"
 
@@ -36,3 +40,34 @@ def test_no_module_imports_a_private_name() -> None:
         for line in private_imports(path)
     ]
     assert found == []
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    # every import counts, those of `if TYPE_CHECKING:` blocks too: a circle of annotations
+    # is still a circle a reader has to walk
+    graphlib.TopologicalSorter(module_graph(PACKAGE)).prepare()  # CycleError names it
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}}
+    with pytest.raises(graphlib.CycleError):
+        graphlib.TopologicalSorter(graph).prepare()
+
+
+def test_models_and_nmt_never_import_the_study_and_the_study_imports_nothing_that_does() -> None:
+    graph = module_graph(PACKAGE)
+    back = [
+        f"{name} imports {target}"
+        for name, targets in graph.items()
+        if name.startswith(("tokstudy.models", "tokstudy.nmt"))
+        for target in targets
+        if target.startswith("tokstudy.study")
+    ]
+    assert back == []
+    study = {name for name in graph if name.startswith("tokstudy.study")}
+    reached, todo = set(), list(study)
+    while todo:  # every module the study imports, directly or not
+        for target in graph[todo.pop()] - reached:
+            reached.add(target)
+            todo.append(target)
+    assert not {name for name in reached - study if graph[name] & study}

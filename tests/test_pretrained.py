@@ -17,7 +17,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide
-from tokstudy.study import PRETRAINED, Job, Study
+from tokstudy.study import PRETRAINED, Job, Study, StudyPlan
 from tokstudy.tokenizers.base import TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.external import load_any
@@ -203,7 +203,7 @@ def test_a_checksum_mismatch_is_one_line_error(sources: dict[str, Path], tmp_pat
     assert not target.exists()
 
 
-def _study(tmp_path: Path, **pretrained: dict) -> Study:
+def _plan(tmp_path: Path, **pretrained: dict) -> StudyPlan:
     corpus = write_lines(tmp_path / "xx.txt", ["a b"])
     config = {
         "languages": {"xx": {"path": str(corpus)}, "yy": {"path": str(corpus)}},
@@ -213,33 +213,29 @@ def _study(tmp_path: Path, **pretrained: dict) -> Study:
         "results_dir": "res",
         "pretrained": pretrained,
     }
-    return Study(config)
+    return StudyPlan(Study(config))
 
 
 def test_a_name_clashing_with_a_trained_tokenizer_is_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match=r"pretrained.sp_bpe: the name is also a trained"):
-        _study(tmp_path, sp_bpe={"path": str(GPT_4O)})
+        _plan(tmp_path, sp_bpe={"path": str(GPT_4O)})
 
 
 def test_study_cells_and_directories_of_pretrained_tokenizers(tmp_path: Path) -> None:
-    study = _study(tmp_path, gpt_4o={"path": str(GPT_4O), "languages": ["yy"]})
-    assert study.plan.tokenizers.scored_jobs() == [
+    plan = _plan(tmp_path, gpt_4o={"path": str(GPT_4O), "languages": ["yy"]})
+    assert plan.tokenizers.scored_jobs() == [
         Job("xx", "sp_bpe", "300"),
         Job("yy", "sp_bpe", "300"),
         Job("yy", "gpt_4o", PRETRAINED),
     ]
+    assert plan.tokenizers.tokenizer_dir(Job("yy", "gpt_4o", PRETRAINED)) == "res/pretrained/gpt_4o"
     assert (
-        study.plan.tokenizers.tokenizer_dir(Job("yy", "gpt_4o", PRETRAINED))
-        == "res/pretrained/gpt_4o"
-    )
-    assert (
-        study.plan.tokenizers.tokenizer_dir(Job("xx", "sp_bpe", "300"))
-        == "res/tokenizers/xx/sp_bpe/300"
+        plan.tokenizers.tokenizer_dir(Job("xx", "sp_bpe", "300")) == "res/tokenizers/xx/sp_bpe/300"
     )
     with pytest.raises(TokstudyError, match=r"pretrained\.hub_only: a hub download needs sha256"):
-        _study(tmp_path, hub_only={"hub": "org/model"})
+        _plan(tmp_path, hub_only={"hub": "org/model"})
     with pytest.raises(TokstudyError, match=r"pretrained\.Bad: a name is lower-case"):
-        _study(tmp_path, Bad={"path": str(GPT_4O)})
+        _plan(tmp_path, Bad={"path": str(GPT_4O)})
 
 
 def _dry_run(tmp_path: Path, entry: dict) -> str:
@@ -336,7 +332,7 @@ def test_pretrained_tokenizers_join_the_multilingual_tables(
             "analyses": {"multilingual": {"tokenizers": ["sp_bpe"], "vocab_sizes": [300]}},
         }
     )
-    comparisons = study.plan.analyses.multilingual_comparisons()
+    comparisons = StudyPlan(study).analyses.multilingual_comparisons()
     assert comparisons == [Job("xx+yy", "every", PRETRAINED)]  # not "one"
     directory = tmp_path / "pretrained" / "small"
     import_pretrained("small", {}, sources["tiktoken"].parent, directory)

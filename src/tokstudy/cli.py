@@ -21,7 +21,7 @@ from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
 from tokstudy.report.tables import tidy_rows
-from tokstudy.study import Study
+from tokstudy.study import Study, StudyPlan
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
@@ -157,7 +157,7 @@ def check_config_command(args: argparse.Namespace) -> None:
             raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
         update_config(config, loaded)
     check_schema(config, load_config_file(args.schema))
-    Study(config)
+    StudyPlan(Study(config))
     print(f"{', '.join(map(str, args.configfile))}: ok")
 
 

@@ -4,7 +4,7 @@ from tokstudy.study import Job
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, UNSIZED
 from tokstudy.study.paths import CELL, benchmark_path, log_path
 
-# `study` and `planners` (study.plan) come from the Snakefile, which builds the study once.
+# `study` and `planners` (its StudyPlan) come from the Snakefile, which builds them once.
 SPLITS = list(CORPUS_SPLITS)
 
 

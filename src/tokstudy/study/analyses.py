@@ -14,7 +14,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import check_listed, registered_adapter
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.nmt import NMTPlanner
-from tokstudy.study.paths import expand
+from tokstudy.study.paths import benchmark_path, expand
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
@@ -210,6 +210,19 @@ class AnalysesPlanner:
         return self.tokenizers.train_spec(
             Job("+".join(self.multilingual_languages()), tokenizer, size)
         )
+
+    def multilingual_cost_sources(self) -> list[dict[str, Any]]:
+        """The cost table's ``train_multilingual`` row of each multilingual tokenizer (its
+        benchmark file, and the mixed text it read; see
+        :meth:`tokstudy.study.metrics.MetricsPlanner.cost_sources`)."""
+        out = self.study.out
+        benchmark = benchmark_path("train_multilingual_tokenizer", self.MULTILINGUAL_CELL)
+        return [
+            {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
+            | {"step": "train_multilingual", "figures": out(benchmark, **vars(job))}
+            | {"texts": [out(self.MULTILINGUAL_TRAIN)]}
+            for job in self.multilingual_jobs()
+        ]
 
     def multilingual_sampling(self) -> dict[str, Any]:
         """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``
