@@ -25,8 +25,8 @@ from pathlib import Path
 
 import yaml
 
+from tokstudy.cell_job import evaluate_job, train_and_evaluate
 from tokstudy.cells import PRETRAINED
-from tokstudy.evaluation import evaluate_job, train_and_evaluate
 from tokstudy.study import Job, Study, StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from tokstudy.study import Job
-from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, UNSIZED
+from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
 from tokstudy.study.paths import CELL, benchmark_path, log_path
 
 # `study` and `planners` (its StudyPlan) come from the Snakefile, which builds them once.

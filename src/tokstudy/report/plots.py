@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tokstudy.cells import UNSIZED
+from tokstudy.cells import FULL_SIZE_LABEL
 from tokstudy.tokenizers.registry import adapter_class
 
 PANEL_COLUMNS = 3
@@ -123,8 +123,8 @@ def plot_frequencies(
     axis.set_yscale("log")
     axis.set_xlabel(f"rank (top {skip_top} skipped)")
     axis.set_ylabel("frequency in training text")
-    size_label = "" if vocab_size == UNSIZED else f", vocabulary {vocab_size}"
-    axis.set_title(f"{language}{size_label}")
+    vocabulary = "" if vocab_size == FULL_SIZE_LABEL else f", vocabulary {vocab_size}"
+    axis.set_title(f"{language}{vocabulary}")
     if frequencies:
         axis.legend(fontsize="small")
     save_figure(figure, outputs)

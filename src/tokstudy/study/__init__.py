@@ -9,14 +9,14 @@ metrics (:mod:`.metrics`), analyses (:mod:`.analyses`), models (:mod:`.models`) 
 the rules' threads, memory and run time.
 """
 
-from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job, ParityTokenizer
 from tokstudy.study.core import Study
 from tokstudy.study.corpora import chatterbot_files
 from tokstudy.study.planners import StudyPlan
 
 __all__ = [
+    "FULL_SIZE_LABEL",
     "PRETRAINED",
-    "UNSIZED",
     "Job",
     "ParityTokenizer",
     "Study",

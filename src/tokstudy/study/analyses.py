@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.analysis.correlation_settings import NMT_SIDES, CorrelationSettings
 from tokstudy.analysis.ud import pud_treebanks
-from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job, ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import check_listed, registered_adapter
 from tokstudy.study.corpora import CorporaPlanner
@@ -86,7 +86,7 @@ class AnalysesPlanner:
         return [
             j
             for j in self.tokenizers.scored_jobs()
-            if j.language == language and j.size in (size, UNSIZED, PRETRAINED)
+            if j.language == language and j.size in (size, FULL_SIZE_LABEL, PRETRAINED)
         ]
 
     def parity_language(self, role: str) -> str | None:
@@ -149,7 +149,7 @@ class AnalysesPlanner:
         languages = set(self.parity_files())
         entries = [
             ParityTokenizer(
-                j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
+                j.tokenizer if j.size == FULL_SIZE_LABEL else f"{j.tokenizer} {j.size}",
                 "trained",
                 self.tokenizers.tokenizer_dir(j),
                 (j.language,),

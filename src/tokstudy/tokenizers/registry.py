@@ -10,8 +10,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer, one_line
+from tokstudy.errors import TokstudyError, one_line
+from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, read_meta
 
 __all__ = [
@@ -109,5 +109,5 @@ def load_tokenizer(directory: Path) -> Tokenizer:
     except TokstudyError:
         raise
     except Exception as exc:  # a library's own error on a damaged file
-        detail = one_line(f"{type(exc).__name__}: {exc}")
+        detail = one_line(exc)
         raise TokstudyError(f"{directory}: cannot load the {name} tokenizer ({detail})") from exc

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import sentencepiece as spm
 
-from tokstudy.errors import TokstudyError
+from tokstudy.errors import TokstudyError, one_line
 from tokstudy.tokenizers.base import (
     CLS,
     MASK,
@@ -46,7 +46,6 @@ from tokstudy.tokenizers.base import (
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
-    one_line,
 )
 from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.word_marks import opens_word, word_mark_batches, word_mark_starts

@@ -1,5 +1,6 @@
-"""Metrics of one tokenizer (trained or pretrained) on named corpora, as tidy and frequency
-tables; and a study cell's whole job: train, save, score (:func:`train_and_evaluate`)."""
+"""A study cell's job: train, save and score one tokenizer (:func:`train_and_evaluate`),
+or score one already on disk, trained or pretrained (:func:`evaluate_job`), writing its
+metrics on named corpora as tidy and frequency tables."""
 
 from __future__ import annotations
 
