@@ -7,7 +7,7 @@ from snakemake.utils import min_version, validate
 
 from tokstudy.config_files import check_config_files, check_schema
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Study
+from tokstudy.study import Study, StudyPlan
 
 min_version("9.0")
 
@@ -30,13 +30,13 @@ except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
 validate(config, CONFIG_SCHEMA)
 
-# The one place the config is read: the study resolves it (defaults, cross-key checks) and
-# its planners (study.plan) answer every rule; no .smk file indexes config.
+# The one place the config is read: the study resolves it (defaults) and its plan's
+# planners (cross-key checks) answer every rule; no .smk file indexes config.
 try:
     study = Study(config)
+    planners = StudyPlan(study)
 except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
-planners = study.plan
 
 
 report: "workflow/report/workflow.rst"

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import yaml
 
+from tokstudy.cell_job import evaluate_job, train_and_evaluate
 from tokstudy.cells import PRETRAINED
-from tokstudy.evaluation import evaluate_job, train_and_evaluate
-from tokstudy.study import Job, Study
+from tokstudy.study import Job, Study, StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +37,8 @@ def run_job(config: Path, job: Job, scratch: Path) -> None:
     """The job's function, writing into ``scratch``: train and score a trained cell, or
     score a pretrained one."""
     study = Study(yaml.safe_load(config.read_text(encoding="utf-8")))
-    corpora, tokenizers = study.plan.corpora, study.plan.tokenizers
+    plan = StudyPlan(study)
+    corpora, tokenizers = plan.corpora, plan.tokenizers
     texts = {
         "train": Path(study.out(corpora.TRAIN, language=job.language)),
         "heldout": Path(study.out(corpora.HELDOUT, language=job.language)),

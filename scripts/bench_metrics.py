@@ -34,8 +34,8 @@ from tokstudy.corpus_io import batched, iter_lines
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.external import load_any
-from tokstudy.tokenizers.io import BATCH_LINES
 from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.training import BATCH_LINES
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "hft2022" / "en.txt.gz"

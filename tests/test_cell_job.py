@@ -1,4 +1,4 @@
-"""One job per trained cell (:func:`tokstudy.evaluation.train_and_evaluate`): the same files
+"""One job per trained cell (:func:`tokstudy.cell_job.train_and_evaluate`): the same files
 and metrics as training (:func:`train_to_directory`) then scoring the saved directory
 (:func:`evaluate_job`) in two processes, with the training text encoded once; and the cost
 of its phases (:mod:`tokstudy.job_cost`)."""
@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 from conftest import write_lines
 
+from tokstudy.cell_job import evaluate_job, train_and_evaluate
 from tokstudy.errors import TokstudyError
-from tokstudy.evaluation import evaluate_job, train_and_evaluate
 from tokstudy.job_cost import FIGURES, read_phase_costs
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.io import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.training import train_to_directory
 
 # one adapter of each library and trainer family (hf_wordpiece trains nondeterministically)
 CELL_ADAPTERS = ["sp_unigram", "hf_unigram", "bbpe", "hft", "char"]
@@ -79,7 +79,7 @@ def test_one_cell_job_writes_what_training_then_scoring_wrote(
 def test_the_train_pass_is_the_only_encoding_of_the_training_text(
     corpora: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tokstudy.evaluation as evaluation
+    import tokstudy.cell_job as cell_job
 
     passes = []
 
@@ -87,7 +87,7 @@ def test_the_train_pass_is_the_only_encoding_of_the_training_text(
         passes.append(Path(corpus).name)
         return compute_metrics(tokenizer, corpus, *args)
 
-    monkeypatch.setattr(evaluation, "compute_metrics", counted)
+    monkeypatch.setattr(cell_job, "compute_metrics", counted)
     train_and_evaluate(
         "sp_bpe",
         corpora,

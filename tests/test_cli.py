@@ -16,8 +16,8 @@ from tokstudy.corpora import download
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.io import train_to_directory
 from tokstudy.tokenizers.registry import load_tokenizer
+from tokstudy.tokenizers.training import train_to_directory
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from tokstudy.analysis.correlation import (
     write_correlations,
 )
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Study
+from tokstudy.study import Study, StudyPlan
 
 FAST = CorrelationSettings(bootstrap_samples=200, permutations=500, seed=1)
 
@@ -278,14 +278,14 @@ def _study(**sections: object) -> dict:
 
 
 def test_correlation_is_on_with_a_downstream_stage_and_can_be_turned_off() -> None:
-    assert Study(_study()).plan.analyses.correlation() is None
-    assert Study(_study(nmt={})).plan.analyses.correlation() == {}
+    assert StudyPlan(Study(_study())).analyses.correlation() is None
+    assert StudyPlan(Study(_study(nmt={}))).analyses.correlation() == {}
     tuned = {"analyses": {"correlation": {"permutations": 99}}, "nmt": {}}
-    assert Study(_study(**tuned)).plan.analyses.correlation() == {"permutations": 99}
-    turned_off = Study(_study(nmt={}, analyses={"correlation": False}))
-    assert turned_off.plan.analyses.correlation() is None
+    assert StudyPlan(Study(_study(**tuned))).analyses.correlation() == {"permutations": 99}
+    turned_off = StudyPlan(Study(_study(nmt={}, analyses={"correlation": False})))
+    assert turned_off.analyses.correlation() is None
     with pytest.raises(TokstudyError, match=r"analyses\.correlation: the study has no downstream"):
-        Study(_study(analyses={"correlation": {"seed": 1}}))
+        StudyPlan(Study(_study(analyses={"correlation": {"seed": 1}})))
 
 
 def correlation_study(workdir: Path) -> Path:

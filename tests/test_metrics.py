@@ -16,13 +16,19 @@ from tokenizers import models, pre_tokenizers
 
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import (
+    BATCH_COUNTS,
+    METRICS,
+    PASS_COUNTS,
+    Metric,
     check_metric_names,
     compute_metrics,
     f95,
     nu,
+    ratio,
     renyi_efficiency,
     tokens_per_word,
 )
+from tokstudy.study import Study, StudyPlan
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.pretrained import PretrainedHF
@@ -203,6 +209,30 @@ def test_library_offsets_count_words_like_the_generic_fallback(name: str, words:
 def test_unknown_metric_name_is_one_line_error() -> None:
     with pytest.raises(TokstudyError, match=r"unknown metric.*fertilty.*valid: f95"):
         check_metric_names(["f95", "fertilty"])
+
+
+def test_every_metric_reads_registered_counts() -> None:
+    known = set(BATCH_COUNTS) | set(PASS_COUNTS)
+    assert {name: m.counts for name, m in METRICS.items() if not set(m.counts) <= known} == {}
+
+
+def test_a_metric_with_a_new_count_is_added_through_the_registries_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(BATCH_COUNTS, "spaces", lambda batch: batch.text.count(" "))
+    monkeypatch.setitem(METRICS, "spaces_per_word", Metric(ratio, ("spaces", "words")))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b a\nc d\nä\n", encoding="utf-8")
+    metrics, _ = compute_metrics(_word_level([*SPECIAL_TOKENS, "a"]), corpus, batch_lines=2)
+    assert list(metrics) == list(METRICS)
+    assert metrics["spaces_per_word"] == pytest.approx((2 + 1 + 0) / 6)
+    check_metric_names(["spaces_per_word", "mu"])
+    config = {
+        "languages": {"xx": {"path": str(corpus)}},
+        "tokenizers": {"char": {}},
+        "metrics": ["spaces_per_word"],
+    }
+    assert StudyPlan(Study(config, tmp_path)).metrics.names == ["spaces_per_word"]
 
 
 def test_empty_corpus_is_an_error(tmp_path: Path) -> None:

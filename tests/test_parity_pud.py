@@ -29,11 +29,11 @@ from tokstudy.analysis.tables import write_parallel_parity
 from tokstudy.analysis.ud import pud_treebanks, sentence_texts
 from tokstudy.errors import TokstudyError
 from tokstudy.report.parity_plots import plot_premiums, premium_matrix
-from tokstudy.study import ParityTokenizer, Study
+from tokstudy.study import ParityTokenizer, Study, StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.hf_adapter import HFBPE
-from tokstudy.tokenizers.io import train_to_directory
+from tokstudy.tokenizers.training import train_to_directory
 
 # sent_id -> text; characters (= tokens of a character tokenizer) in comments
 ENGLISH = {"n01": "a cat", "n02": "dog", "n03": "hi"}  # 5, 3, 2: 10
@@ -245,7 +245,7 @@ def test_premium_plots(tmp_path: Path) -> None:
 # --- the Study's choice and its checks ----------------------------------------------------------
 
 
-def _study(tmp_path: Path, parity: dict, **changes: object) -> Study:
+def _plan(tmp_path: Path, parity: dict, **changes: object) -> StudyPlan:
     config = {
         "languages": {"en": {"chatterbot": "english"}, "de": {"chatterbot": "german"}},
         "tokenizers": {"char": {}, "sp_bpe": {"vocab_sizes": [100]}},
@@ -257,13 +257,13 @@ def _study(tmp_path: Path, parity: dict, **changes: object) -> Study:
         },
         **changes,
     }
-    return Study(config, tmp_path)
+    return StudyPlan(Study(config, tmp_path))
 
 
 def test_parity_tokenizers_cover_what_the_study_trains(tmp_path: Path, pud_root: Path) -> None:
-    study = _study(tmp_path, {"pud_root": str(pud_root), "reference": "en"})
-    assert list(study.plan.analyses.parity_files()) == ["de", "en", "is"]
-    assert study.plan.analyses.parity_tokenizers() == [
+    plan = _plan(tmp_path, {"pud_root": str(pud_root), "reference": "en"})
+    assert list(plan.analyses.parity_files()) == ["de", "en", "is"]
+    assert plan.analyses.parity_tokenizers() == [
         ParityTokenizer("char", "trained", "out/tokenizers/de/char/full", ("de",)),
         ParityTokenizer("sp_bpe 100", "trained", "out/tokenizers/de/sp_bpe/100", ("de",)),
         ParityTokenizer("char", "trained", "out/tokenizers/en/char/full", ("en",)),
@@ -275,9 +275,9 @@ def test_parity_tokenizers_cover_what_the_study_trains(tmp_path: Path, pud_root:
             ("de", "en"),
         ),
     ]
-    assert study.plan.analyses.parity_pairs() == []  # no line-aligned target
-    chosen = _study(tmp_path, {"pud_root": "ud", "reference": "en", "languages": ["de"]})
-    assert list(chosen.plan.analyses.parity_files()) == ["de", "en"]  # relative to the base folder
+    assert plan.analyses.parity_pairs() == []  # no line-aligned target
+    chosen = _plan(tmp_path, {"pud_root": "ud", "reference": "en", "languages": ["de"]})
+    assert list(chosen.analyses.parity_files()) == ["de", "en"]  # relative to the base folder
 
 
 @pytest.mark.parametrize(
@@ -300,7 +300,7 @@ def test_bad_parity_config_gives_one_line(
     parity = {"pud_root": str(pud_root), **parity}
     parity = {key: value for key, value in parity.items() if value is not None}
     with pytest.raises(TokstudyError, match=message):
-        _study(tmp_path, parity, analyses={"parity": parity})
+        _plan(tmp_path, parity, analyses={"parity": parity})
 
 
 # --- the workflow step --------------------------------------------------------------------------

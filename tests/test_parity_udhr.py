@@ -39,10 +39,10 @@ from tokstudy.analysis.udhr_parity import (
 from tokstudy.analysis.udhr_tables import read_udhr_table, write_udhr_parity
 from tokstudy.errors import TokstudyError
 from tokstudy.report.parity_udhr_plots import plot_udhr_premiums
-from tokstudy.study import ParityTokenizer, Study
+from tokstudy.study import ParityTokenizer, Study, StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
-from tokstudy.tokenizers.io import train_to_directory
+from tokstudy.tokenizers.training import train_to_directory
 
 UDHR_ROOT = SHARED / "udhr"
 
@@ -485,7 +485,7 @@ def test_udhr_plots(tmp_path: Path, udhr_root: Path) -> None:
 # --- the Study's plan and its checks -------------------------------------------------------------
 
 
-def _study(tmp_path: Path, udhr: dict, **changes: object) -> Study:
+def _study(tmp_path: Path, udhr: dict, **changes: object) -> StudyPlan:
     (tmp_path / "gpt.json").write_text("{}", encoding="utf-8")  # a pretrained source, never read
     config = {
         "languages": {"en": {"chatterbot": "english"}, "de": {"chatterbot": "german"}},
@@ -496,11 +496,11 @@ def _study(tmp_path: Path, udhr: dict, **changes: object) -> Study:
         "analyses": {"parity": {"udhr": udhr}},
         **changes,
     }
-    return Study(config, tmp_path)
+    return StudyPlan(Study(config, tmp_path))
 
 
 def test_the_plan_of_the_udhr_parity(tmp_path: Path, udhr_root: Path) -> None:
-    analyses = _study(tmp_path, {"root": str(udhr_root), "languages": ["deu"]}).plan.analyses
+    analyses = _study(tmp_path, {"root": str(udhr_root), "languages": ["deu"]}).analyses
     assert analyses.udhr_reference() == "eng"  # the default
     assert list(analyses.udhr_files()) == ["deu_1901", "deu_1996", "eng"]
     assert analyses.udhr_tokenizers() == [
@@ -516,7 +516,7 @@ def test_the_plan_of_the_udhr_parity(tmp_path: Path, udhr_root: Path) -> None:
     targets = analyses.targets()
     assert "out/tables/analysis/parity_udhr_fairness.md" in targets
     assert "out/plots/analysis/parity_udhr_map.pdf" in targets
-    assert _study(tmp_path, {"root": "udhr"}).plan.analyses.udhr_root() == udhr_root
+    assert _study(tmp_path, {"root": "udhr"}).analyses.udhr_root() == udhr_root
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide
-from tokstudy.study import PRETRAINED, Job, Study
+from tokstudy.study import PRETRAINED, Job, Study, StudyPlan
 from tokstudy.tokenizers.base import TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.external import load_any
@@ -30,11 +30,14 @@ from tokstudy.tokenizers.pretrained import (
     import_pretrained,
     load_source,
 )
-from tokstudy.tokenizers.registry import load_tokenizer
+from tokstudy.tokenizers.registry import PRETRAINED_FORMATS, load_tokenizer
 from tokstudy.tokenizers.sentencepiece_adapter import MODEL_FILE, SentencePieceUnigram
 
 pytestmark = pytest.mark.shared
 
+SCHEMA = yaml.safe_load(
+    (Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml").read_text()
+)
 GPT_4O = SHARED / "pretrained" / "gpt-4o" / "tokenizer.json"
 GPT_4O_SHA256 = "43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e"
 TEXT = ["the man said that he said it", "she said the word", "we said so, said he"]
@@ -106,6 +109,37 @@ def test_a_folder_and_a_forced_format_load_a_tokenizer_json(
     assert detect_format(renamed, "tokenizer_json")[0] == "tokenizer_json"
 
 
+def test_the_schema_lists_the_registered_formats() -> None:
+    entry = SCHEMA["properties"]["pretrained"]["additionalProperties"]["properties"]
+    assert entry["format"]["enum"] == ["auto", *PRETRAINED_FORMATS]
+
+
+class ToyFormat(PretrainedHF):
+    """A format added through the registry alone: an HF tokenizer.json under another name."""
+
+    name = "pretrained_toy"
+    source_file = "toy.json"
+    suffix = ".toy"
+
+
+def test_a_registered_format_is_detected_imported_and_loaded(
+    sources: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(PRETRAINED_FORMATS, "toy", f"{__name__}:ToyFormat")
+    source = tmp_path / "small.toy"
+    source.write_bytes(sources["tokenizer_json"].read_bytes())
+    assert detect_format(source) == ("toy", source)
+    import_pretrained("small", {}, source, tmp_path / "small")
+    assert sorted(p.name for p in (tmp_path / "small").iterdir()) == [
+        "meta.json",
+        "toy.json",
+        "vocab.tsv",
+    ]
+    loaded = load_tokenizer(tmp_path / "small")
+    assert type(loaded) is ToyFormat
+    assert loaded.encode(TEXT[0]) == load_any(sources["tokenizer_json"]).encode(TEXT[0])
+
+
 def test_gpt_4o_holes_specials_and_readable_bytes() -> None:
     tokenizer = load_any(GPT_4O)
     assert isinstance(tokenizer, PretrainedHF)
@@ -169,7 +203,7 @@ def test_a_checksum_mismatch_is_one_line_error(sources: dict[str, Path], tmp_pat
     assert not target.exists()
 
 
-def _study(tmp_path: Path, **pretrained: dict) -> Study:
+def _plan(tmp_path: Path, **pretrained: dict) -> StudyPlan:
     corpus = write_lines(tmp_path / "xx.txt", ["a b"])
     config = {
         "languages": {"xx": {"path": str(corpus)}, "yy": {"path": str(corpus)}},
@@ -179,33 +213,29 @@ def _study(tmp_path: Path, **pretrained: dict) -> Study:
         "results_dir": "res",
         "pretrained": pretrained,
     }
-    return Study(config)
+    return StudyPlan(Study(config))
 
 
 def test_a_name_clashing_with_a_trained_tokenizer_is_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match=r"pretrained.sp_bpe: the name is also a trained"):
-        _study(tmp_path, sp_bpe={"path": str(GPT_4O)})
+        _plan(tmp_path, sp_bpe={"path": str(GPT_4O)})
 
 
 def test_study_cells_and_directories_of_pretrained_tokenizers(tmp_path: Path) -> None:
-    study = _study(tmp_path, gpt_4o={"path": str(GPT_4O), "languages": ["yy"]})
-    assert study.plan.tokenizers.scored_jobs() == [
+    plan = _plan(tmp_path, gpt_4o={"path": str(GPT_4O), "languages": ["yy"]})
+    assert plan.tokenizers.scored_jobs() == [
         Job("xx", "sp_bpe", "300"),
         Job("yy", "sp_bpe", "300"),
         Job("yy", "gpt_4o", PRETRAINED),
     ]
+    assert plan.tokenizers.tokenizer_dir(Job("yy", "gpt_4o", PRETRAINED)) == "res/pretrained/gpt_4o"
     assert (
-        study.plan.tokenizers.tokenizer_dir(Job("yy", "gpt_4o", PRETRAINED))
-        == "res/pretrained/gpt_4o"
-    )
-    assert (
-        study.plan.tokenizers.tokenizer_dir(Job("xx", "sp_bpe", "300"))
-        == "res/tokenizers/xx/sp_bpe/300"
+        plan.tokenizers.tokenizer_dir(Job("xx", "sp_bpe", "300")) == "res/tokenizers/xx/sp_bpe/300"
     )
     with pytest.raises(TokstudyError, match=r"pretrained\.hub_only: a hub download needs sha256"):
-        _study(tmp_path, hub_only={"hub": "org/model"})
+        _plan(tmp_path, hub_only={"hub": "org/model"})
     with pytest.raises(TokstudyError, match=r"pretrained\.Bad: a name is lower-case"):
-        _study(tmp_path, Bad={"path": str(GPT_4O)})
+        _plan(tmp_path, Bad={"path": str(GPT_4O)})
 
 
 def _dry_run(tmp_path: Path, entry: dict) -> str:
@@ -302,7 +332,7 @@ def test_pretrained_tokenizers_join_the_multilingual_tables(
             "analyses": {"multilingual": {"tokenizers": ["sp_bpe"], "vocab_sizes": [300]}},
         }
     )
-    comparisons = study.plan.analyses.multilingual_comparisons()
+    comparisons = StudyPlan(study).analyses.multilingual_comparisons()
     assert comparisons == [Job("xx+yy", "every", PRETRAINED)]  # not "one"
     directory = tmp_path / "pretrained" / "small"
     import_pretrained("small", {}, sources["tiktoken"].parent, directory)

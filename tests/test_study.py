@@ -11,13 +11,13 @@ from conftest import REPO, SHARED, write_lines
 
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS
-from tokstudy.study import Job, Study
+from tokstudy.study import Job, Study, StudyPlan
 from tokstudy.tokenizers.registry import adapter_names
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 
 
-def _study(tmp_path: Path, **changes: object) -> Study:
+def _plan(tmp_path: Path, **changes: object) -> StudyPlan:
     corpus = write_lines(tmp_path / "xx.txt", ["a b"])
     config = {
         "languages": {"xx": {"path": str(corpus)}, "en": {"chatterbot": "english"}},
@@ -26,12 +26,12 @@ def _study(tmp_path: Path, **changes: object) -> Study:
         "metrics": ["mu"],
         **changes,
     }
-    return Study(config)
+    return StudyPlan(Study(config))
 
 
 def test_schema_lists_exactly_the_registered_metrics_and_no_tokenizer_names() -> None:
     assert "enum" not in SCHEMA["$defs"]["tokenizer_name"]  # the registry is the one list
-    assert tuple(SCHEMA["properties"]["metrics"]["items"]["enum"]) == METRICS
+    assert tuple(SCHEMA["properties"]["metrics"]["items"]["enum"]) == tuple(METRICS)
 
 
 def test_every_config_key_is_documented() -> None:
@@ -53,15 +53,13 @@ def test_shipped_configs_are_valid_and_resolve() -> None:
     for path in sorted((REPO / "config").glob("*.yaml")):
         config = yaml.safe_load(path.read_text())
         jsonschema.validate(config, SCHEMA)
-    default = Study(yaml.safe_load((REPO / "config/config.yaml").read_text()), REPO)
-    assert (
-        len({Path(p).parent.name for lang in default.languages for p in default.source_files(lang)})
-        >= 3
-    )
+    default = StudyPlan(Study(yaml.safe_load((REPO / "config/config.yaml").read_text()), REPO))
+    sources = [default.corpora.source_files(language) for language in default.study.languages]
+    assert len({Path(p).parent.name for files in sources for p in files}) >= 3
 
 
 def test_jobs_sizes_and_specs(tmp_path: Path) -> None:
-    study = _study(
+    plan = _plan(
         tmp_path,
         languages={
             "xx": {
@@ -70,18 +68,18 @@ def test_jobs_sizes_and_specs(tmp_path: Path) -> None:
             }
         },
     )
-    assert study.plan.tokenizers.sizes("hf_bpe") == ["100", "300"]
-    assert study.plan.tokenizers.sizes("sp_bpe") == ["50"]
-    assert study.plan.tokenizers.sizes("char") == ["full"]
-    assert [j.tokenizer for j in study.plan.tokenizers.jobs()] == [
+    assert plan.tokenizers.sizes("hf_bpe") == ["100", "300"]
+    assert plan.tokenizers.sizes("sp_bpe") == ["50"]
+    assert plan.tokenizers.sizes("char") == ["full"]
+    assert [j.tokenizer for j in plan.tokenizers.jobs()] == [
         "char",
         "hf_bpe",
         "hf_bpe",
         "sp_bpe",
     ]
-    spec = study.plan.tokenizers.train_spec(Job("xx", "sp_bpe", "50"))
+    spec = plan.tokenizers.train_spec(Job("xx", "sp_bpe", "50"))
     assert spec["vocab_size"] == 50 and spec["params"] == {"character_coverage": 0.98}
-    assert study.plan.tokenizers.train_spec(Job("xx", "char", "full"))["vocab_size"] is None
+    assert plan.tokenizers.train_spec(Job("xx", "char", "full"))["vocab_size"] is None
 
 
 def test_data_root_and_file_pattern(tmp_path: Path) -> None:
@@ -94,7 +92,7 @@ def test_data_root_and_file_pattern(tmp_path: Path) -> None:
             "metrics": ["mu"],
         }
     )
-    assert study.source_files("yy") == [tmp_path / "yy.txt.gz"]
+    assert StudyPlan(study).corpora.source_files("yy") == [tmp_path / "yy.txt.gz"]
 
 
 @pytest.mark.parametrize(
@@ -120,12 +118,12 @@ def test_data_root_and_file_pattern(tmp_path: Path) -> None:
 )
 def test_bad_config_values_give_one_line(tmp_path: Path, changes: dict, message: str) -> None:
     with pytest.raises(TokstudyError, match=message):
-        _study(tmp_path, **changes)
+        _plan(tmp_path, **changes)
 
 
 def test_a_tokenizer_can_be_limited_to_some_languages(tmp_path: Path) -> None:
-    study = _study(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}, "char": {}})
-    assert study.plan.tokenizers.jobs() == [
+    plan = _plan(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}, "char": {}})
+    assert plan.tokenizers.jobs() == [
         Job("en", "char", "full"),
         Job("xx", "char", "full"),
         Job("xx", "hf_bpe", "100"),
@@ -133,7 +131,7 @@ def test_a_tokenizer_can_be_limited_to_some_languages(tmp_path: Path) -> None:
     ]
     models = {"languages": ["en"], "tokenizers": ["hf_bpe"], "vocab_sizes": [100], "tasks": ["mlm"]}
     with pytest.raises(TokstudyError, match=r"models\.languages: 'hf_bpe' is not trained on 'en'"):
-        _study(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}}, models=models)
+        _plan(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}}, models=models)
 
 
 @pytest.mark.shared
@@ -144,24 +142,24 @@ def test_a_ud_treebank_is_a_corpus_source() -> None:
         "vocab_sizes": [100],
         "tokenizers": {"hf_bpe": {}},
     }
-    files = Study(config).source_files("de")
+    files = StudyPlan(Study(config)).corpora.source_files("de")
     assert [path.name for path in files] == ["de_gsd-ud-dev.conllu.gz", "de_gsd-ud-test.conllu.gz"]
 
 
 def test_missing_sizes_is_an_error(tmp_path: Path) -> None:
-    study = _study(tmp_path, vocab_sizes=None, tokenizers={"hf_bpe": {}})
+    plan = _plan(tmp_path, vocab_sizes=None, tokenizers={"hf_bpe": {}})
     with pytest.raises(TokstudyError, match=r"tokenizers\.hf_bpe\.vocab_sizes"):
-        study.plan.tokenizers.sizes("hf_bpe")
+        plan.tokenizers.sizes("hf_bpe")
 
 
 def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:
     section = {"tokenizers": ["sp_bpe", "bbpe"], "vocab_sizes": [900, 600, 900]}
-    study = _study(
+    plan = _plan(
         tmp_path,
         tokenizers={"sp_bpe": {"vocab_sizes": [50], "params": {"split_digits": True}}},
         analyses={"multilingual": section},
     )
-    analyses = study.plan.analyses
+    analyses = plan.analyses
     assert analyses.multilingual_languages() == ["en", "xx"]  # default: every language
     assert [(j.language, j.tokenizer, j.size) for j in analyses.multilingual_jobs()] == [
         ("en+xx", "bbpe", "600"),
@@ -173,7 +171,7 @@ def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:
     assert (spec["vocab_size"], spec["params"], spec["label"]) == (600, {}, "en+xx")
     assert analyses.multilingual_spec("sp_bpe", "900")["params"] == {"split_digits": True}
     assert analyses.multilingual_sampling() == {"temperature": 5.0, "seed": 42, "total_lines": None}
-    assert _study(tmp_path).plan.analyses.multilingual_jobs() == []
+    assert _plan(tmp_path).analyses.multilingual_jobs() == []
 
 
 @pytest.mark.parametrize(
@@ -204,7 +202,7 @@ def test_bad_multilingual_config_gives_one_line_naming_the_key(
     config = {"tokenizers": ["sp_bpe"], "vocab_sizes": [500], **section}
     config = {key: value for key, value in config.items() if value is not None}
     with pytest.raises(TokstudyError, match=rf"^config key analyses\.{message}") as error:
-        _study(tmp_path, analyses={"multilingual": config})
+        _plan(tmp_path, analyses={"multilingual": config})
     assert "\n" not in str(error.value)
 
 
@@ -219,4 +217,4 @@ def test_a_misspelled_tokenizer_under_tokenizer_params_is_a_config_error(tmp_pat
         TokstudyError,
         match=r"languages\.en\.tokenizer_params\.sp_bppe: unknown tokenizer 'sp_bppe'; valid",
     ):
-        Study(config, base=tmp_path)
+        StudyPlan(Study(config, base=tmp_path))

@@ -9,11 +9,11 @@ import pytest
 from conftest import write_lines
 
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Job, Study
+from tokstudy.study import Job, Study, StudyPlan
 from tokstudy.study.models import CHARACTERBERT
 
 
-def _study(tmp_path: Path, **models: object) -> Study:
+def _plan(tmp_path: Path, **models: object) -> StudyPlan:
     """A one-language study (base ``tmp_path``) with TSV files train.tsv and test.tsv there."""
     for name in ("train.tsv", "test.tsv"):
         write_lines(tmp_path / name, ["text\tlabel", "a b\tyes"])
@@ -30,16 +30,15 @@ def _study(tmp_path: Path, **models: object) -> Study:
             **models,
         },
     }
-    return Study(config, tmp_path)
+    return StudyPlan(Study(config, tmp_path))
 
 
 def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Path) -> None:
-    study = _study(
+    plan = _plan(
         tmp_path,
         characterbert={"word_vocab_size": 100},
         sentence_tsv={"xx": {"train": "train.tsv", "test": "test.tsv"}},
-    )
-    plan = study.plan.models
+    ).models
     assert plan.jobs() == [Job("xx", "sp_bpe", "50"), Job("xx", CHARACTERBERT, "100")]
     charbert = SimpleNamespace(language="xx", tokenizer=CHARACTERBERT, size="100", task="sentence")
     bert = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50", task="sentence")
@@ -55,5 +54,5 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
 
 def test_sentence_task_needs_a_treebank_or_a_tsv_dataset(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match=r"task sentence needs .* models\.sentence_tsv\.xx"):
-        _study(tmp_path)
-    assert _study(tmp_path, tasks=["mlm"]).plan.models.characterbert() == {}
+        _plan(tmp_path)
+    assert _plan(tmp_path, tasks=["mlm"]).models.characterbert() == {}

@@ -1,19 +1,18 @@
 """The study model: its planners' targets and checks, one home per default, one table of
-rule resources, .smk files that never read the config, and no import cycle."""
+rule resources, and .smk files that never read the config."""
 
 from __future__ import annotations
 
-import graphlib
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO, module_graph, write_lines
+from conftest import REPO, write_lines
 
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Study
+from tokstudy.study import Study, StudyPlan
 from tokstudy.study.defaults import DEFAULTS, SECTION_DEFAULTS
 from tokstudy.study.resources import RULES, rule_resources
 
@@ -40,7 +39,7 @@ def _config(tmp_path: Path, **changes: Any) -> dict[str, Any]:
 
 def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
     words = {"segmentation": {"vocab_size": 50, "words": {"xx": ["ab"]}}}
-    plan = Study(_config(tmp_path, analyses=words)).plan
+    plan = StudyPlan(Study(_config(tmp_path, analyses=words)))
     assert plan.corpora.targets() == [
         f"res/corpora/{language}/{name}"
         for language in ("xx", "yy")
@@ -60,7 +59,7 @@ def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
     ]
     assert plan.analyses.correlation_targets() == []  # no downstream stage
     assert plan.models.targets() == plan.nmt.targets() == []
-    sources = plan.metrics.cost_sources(plan.analyses.multilingual_jobs())
+    sources = plan.cost_sources()
     assert [(s["language"], s["tokenizer"], s["step"]) for s in sources[:3]] == [
         ("xx", "char", "train"),
         ("xx", "char", "metrics"),
@@ -79,8 +78,8 @@ def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
 def test_a_pretrained_cell_costs_its_metric_job(tmp_path: Path) -> None:
     source = write_lines(tmp_path / "tokenizer.json", ["{}"])
     pretrained = {"gpt": {"path": str(source), "languages": ["yy"]}}
-    plan = Study(_config(tmp_path, pretrained=pretrained)).plan
-    sources = plan.metrics.cost_sources([])
+    plan = StudyPlan(Study(_config(tmp_path, pretrained=pretrained)))
+    sources = plan.metrics.cost_sources()
     trained = [s for s in sources if s["size"] != "pretrained"]
     assert {s["step"] for s in trained} == {"train", "metrics", "job"}
     assert [s for s in sources if s["size"] == "pretrained"] == [
@@ -95,9 +94,27 @@ def test_a_pretrained_cell_costs_its_metric_job(tmp_path: Path) -> None:
     ]
 
 
+def test_the_cost_table_has_the_cells_then_the_multilingual_tokenizers(tmp_path: Path) -> None:
+    multilingual = {"multilingual": {"tokenizers": ["sp_bpe"], "vocab_sizes": [60, 40]}}
+    plan = StudyPlan(Study(_config(tmp_path, analyses=multilingual)))
+    sources = plan.cost_sources()
+    assert sources[: len(plan.metrics.cost_sources())] == plan.metrics.cost_sources()
+    assert sources[len(plan.metrics.cost_sources()) :] == [
+        {
+            "language": "xx+yy",
+            "tokenizer": "sp_bpe",
+            "size": size,
+            "step": "train_multilingual",
+            "figures": f"res/benchmarks/train_multilingual_tokenizer/sp_bpe/{size}.tsv",
+            "texts": ["res/multilingual/corpus/train.txt"],
+        }
+        for size in ("40", "60")
+    ]
+
+
 def test_the_downstream_planners_list_their_tables(tmp_path: Path) -> None:
     models = {"languages": ["xx"], "tokenizers": ["sp_bpe"], "vocab_sizes": [50], "tasks": ["mlm"]}
-    plan = Study(_config(tmp_path, models=models, nmt={"tokenizers": ["sp_bpe"]})).plan
+    plan = StudyPlan(Study(_config(tmp_path, models=models, nmt={"tokenizers": ["sp_bpe"]})))
     assert plan.models.targets() == [
         "res/tables/models/results.tsv",
         "res/tables/models/seed_summary.tsv",
@@ -114,14 +131,14 @@ def test_the_downstream_planners_list_their_tables(tmp_path: Path) -> None:
 
 def test_the_line_aligned_parity_compares_two_held_out_corpora(tmp_path: Path) -> None:
     parity = {"parity": {"reference": "xx", "target": "yy"}}
-    analyses = Study(_config(tmp_path, analyses=parity)).plan.analyses
+    analyses = StudyPlan(Study(_config(tmp_path, analyses=parity))).analyses
     assert analyses.parity_texts() == {
         "reference_text": "res/corpora/xx/heldout.txt",
         "target_text": "res/corpora/yy/heldout.txt",
     }
     assert [(a.tokenizer, b.language) for a, b in analyses.parity_pairs()] == [("sp_bpe", "yy")]
     assert "res/tables/analysis/parity.csv" in analyses.targets()
-    assert Study(_config(tmp_path)).plan.analyses.parity_texts() == {}
+    assert StudyPlan(Study(_config(tmp_path))).analyses.parity_texts() == {}
 
 
 # --- one check per section, one line each --------------------------------------------
@@ -161,7 +178,7 @@ def test_each_planner_rejects_a_bad_section_in_one_line(
     tmp_path: Path, changes: dict[str, Any], message: str | None
 ) -> None:
     with pytest.raises(TokstudyError) as error:
-        Study(_config(tmp_path, **changes))
+        StudyPlan(Study(_config(tmp_path, **changes)))
     text = str(error.value)
     assert "\n" not in text
     if message is None:
@@ -211,12 +228,11 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
     config["analyses"]["multilingual"]["vocab_sizes"] = [50]
     del config["results_dir"]
     study = Study(config)
+    plan = StudyPlan(study)
     assert study.results_dir == "results" and study.seed == 42
-    assert (
-        study.plan.tokenizers.train_spec(study.plan.tokenizers.jobs()[0])["size_policy"] == "error"
-    )
-    assert study.plan.corpora.settings("xx")["heldout"] == 0.1
-    assert study.plan.analyses.multilingual_sampling()["temperature"] == 5.0
+    assert plan.tokenizers.train_spec(plan.tokenizers.jobs()[0])["size_policy"] == "error"
+    assert plan.corpora.settings("xx")["heldout"] == 0.1
+    assert plan.analyses.multilingual_sampling()["temperature"] == 5.0
     assert "seed" not in config  # the study's own copy gets the defaults
 
 
@@ -299,7 +315,7 @@ def test_no_rule_file_spells_a_results_path() -> None:
 
 
 def test_each_results_path_has_one_planner_that_owns_it(tmp_path: Path) -> None:
-    plan = Study(_config(tmp_path)).plan
+    plan = StudyPlan(Study(_config(tmp_path)))
     planners = [plan.corpora, plan.tokenizers, plan.metrics, plan.analyses, plan.models, plan.nmt]
     patterns = [
         (type(planner).__name__, name, value)
@@ -313,28 +329,3 @@ def test_each_results_path_has_one_planner_that_owns_it(tmp_path: Path) -> None:
         assert re.fullmatch(rf"(?:{RESULTS_FOLDERS})/[^/].*[^/]", pattern), f"{owner}.{name}"
     assert {pattern: names for pattern, names in owners.items() if len(names) > 1} == {}
     assert len(patterns) > 40
-
-
-# --- no import cycle -------------------------------------------------------------------
-
-
-def test_models_and_nmt_never_import_the_study_and_the_study_has_no_cycle() -> None:
-    # run-time imports: the planners name `Study` in annotations only (if TYPE_CHECKING)
-    graph = module_graph(REPO / "src/tokstudy", type_checking=False)
-    back = [
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if name.startswith(("tokstudy.models", "tokstudy.nmt"))
-        for target in targets
-        if target.startswith("tokstudy.study")
-    ]
-    assert back == []
-    study = {name for name in graph if name.startswith("tokstudy.study")}
-    reached, todo = set(), list(study)
-    while todo:  # every module the study imports, directly or not
-        for target in graph[todo.pop()] - reached:
-            reached.add(target)
-            todo.append(target)
-    assert not {name for name in reached - study if graph[name] & study}
-    inside = {name: graph[name] & study for name in study}
-    graphlib.TopologicalSorter(inside).prepare()  # raises CycleError naming the cycle

@@ -16,8 +16,8 @@ from tokstudy.corpora import CleaningStats, clean_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.study import chatterbot_files
 from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, Tokenizer, TrainSpec
-from tokstudy.tokenizers.io import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
+from tokstudy.tokenizers.training import train_to_directory
 
 #: a size each adapter reaches on the English test corpus (byte-level ones need ≥ 256 + x)
 SIZES = {"bbpe": 700}

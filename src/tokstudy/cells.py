@@ -7,13 +7,29 @@ name cells this way without importing each other.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-#: size label of a tokenizer whose data sets its vocabulary size
-UNSIZED = "full"
+from tokstudy.tokenizers.registry import adapter_class, adapter_names
+
+#: size label of a tokenizer whose data sets its vocabulary size (its full vocabulary)
+FULL_SIZE_LABEL = "full"
 #: size label of a pretrained tokenizer's cells (its vocabulary size is what it is)
 PRETRAINED = "pretrained"
 #: the splits of a prepared corpus that every cell's metrics are computed on
 CORPUS_SPLITS = ("train", "heldout")
+
+
+def size_label(tokenizer: str, size: Any, kind: str = "trained") -> str:
+    """The size label of a cell: :data:`PRETRAINED` for a pretrained tokenizer (``kind``),
+    :data:`FULL_SIZE_LABEL` for a tokenizer whose data sets its size, else the size as a
+    whole number. Names outside the tokenizer registry (CharacterBERT runs) keep their size.
+    """
+    if kind == PRETRAINED:
+        return PRETRAINED
+    data_sized = tokenizer in adapter_names() and not adapter_class(tokenizer).sized
+    if data_sized or str(size) == FULL_SIZE_LABEL:
+        return FULL_SIZE_LABEL
+    return str(int(float(size)))
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,13 @@ import pandas as pd
 from tokstudy.config_files import check_schema, load_config_file
 from tokstudy.corpora import MAX_LINE_BYTES, CleaningStats, clean_lines
 from tokstudy.corpus_io import write_text_lines
-from tokstudy.errors import TokstudyError
+from tokstudy.errors import TokstudyError, one_line
 from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
 from tokstudy.report.tables import tidy_rows
-from tokstudy.study import Study
+from tokstudy.study import Study, StudyPlan
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
-from tokstudy.workflow_step import one_line
 
 #: the workflow's config schema, in the source checkout the workflow runs from
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -157,7 +156,7 @@ def check_config_command(args: argparse.Namespace) -> None:
             raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
         update_config(config, loaded)
     check_schema(config, load_config_file(args.schema))
-    Study(config)
+    StudyPlan(Study(config))
     print(f"{', '.join(map(str, args.configfile))}: ok")
 
 

@@ -20,14 +20,24 @@ text, sorted in descending order; ``i`` is the 1-based rank):
 - ``renyi_efficiency``: H_α(p) / log|V| with α = 2.5 (Zouhar et al., 2023), p the unigram
   token distribution, |V| the full vocabulary size.
 - counts: ``lines``, ``words``, ``tokens``, ``vocab_size``.
+
+:data:`METRICS` is the one list of metrics: name → :class:`Metric`, a function of the
+counts it names. The counts come from one streaming pass: :data:`BATCH_COUNTS` are summed
+over the encoded batches, :data:`PASS_COUNTS` are taken once from the tokenizer and the id
+frequencies. Adding a metric is one function and one line in :data:`METRICS` (and one in
+:data:`BATCH_COUNTS` or :data:`PASS_COUNTS` if it needs a new count); the config schema's
+``metrics`` enum is checked against :data:`METRICS` by ``tests/test_study.py``.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,22 +48,6 @@ from tokstudy.words import batch_words
 
 log = logging.getLogger(__name__)
 
-METRICS: tuple[str, ...] = (
-    "f95",
-    "mu",
-    "nu",
-    "fertility",
-    "continued_words",
-    "unk_rate",
-    "chars_per_token",
-    "bytes_per_token",
-    "vocab_used",
-    "renyi_efficiency",
-    "lines",
-    "words",
-    "tokens",
-    "vocab_size",
-)
 RENYI_ALPHA = 2.5
 BATCH_LINES = 2048
 
@@ -112,50 +106,129 @@ def tokens_per_word(lines: Sequence[str], batch: TokenStarts) -> np.ndarray:
     return np.bincount(np.minimum(word, last_word)[in_a_word], minlength=len(words.ends))
 
 
+@dataclass
+class EncodedBatch:
+    """One batch of lines and its encoding with token starts, as a batch count reads it."""
+
+    lines: Sequence[str]
+    encoded: TokenStarts
+
+    @functools.cached_property
+    def per_word(self) -> np.ndarray:
+        """Tokens of each word of the batch (:func:`tokens_per_word`)."""
+        return tokens_per_word(self.lines, self.encoded)
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The lines joined by newlines."""
+        return "\n".join(self.lines)
+
+
+#: a count summed over the encoded batches of a corpus: name → its value on one batch
+BATCH_COUNTS: dict[str, Callable[[EncodedBatch], int]] = {
+    "lines": lambda batch: len(batch.lines),
+    "tokens": lambda batch: len(batch.encoded.ids),
+    "words": lambda batch: len(batch.per_word),
+    "word_tokens": lambda batch: int(batch.per_word.sum()),
+    "continued_words": lambda batch: int((batch.per_word >= 2).sum()),
+    "chars": lambda batch: len(batch.text) - len(batch.lines) + 1,
+    "utf8_bytes": lambda batch: len(batch.text.encode("utf-8")) - len(batch.lines) + 1,
+}
+
+
+def _text_frequencies(tokenizer: Tokenizer, id_counts: np.ndarray) -> np.ndarray:
+    frequencies = id_counts.copy()
+    frequencies[list(tokenizer.special_ids)] = 0
+    return frequencies
+
+
+#: a count of the whole pass: name → its value from the tokenizer and the frequency of
+#: every id (``frequencies``: with the special ids' set to 0; ``unk_tokens``: ``None``
+#: for a tokenizer without an unknown token)
+PASS_COUNTS: dict[str, Callable[[Tokenizer, np.ndarray], Any]] = {
+    "frequencies": _text_frequencies,
+    "vocab_size": lambda tokenizer, id_counts: len(tokenizer.vocab),
+    "text_vocab_size": lambda tokenizer, id_counts: (
+        len(tokenizer.vocab) - len(tokenizer.special_ids)
+    ),
+    "unk_tokens": lambda tokenizer, id_counts: (
+        None if tokenizer.unk_id is None else id_counts[tokenizer.unk_id]
+    ),
+}
+
+
+def ratio(numerator: float, denominator: float) -> float:
+    """``numerator / denominator``, NaN when the denominator is 0."""
+    return numerator / denominator if denominator else math.nan
+
+
+def unk_rate(unk_tokens: int | None, tokens: int) -> float:
+    """Share of tokens that are the unknown token (0 for a tokenizer without one)."""
+    return 0.0 if unk_tokens is None else ratio(unk_tokens, tokens)
+
+
+def vocab_used(frequencies: np.ndarray, text_vocab_size: int) -> float:
+    """Share of the non-control vocabulary that occurs at least once."""
+    return int((frequencies > 0).sum()) / text_vocab_size
+
+
+def total(count: float) -> float:
+    """A count reported as it is."""
+    return count
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A registered metric: ``function`` of the counts named in ``counts``, in that order
+    (names of :data:`BATCH_COUNTS` or :data:`PASS_COUNTS`)."""
+
+    function: Callable[..., float]
+    counts: tuple[str, ...]
+
+
+#: name → metric: the one list of metrics, in the order of the metric tables
+METRICS: dict[str, Metric] = {
+    "f95": Metric(f95, ("frequencies",)),
+    "mu": Metric(ratio, ("tokens", "lines")),
+    "nu": Metric(nu, ("frequencies",)),
+    "fertility": Metric(ratio, ("word_tokens", "words")),
+    "continued_words": Metric(ratio, ("continued_words", "words")),
+    "unk_rate": Metric(unk_rate, ("unk_tokens", "tokens")),
+    "chars_per_token": Metric(ratio, ("chars", "tokens")),
+    "bytes_per_token": Metric(ratio, ("utf8_bytes", "tokens")),
+    "vocab_used": Metric(vocab_used, ("frequencies", "text_vocab_size")),
+    "renyi_efficiency": Metric(renyi_efficiency, ("frequencies", "vocab_size")),
+    "lines": Metric(total, ("lines",)),
+    "words": Metric(total, ("words",)),
+    "tokens": Metric(total, ("tokens",)),
+    "vocab_size": Metric(total, ("vocab_size",)),
+}
+
+
 def compute_metrics(
     tokenizer: Tokenizer, corpus: Path, batch_lines: int = BATCH_LINES
 ) -> tuple[dict[str, float], np.ndarray]:
-    """All metrics of ``tokenizer`` on ``corpus`` and the frequency of every vocabulary id.
+    """Every metric of :data:`METRICS` of ``tokenizer`` on ``corpus``, and the frequency of
+    every vocabulary id.
 
     Lines are encoded once, in batches of ``batch_lines``, with token starts (for the
     per-word counts); besides one batch, memory holds the id-frequency array.
     """
-    vocab_size = len(tokenizer.vocab)
-    counts = np.zeros(vocab_size, dtype=np.int64)
-    lines = tokens = chars = utf8_bytes = n_words = word_tokens = continued = 0
-    for batch, encoded in tokenizer.encode_batches_starts(batched(iter_lines(corpus), batch_lines)):
-        counts += np.bincount(encoded.ids, minlength=vocab_size)
-        per_word = tokens_per_word(batch, encoded)
-        n_words += len(per_word)
-        word_tokens += int(per_word.sum())
-        continued += int((per_word >= 2).sum())
-        lines += len(batch)
-        tokens += len(encoded.ids)
-        text = "\n".join(batch)
-        chars += len(text) - len(batch) + 1
-        utf8_bytes += len(text.encode("utf-8")) - len(batch) + 1
-        if lines % (batch_lines * 10) == 0:
-            log.info("%d lines, %d tokens", lines, tokens)
-    if lines == 0:
+    id_counts = np.zeros(len(tokenizer.vocab), dtype=np.int64)
+    counts = dict.fromkeys(BATCH_COUNTS, 0)
+    batches = tokenizer.encode_batches_starts(batched(iter_lines(corpus), batch_lines))
+    for lines, encoded in batches:
+        id_counts += np.bincount(encoded.ids, minlength=len(id_counts))
+        batch = EncodedBatch(lines, encoded)
+        for name, count in BATCH_COUNTS.items():
+            counts[name] += count(batch)
+        if counts["lines"] % (batch_lines * 10) == 0:
+            log.info("%d lines, %d tokens", counts["lines"], counts["tokens"])
+    if counts["lines"] == 0:
         raise TokstudyError(f"{corpus}: no lines to compute metrics on")
-    frequencies = counts.copy()
-    frequencies[list(tokenizer.special_ids)] = 0
-    unk = tokenizer.unk_id
-    text_vocab = vocab_size - len(tokenizer.special_ids)
+    counts |= {name: count(tokenizer, id_counts) for name, count in PASS_COUNTS.items()}
     metrics = {
-        "f95": f95(frequencies),
-        "mu": tokens / lines,
-        "nu": nu(frequencies),
-        "fertility": word_tokens / n_words if n_words else math.nan,
-        "continued_words": continued / n_words if n_words else math.nan,
-        "unk_rate": (counts[unk] / tokens if tokens else math.nan) if unk is not None else 0.0,
-        "chars_per_token": chars / tokens if tokens else math.nan,
-        "bytes_per_token": utf8_bytes / tokens if tokens else math.nan,
-        "vocab_used": int((frequencies > 0).sum()) / text_vocab,
-        "renyi_efficiency": renyi_efficiency(frequencies, vocab_size),
-        "lines": lines,
-        "words": n_words,
-        "tokens": tokens,
-        "vocab_size": vocab_size,
+        name: metric.function(*(counts[count] for count in metric.counts))
+        for name, metric in METRICS.items()
     }
-    return metrics, counts
+    return metrics, id_counts

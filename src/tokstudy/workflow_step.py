@@ -9,18 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tokstudy.errors import TokstudyError
+from tokstudy.errors import TokstudyError, one_line
 
 
 def _not_the_failure(record: logging.LogRecord) -> bool:
     """Keep the failure record off the console: the one ``error:`` line stands for it."""
     return not getattr(record, "step_failure", False)
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception as one line: its type (unless a :class:`TokstudyError`) and message."""
-    message = " ".join(str(exc).split()) or repr(exc)
-    return message if isinstance(exc, TokstudyError) else f"{type(exc).__name__}: {message}"
 
 
 def run_step(log_path: str, step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

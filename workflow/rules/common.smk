@@ -1,10 +1,10 @@
 from pathlib import Path
 
 from tokstudy.study import Job
-from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, UNSIZED
+from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
 from tokstudy.study.paths import CELL, benchmark_path, log_path
 
-# `study` and `planners` (study.plan) come from the Snakefile, which builds the study once.
+# `study` and `planners` (its StudyPlan) come from the Snakefile, which builds them once.
 SPLITS = list(CORPUS_SPLITS)
 
 

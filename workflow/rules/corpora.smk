@@ -9,7 +9,7 @@ rule download_corpus:
     wildcard_constraints:
         sha256="[0-9a-f]{64}",
     params:
-        source=lambda w: study.download_source(w.sha256),
+        source=lambda w: planners.corpora.download_source(w.sha256),
     log:
         out(log_path("download_corpus", "{sha256}")),
     conda:
@@ -23,7 +23,7 @@ rule download_corpus:
 
 rule prepare_corpus:
     input:
-        lambda w: study.source_files(w.language),
+        lambda w: planners.corpora.source_files(w.language),
     output:
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),

@@ -89,7 +89,7 @@ rule report_outputs:
 
 
 # every tokenizer training and metric pass whose time and memory the cost table shows
-COST_SOURCES = planners.metrics.cost_sources(planners.analyses.multilingual_jobs())
+COST_SOURCES = planners.cost_sources()
 
 
 rule cost_table:

@@ -16,7 +16,7 @@ rule train_tokenizer:
     benchmark:
         out(benchmark_path("train_tokenizer", CELL))
     wildcard_constraints:
-        size=rf"\d+|{UNSIZED}",
+        size=rf"\d+|{FULL_SIZE_LABEL}",
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("train_tokenizer")

@@ -32,9 +32,8 @@ import pandas as pd
 from scipy import stats
 
 from tokstudy.analysis.correlation_settings import CorrelationSettings
-from tokstudy.cells import UNSIZED
+from tokstudy.cells import size_label
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.registry import adapter_class, adapter_names
 
 log = logging.getLogger(__name__)
 
@@ -50,17 +49,6 @@ POOLED = "pooled"
 MIN_CELLS = 4
 SCORE_KEYS = ["downstream", "task", "score_metric", "level"]
 PAIR_KEYS = [*SCORE_KEYS, "intrinsic", "split"]
-
-
-def size_label(tokenizer: str, size: Any) -> str:
-    """The cell's size as a string: ``full`` for a tokenizer whose data sets its size.
-
-    Names outside the tokenizer registry (CharacterBERT runs) keep their size.
-    """
-    unsized = tokenizer in adapter_names() and not adapter_class(tokenizer).sized
-    if unsized or str(size) == UNSIZED:
-        return UNSIZED
-    return str(int(float(size)))
 
 
 def _with_size_labels(frame: pd.DataFrame) -> pd.DataFrame:

@@ -21,7 +21,7 @@ import pandas as pd
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.tsv import write_tsv
-from tokstudy.report.plots import _grid, _save
+from tokstudy.report.plots import panel_grid, save_figure
 from tokstudy.training import stats
 
 #: MLM metrics that the plot shows (finetuning tasks show every metric)
@@ -106,7 +106,7 @@ def plot_noise(results: pd.DataFrame, outputs: Sequence[Path]) -> None:
     """
     shown = results[(results["task"] != "mlm") | results["metric"].isin(PLOTTED_MLM_METRICS)]
     panels = sorted(shown.groupby(["task", "metric", "language"]).groups)
-    figure, axes = _grid(max(1, len(panels)))
+    figure, axes = panel_grid(max(1, len(panels)))
     for axis, (task, metric, language) in zip(axes.flat, panels, strict=False):
         rows = shown[
             (shown["task"] == task) & (shown["metric"] == metric) & (shown["language"] == language)
@@ -119,7 +119,7 @@ def plot_noise(results: pd.DataFrame, outputs: Sequence[Path]) -> None:
         axis.set_ylabel(metric)
         axis.legend(fontsize="small")
     figure.suptitle("Model metrics, clean and noised (mean over seeds)")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def summarize_models(

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 
-from tokstudy.report.plots import _grid, _save
+from tokstudy.report.plots import panel_grid, save_figure
 
 
 def premium_matrix(table: pd.DataFrame) -> pd.DataFrame:
@@ -45,14 +45,14 @@ def plot_premium_heatmap(table: pd.DataFrame, reference: str, outputs: Sequence[
     axis.set_yticks(range(rows), matrix.index)
     figure.colorbar(image, ax=axis, label=f"tokens / tokens of {reference}")
     figure.suptitle(f"Tokenization premium over {reference}")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def plot_premium_bars(table: pd.DataFrame, reference: str, outputs: Sequence[Path]) -> None:
     """A panel per tokenizer: its languages' premiums, highest first, a line at 1 (red:
     more tokens than the reference, blue: fewer, grey: the reference)."""
     labels = list(dict.fromkeys(table["tokenizer"]))
-    figure, axes = _grid(max(1, len(labels)))
+    figure, axes = panel_grid(max(1, len(labels)))
     for axis, label in zip(axes.flat, labels, strict=False):
         rows = table[table["tokenizer"] == label].sort_values(
             ["premium", "language"], ascending=[False, True]
@@ -67,7 +67,7 @@ def plot_premium_bars(table: pd.DataFrame, reference: str, outputs: Sequence[Pat
         axis.set_ylabel(f"tokens / tokens of {reference}")
         axis.set_title(label)
     figure.suptitle(f"Tokenization premium over {reference}, per tokenizer")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def plot_premiums(

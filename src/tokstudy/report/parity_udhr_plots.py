@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm
 
 from tokstudy.analysis.udhr_parity import language_means
-from tokstudy.report.plots import _grid, _save
+from tokstudy.report.plots import panel_grid, save_figure
 
 
 def _labels(table: pd.DataFrame) -> list[str]:
@@ -37,7 +37,7 @@ def plot_premium_map(table: pd.DataFrame, reference: str, outputs: Sequence[Path
     coloured by premium on a log scale (the same scale in every panel)."""
     labels = _labels(table)
     norm = _premium_norm(table["premium"])
-    figure, axes = _grid(max(1, len(labels)))
+    figure, axes = panel_grid(max(1, len(labels)))
     for axis, label in zip(axes.flat, labels, strict=False):
         rows = table[(table["tokenizer"] == label)].dropna(subset=["latitude", "longitude"])
         rows = rows.sort_values("premium")  # the most expensive drawn last, on top
@@ -52,7 +52,7 @@ def plot_premium_map(table: pd.DataFrame, reference: str, outputs: Sequence[Path
         axis.set_title(label)
         figure.colorbar(image, ax=axis, label=f"tokens / {reference} tokens", shrink=0.7)
     figure.suptitle(f"Tokenization premium over {reference} on the UDHR, by language location")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def plot_premium_curves(table: pd.DataFrame, reference: str, outputs: Sequence[Path]) -> None:
@@ -69,7 +69,7 @@ def plot_premium_curves(table: pd.DataFrame, reference: str, outputs: Sequence[P
     axis.set_ylabel(f"tokens / tokens of {reference}")
     axis.legend(fontsize="small")
     figure.suptitle(f"Sorted tokenization premiums over {reference} (UDHR)")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def plot_script_heatmap(scripts: pd.DataFrame, reference: str, outputs: Sequence[Path]) -> None:
@@ -89,7 +89,7 @@ def plot_script_heatmap(scripts: pd.DataFrame, reference: str, outputs: Sequence
     axis.set_yticks(range(rows), names, fontsize="small")
     figure.colorbar(image, ax=axis, label=f"median tokens / tokens of {reference}")
     figure.suptitle(f"Median premium per script over {reference} (UDHR; languages per script)")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def plot_udhr_premiums(

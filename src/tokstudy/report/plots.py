@@ -17,13 +17,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tokstudy.cells import UNSIZED
+from tokstudy.cells import FULL_SIZE_LABEL
 from tokstudy.tokenizers.registry import adapter_class
 
 PANEL_COLUMNS = 3
 
 
-def _grid(panels: int) -> tuple[plt.Figure, np.ndarray]:
+def panel_grid(panels: int) -> tuple[plt.Figure, np.ndarray]:
     columns = min(PANEL_COLUMNS, panels)
     rows = math.ceil(panels / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False)
@@ -32,7 +32,7 @@ def _grid(panels: int) -> tuple[plt.Figure, np.ndarray]:
     return figure, axes
 
 
-def _save(figure: plt.Figure, outputs: Sequence[Path]) -> None:
+def save_figure(figure: plt.Figure, outputs: Sequence[Path]) -> None:
     figure.tight_layout(rect=(0, 0, 1, 0.96))
     for output in outputs:
         figure.savefig(
@@ -102,7 +102,7 @@ def plot_metric(table: pd.DataFrame, metric: str, split: str, outputs: Sequence[
     if first_axis is not None:
         first_axis.legend(fontsize="small")
     figure.suptitle(f"{metric} ({split})")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def plot_frequencies(
@@ -113,7 +113,7 @@ def plot_frequencies(
     outputs: Sequence[Path],
 ) -> None:
     """Rank against frequency (log–log), skipping the ``skip_top`` most frequent ranks."""
-    figure, axes = _grid(1)
+    figure, axes = panel_grid(1)
     axis = axes.flat[0]
     for tokenizer in sorted(frequencies):
         ranked = np.sort(frequencies[tokenizer][frequencies[tokenizer] > 0])[::-1]
@@ -123,11 +123,11 @@ def plot_frequencies(
     axis.set_yscale("log")
     axis.set_xlabel(f"rank (top {skip_top} skipped)")
     axis.set_ylabel("frequency in training text")
-    size_label = "" if vocab_size == UNSIZED else f", vocabulary {vocab_size}"
-    axis.set_title(f"{language}{size_label}")
+    vocabulary = "" if vocab_size == FULL_SIZE_LABEL else f", vocabulary {vocab_size}"
+    axis.set_title(f"{language}{vocabulary}")
     if frequencies:
         axis.legend(fontsize="small")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def plot_vocabulary_share(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
@@ -137,7 +137,7 @@ def plot_vocabulary_share(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
     a black tick marks the language's share of the mixed training lines.
     """
     panels = sorted({(row.tokenizer, int(row.vocab_size)) for row in table.itertuples()})
-    figure, axes = _grid(max(1, len(panels)))
+    figure, axes = panel_grid(max(1, len(panels)))
     for axis, (tokenizer, size) in zip(axes.flat, panels, strict=False):
         rows = table[(table["tokenizer"] == tokenizer) & (table["vocab_size"] == size)]
         rows = rows.sort_values("language")
@@ -152,7 +152,7 @@ def plot_vocabulary_share(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
     if panels:
         axes.flat[0].legend(fontsize="small")
     figure.suptitle("Multilingual tokenizers: vocabulary share per language")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 #: (step, column, axis label) of the panels of :func:`plot_cost`
@@ -181,7 +181,7 @@ def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
     maximum. Only sized jobs are drawn (a tokenizer of size ``full`` has no x position).
     """
     sized = plotted_costs(table)
-    figure, axes = _grid(len(COST_PANELS))
+    figure, axes = panel_grid(len(COST_PANELS))
     for axis, (step, column, label) in zip(axes.flat, COST_PANELS, strict=True):
         rows = sized[(sized["step"] == step) & sized[column].notna()]
         for tokenizer, group in sorted(rows.groupby("tokenizer"), key=lambda item: item[0]):
@@ -201,4 +201,4 @@ def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
         drawn[0].legend(fontsize="small")
     languages = sized.loc[sized["step"] == "train", "language"].nunique()
     figure.suptitle(f"Cost per tokenizer: median over {languages} language(s), band min–max")
-    _save(figure, outputs)
+    save_figure(figure, outputs)

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.cells import PRETRAINED, UNSIZED
-from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 
 TIDY_COLUMNS = ["language", "tokenizer", "vocab_size", "split", "metric", "value", "kind"]
 KINDS = ("trained", "pretrained")
@@ -32,13 +31,6 @@ def tidy_rows(
     )
 
 
-def size_label(row: pd.Series) -> str:
-    """The wide-table column of a tidy row: its size, ``full`` (data-sized) or ``pretrained``."""
-    if row["kind"] == "pretrained":
-        return PRETRAINED
-    return str(int(row["vocab_size"])) if adapter_class(row["tokenizer"]).sized else UNSIZED
-
-
 def collect(paths: Sequence[Path]) -> pd.DataFrame:
     """Concatenate per-job tidy TSV files into one table in a stable order."""
     frames = [pd.read_csv(path, sep="\t") for path in paths]
@@ -56,7 +48,12 @@ def wide(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:
     subset = table[(table["metric"] == metric) & (table["split"] == split)].copy()
     if subset.empty:
         return pd.DataFrame()
-    subset["size"] = subset.apply(size_label, axis=1)
+    subset["size"] = [
+        size_label(tokenizer, size, kind)
+        for tokenizer, size, kind in zip(
+            subset["tokenizer"], subset["vocab_size"], subset["kind"], strict=True
+        )
+    ]
     pretrained = subset["kind"] == "pretrained"
     subset.loc[pretrained, "tokenizer"] = (
         subset.loc[pretrained, "tokenizer"]
@@ -67,7 +64,7 @@ def wide(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:
     frame = subset.pivot_table(
         index=["language", "kind", "tokenizer"], columns="size", values="value", aggfunc="first"
     )
-    order = {UNSIZED: 1, PRETRAINED: 2}
+    order = {FULL_SIZE_LABEL: 1, PRETRAINED: 2}
     columns = sorted(frame.columns, key=lambda c: (order.get(c, 0), int(c) if c.isdigit() else 0))
     frame = frame[columns].reset_index()
     frame["kind"] = pd.Categorical(frame["kind"], categories=list(KINDS), ordered=True)

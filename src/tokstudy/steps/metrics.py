@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tokstudy.evaluation import evaluate_job
+from tokstudy.cell_job import evaluate_job
 from tokstudy.report.tables import collect
 from tokstudy.steps import Snakemake
 from tokstudy.workflow_step import run_step

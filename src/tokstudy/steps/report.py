@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.evaluation import read_training_frequencies
+from tokstudy.cell_job import read_training_frequencies
 from tokstudy.report import plots
 from tokstudy.report.cost import CostSource, write_cost
 from tokstudy.report.tables import write_wide_tables

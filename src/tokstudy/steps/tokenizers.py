@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tokstudy.evaluation import train_and_evaluate
+from tokstudy.cell_job import train_and_evaluate
 from tokstudy.steps import Snakemake
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.io import train_to_directory
+from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.workflow_step import run_step
 
 
 def train_tokenizer(snakemake: Snakemake) -> None:
     """Train tokenizer ``{tokenizer}`` on the text ``train`` into the output folder; for a
     study cell, also its metrics on ``train`` and ``heldout`` and the cost of both phases
-    (:func:`~tokstudy.evaluation.train_and_evaluate`: the training text encoded once).
+    (:func:`~tokstudy.cell_job.train_and_evaluate`: the training text encoded once).
 
     ``params.spec`` holds the :class:`~tokstudy.tokenizers.base.TrainSpec` fields but
     ``threads``, which are the job's.

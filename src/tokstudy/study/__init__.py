@@ -1,22 +1,25 @@
-"""The study: a validated config resolved once, with one planner per section.
+"""The study: a validated config resolved once, and the plan of its sections.
 
 ``Study`` (:mod:`tokstudy.study.core`) fills in the defaults (:mod:`.defaults`) and
-answers the languages and their corpora; ``Study.plan`` (:mod:`.planners`) holds the
+answers the settings every section shares; ``StudyPlan`` (:mod:`.planners`) composes the
 corpora (:mod:`.corpora`), tokenizers (:mod:`.tokenizers`: the cells of the study),
 metrics (:mod:`.metrics`), analyses (:mod:`.analyses`), models (:mod:`.models`) and NMT
-(:mod:`.nmt`) planners, each owning its checks, path patterns (filled in by
+(:mod:`.nmt`) planners over it, each owning its checks, path patterns (filled in by
 ``Study.out``, :mod:`.paths`) and ``targets()``; :mod:`.resources` is the one table of
 the rules' threads, memory and run time.
 """
 
-from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
-from tokstudy.study.core import Study, chatterbot_files
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job, ParityTokenizer
+from tokstudy.study.core import Study
+from tokstudy.study.corpora import chatterbot_files
+from tokstudy.study.planners import StudyPlan
 
 __all__ = [
+    "FULL_SIZE_LABEL",
     "PRETRAINED",
-    "UNSIZED",
     "Job",
     "ParityTokenizer",
     "Study",
+    "StudyPlan",
     "chatterbot_files",
 ]

@@ -17,12 +17,12 @@ from tokstudy.analysis.udhr import (
     translation_file,
     udhr_coverage,
 )
-from tokstudy.cells import PRETRAINED, UNSIZED, Job, ParityTokenizer
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job, ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import check_listed, registered_adapter
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.nmt import NMTPlanner
-from tokstudy.study.paths import expand
+from tokstudy.study.paths import benchmark_path, expand
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
@@ -101,7 +101,7 @@ class AnalysesPlanner:
         return [
             j
             for j in self.tokenizers.scored_jobs()
-            if j.language == language and j.size in (size, UNSIZED, PRETRAINED)
+            if j.language == language and j.size in (size, FULL_SIZE_LABEL, PRETRAINED)
         ]
 
     def parity_language(self, role: str) -> str | None:
@@ -164,7 +164,7 @@ class AnalysesPlanner:
         languages = set(self.parity_files())
         entries = [
             ParityTokenizer(
-                j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
+                j.tokenizer if j.size == FULL_SIZE_LABEL else f"{j.tokenizer} {j.size}",
                 "trained",
                 self.tokenizers.tokenizer_dir(j),
                 (j.language,),
@@ -225,6 +225,19 @@ class AnalysesPlanner:
         return self.tokenizers.train_spec(
             Job("+".join(self.multilingual_languages()), tokenizer, size)
         )
+
+    def multilingual_cost_sources(self) -> list[dict[str, Any]]:
+        """The cost table's ``train_multilingual`` row of each multilingual tokenizer (its
+        benchmark file, and the mixed text it read; see
+        :meth:`tokstudy.study.metrics.MetricsPlanner.cost_sources`)."""
+        out = self.study.out
+        benchmark = benchmark_path("train_multilingual_tokenizer", self.MULTILINGUAL_CELL)
+        return [
+            {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
+            | {"step": "train_multilingual", "figures": out(benchmark, **vars(job))}
+            | {"texts": [out(self.MULTILINGUAL_TRAIN)]}
+            for job in self.multilingual_jobs()
+        ]
 
     def multilingual_sampling(self) -> dict[str, Any]:
         """How the mixed training text is drawn: ``temperature``, ``seed``, ``total_lines``
@@ -429,7 +442,7 @@ class AnalysesPlanner:
             return []
         entries = [
             ParityTokenizer(
-                j.tokenizer if j.size == UNSIZED else f"{j.tokenizer} {j.size}",
+                j.tokenizer if j.size == FULL_SIZE_LABEL else f"{j.tokenizer} {j.size}",
                 "trained",
                 self.tokenizers.tokenizer_dir(j),
                 (j.language,),

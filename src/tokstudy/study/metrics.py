@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, Job
 from tokstudy.metrics import check_metric_names
-from tokstudy.study.analyses import AnalysesPlanner
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.paths import CELL, benchmark_path, expand
 
@@ -60,14 +59,13 @@ class MetricsPlanner:
             if j.language == language and j.size in (size, PRETRAINED)
         ]
 
-    def cost_sources(self, multilingual: list[Job]) -> list[dict[str, Any]]:
-        """Every row of the cost table: its cell, step, the file that measured it and the
+    def cost_sources(self) -> list[dict[str, Any]]:
+        """The cells' rows of the cost table: cell, step, the file that measured it and the
         texts the step read (:class:`tokstudy.report.cost.CostSource`).
 
         A trained cell has rows ``train`` and ``metrics`` from its job's phase file and
         ``job`` from the job's benchmark file; a pretrained cell a ``metrics`` row (rule
-        ``compute_metrics``'s benchmark); each ``multilingual`` tokenizer a
-        ``train_multilingual`` row.
+        ``compute_metrics``'s benchmark).
         """
         out = self.study.out
         sources = []
@@ -88,14 +86,6 @@ class MetricsPlanner:
                 {**cell, "step": step, "figures": out(pattern, **cell), "texts": texts}
                 for step, pattern, texts in steps
             ]
-        rule, cell_pattern = "train_multilingual_tokenizer", AnalysesPlanner.MULTILINGUAL_CELL
-        for job in multilingual:
-            benchmark = out(benchmark_path(rule, cell_pattern), **vars(job))
-            sources.append(
-                {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
-                | {"step": "train_multilingual", "figures": benchmark}
-                | {"texts": [out(AnalysesPlanner.MULTILINGUAL_TRAIN)]}
-            )
         return sources
 
     def targets(self) -> list[str]:

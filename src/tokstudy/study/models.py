@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import UNSIZED, Job
+from tokstudy.cells import FULL_SIZE_LABEL, Job
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import ModelsConfig, from_mapping, to_dict
 from tokstudy.models.tsv import check_header
@@ -79,7 +79,7 @@ class ModelsPlanner:
                     )
             trained = self.tokenizers.sizes(tokenizer)
             for size in models.vocab_sizes:
-                if trained != [UNSIZED] and str(size) not in trained:
+                if trained != [FULL_SIZE_LABEL] and str(size) not in trained:
                     raise TokstudyError(
                         f"config key models.vocab_sizes: {size} is not trained for tokenizer "
                         f"{tokenizer!r} (trained: {', '.join(trained)})"
@@ -151,7 +151,11 @@ class ModelsPlanner:
             Job(language, tokenizer, size)
             for language in sorted(self.models.languages)
             for tokenizer in sorted(self.models.tokenizers)
-            for size in (sizes if self.tokenizers.sizes(tokenizer) != [UNSIZED] else [UNSIZED])
+            for size in (
+                sizes
+                if self.tokenizers.sizes(tokenizer) != [FULL_SIZE_LABEL]
+                else [FULL_SIZE_LABEL]
+            )
         ] + [
             Job(language, CHARACTERBERT, str(characterbert.word_vocab_size))
             for language in (sorted(self.models.languages) if characterbert else [])

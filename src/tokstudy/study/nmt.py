@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import UNSIZED, Job
+from tokstudy.cells import FULL_SIZE_LABEL, Job
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
@@ -110,7 +110,7 @@ class NMTPlanner:
     def sizes(self, tokenizer: str) -> list[str]:
         """Size labels of a tokenizer (``full`` when the data sets the size)."""
         if not adapter_class(tokenizer).sized:
-            return [UNSIZED]
+            return [FULL_SIZE_LABEL]
         return [str(size) for size in sorted(set(self.config.vocab_sizes))]
 
     def sides(self, direction: str) -> tuple[str, str]:

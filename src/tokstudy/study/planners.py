@@ -1,9 +1,11 @@
-"""One planner per section of a study: its checks against the rest of the study, the
-settings its rules take, the path patterns of the files it produces (class attributes,
-relative to ``results_dir``: :mod:`tokstudy.study.paths`) and ``targets()``.
+"""The plan of a study: one planner per section, each with its checks against the rest
+of the study, the settings its rules take, the path patterns of the files it produces
+(class attributes, relative to ``results_dir``: :mod:`tokstudy.study.paths`) and
+``targets()``.
 
-:class:`StudyPlan` holds them all (``Study.plan``); the ``.smk`` files ask it and never
-read the config or spell a results path themselves.
+:class:`StudyPlan` composes them over one :class:`~tokstudy.study.core.Study` (imports
+run one way: ``core`` ← section planners ← ``planners``); the ``.smk`` files ask it and
+never read the config or spell a results path themselves.
 """
 
 from __future__ import annotations
@@ -40,6 +42,11 @@ class StudyPlan:
         paths = [path for planner in planners for path in planner.targets()]
         paths += self.analyses.targets() + self.analyses.correlation_targets()
         return list(dict.fromkeys(paths))
+
+    def cost_sources(self) -> list[dict[str, Any]]:
+        """Every row of the cost table: the cells' (metrics planner), then the multilingual
+        tokenizers' (analyses planner)."""
+        return self.metrics.cost_sources() + self.analyses.multilingual_cost_sources()
 
     def threads(self, rule: str) -> int:
         """The threads of a rule (defaults, then the study's ``resources:``)."""

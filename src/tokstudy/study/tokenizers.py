@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import PRETRAINED, UNSIZED, Job
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import check_listed
 from tokstudy.study.paths import CELL
@@ -72,7 +72,7 @@ class TokenizersPlanner:
     def sizes(self, tokenizer: str) -> list[str]:
         """Vocabulary-size labels of a tokenizer (``full`` when the data sets the size)."""
         if not adapter_class(tokenizer).sized:
-            return [UNSIZED]
+            return [FULL_SIZE_LABEL]
         config = self.study.config
         entry = config["tokenizers"][tokenizer] or {}
         sizes = entry.get("vocab_sizes", config.get("vocab_sizes"))
@@ -110,7 +110,7 @@ class TokenizersPlanner:
         overrides = language_entry.get("tokenizer_params") or {}
         params.update(overrides.get(job.tokenizer) or {})
         return {
-            "vocab_size": None if job.size == UNSIZED else int(job.size),
+            "vocab_size": None if job.size == FULL_SIZE_LABEL else int(job.size),
             "params": params,
             "seed": self.study.seed,
             "size_policy": config["size_policy"],

@@ -140,12 +140,6 @@ def corpus_lines(path: Path) -> Iterator[str]:
         raise TokstudyError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
 
 
-def one_line(text: object) -> str:
-    """``text`` with every run of whitespace (newlines too) as one space: a library's
-    multi-line message fit for a one-line error."""
-    return " ".join(str(text).split())
-
-
 def set_library_threads(threads: int) -> None:
     """Let the Rust libraries (HF ``tokenizers``) use ``threads`` threads."""
     os.environ["RAYON_NUM_THREADS"] = str(max(1, threads))

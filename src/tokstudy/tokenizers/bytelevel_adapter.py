@@ -16,13 +16,13 @@ smallest reachable size is 261. Training is deterministic (``spec.seed`` is unus
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
+from tokstudy.tokenizers.byte_symbols import byte_of_symbol, readable_bytes
 from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter, fast_tokenizer
 from tokstudy.tokenizers.params import Param
 
@@ -30,14 +30,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from transformers import PreTrainedTokenizerFast
-
-
-@functools.cache
-def _byte_of_symbol() -> dict[str, int]:
-    """GPT-2's symbol → byte table (imported on first use: ``transformers`` is slow to load)."""
-    from transformers.convert_slow_tokenizer import bytes_to_unicode
-
-    return {symbol: byte for byte, symbol in bytes_to_unicode().items()}
 
 
 class HFByteLevelBPE(HFTokenizersAdapter):
@@ -72,11 +64,7 @@ class HFByteLevelBPE(HFTokenizersAdapter):
         characters as upper-case hex (``E0A4``), as ``bbpe`` writes its byte tokens."""
         if token in SPECIAL_TOKENS:
             return token
-        raw = bytes(_byte_of_symbol()[symbol] for symbol in token)
-        try:
-            return raw.decode("utf-8").replace(" ", "▁")
-        except UnicodeDecodeError:
-            return raw.hex().upper()
+        return readable_bytes(bytes(byte_of_symbol()[symbol] for symbol in token))
 
     def to_transformers(self) -> PreTrainedTokenizerFast:
         """A fast ``transformers`` tokenizer with the same ids; adds ``[CLS] … [SEP]``.

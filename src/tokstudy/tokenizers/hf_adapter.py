@@ -23,7 +23,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 from tokstudy.corpus_io import count_lines
-from tokstudy.errors import TokstudyError, VocabSizeError
+from tokstudy.errors import TokstudyError, VocabSizeError, one_line
 from tokstudy.tokenizers.base import (
     CLS,
     SEP,
@@ -36,7 +36,6 @@ from tokstudy.tokenizers.base import (
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
-    one_line,
 )
 from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.word_marks import (

@@ -1,6 +1,7 @@
 """Pretrained tokenizers (GPT-4o, Llama, Gemma…): scored next to the trained ones, never trained.
 
-Three source formats, detected from the path or forced by config:
+Three source formats (:data:`tokstudy.tokenizers.registry.PRETRAINED_FORMATS`, each a
+:class:`Pretrained` class here), detected from the path or forced by config:
 
 - ``tokenizer_json``: an HF ``tokenizer.json`` (or a folder holding one), loaded with
   ``tokenizers``;
@@ -21,9 +22,10 @@ import json
 import logging
 import shutil
 import tempfile
+from abc import abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
@@ -32,25 +34,18 @@ from tokstudy import __version__
 from tokstudy.corpora import sha256_of
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Encoded, Tokenizer, TrainSpec
-from tokstudy.tokenizers.bytelevel_adapter import _byte_of_symbol
+from tokstudy.tokenizers.byte_symbols import byte_of_symbol, readable_bytes
 from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, write_vocab_tsv
 from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
-from tokstudy.tokenizers.sentencepiece_adapter import _SentencePiece
+from tokstudy.tokenizers.registry import PRETRAINED_FORMATS, format_class
+from tokstudy.tokenizers.sentencepiece_adapter import SentencePieceTokenizer
 
 if TYPE_CHECKING:
     import tiktoken
-    from transformers import PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("tokenizer_json", "sentencepiece", "tiktoken")
 KIND = "pretrained"
-#: the file a pretrained tokenizer directory keeps its source in, per format
-SOURCE_FILES = {
-    "tokenizer_json": "tokenizer.json",
-    "sentencepiece": "spm.model",
-    "tiktoken": "tokenizer.tiktoken",
-}
 #: id slots an HF vocabulary leaves empty (gpt-4o has gaps below its special tokens)
 HOLE = "<unused id>"
 
@@ -59,19 +54,50 @@ def _scored_only(name: str) -> NoReturn:
     raise TokstudyError(f"{name}: a pretrained tokenizer is scored, not trained or fine-tuned")
 
 
-def _readable_bytes(raw: bytes) -> str:
-    """Text of a token's bytes (a space as ``▁``), or upper-case hex if not whole UTF-8."""
-    try:
-        return raw.decode("utf-8").replace(" ", "▁")
-    except UnicodeDecodeError:
-        return raw.hex().upper()
+class Pretrained(Tokenizer):
+    """A pretrained source format: read from its file, scored, never trained.
+
+    A format class puts this first among its bases and is registered in
+    :data:`~tokstudy.tokenizers.registry.PRETRAINED_FORMATS`.
+    """
+
+    #: the file a pretrained tokenizer directory keeps its source in
+    source_file: ClassVar[str]
+    #: the file name ending that names the format (:func:`detect_format`)
+    suffix: ClassVar[str]
+
+    @classmethod
+    def looks_like(cls, head: bytes) -> bool:
+        """Whether a file's first bytes suggest this format (a file of no known suffix)."""
+        return False
+
+    @classmethod
+    @abstractmethod
+    def from_source(cls, path: Path, pattern: str | None = None) -> Tokenizer:
+        """The tokenizer of a source file (``pattern``: a format's pre-tokenization regex);
+        a damaged file is a one-line error naming it."""
+
+    @classmethod
+    def load(cls, directory: Path) -> Tokenizer:
+        """Load a directory written by :func:`import_pretrained`."""
+        meta = json.loads((Path(directory) / META_FILE).read_text(encoding="utf-8"))
+        return cls.from_source(Path(directory) / cls.source_file, meta.get("pattern"))
+
+    @classmethod
+    def train(cls, corpus: Path, spec: TrainSpec) -> NoReturn:
+        _scored_only(cls.name)
+
+    def to_transformers(self) -> NoReturn:
+        _scored_only(self.name)
 
 
-class PretrainedHF(HFTokenizersAdapter):
+class PretrainedHF(Pretrained, HFTokenizersAdapter):
     """Any HF ``tokenizer.json``: ids with no token (gaps) become :data:`HOLE` slots."""
 
     name = "pretrained_tokenizer_json"
     lossless = True
+    source_file = "tokenizer.json"
+    suffix = ".json"
 
     def __init__(self, tokenizer: HFTokenizer) -> None:
         tokenizer.encode_special_tokens = True  # "<|endoftext|>" in text is text
@@ -89,6 +115,19 @@ class PretrainedHF(HFTokenizersAdapter):
         self._special_ids = frozenset(specials - {self._unk_id})
         self._byte_level = str(tokenizer.decoder).startswith("ByteLevel(")
 
+    @classmethod
+    def looks_like(cls, head: bytes) -> bool:
+        return head.lstrip()[:1] == b"{"
+
+    @classmethod
+    def from_source(cls, path: Path, pattern: str | None = None) -> PretrainedHF:
+        try:
+            return cls(HFTokenizer.from_file(str(path)))
+        except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
+            raise TokstudyError(
+                f"{path}: not a valid HF tokenizer.json ({str(exc).splitlines()[0]})"
+            ) from exc
+
     @property
     def unk_id(self) -> int | None:
         return self._unk_id
@@ -101,22 +140,25 @@ class PretrainedHF(HFTokenizersAdapter):
         """Byte-level tokens (``Ġsaid``) as text, byte-fallback tokens (``<0xE0>``) as hex."""
         if token.startswith("<0x") and token.endswith(">") and len(token) == 6:
             return token[3:5]
-        if self._byte_level and all(symbol in _byte_of_symbol() for symbol in token):
-            return _readable_bytes(bytes(_byte_of_symbol()[symbol] for symbol in token))
+        if self._byte_level and all(symbol in byte_of_symbol() for symbol in token):
+            return readable_bytes(bytes(byte_of_symbol()[symbol] for symbol in token))
         return token
 
-    @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> NoReturn:
-        _scored_only(cls.name)
 
-    def to_transformers(self) -> NoReturn:
-        _scored_only(self.name)
-
-
-class PretrainedSentencePiece(_SentencePiece):
+class PretrainedSentencePiece(Pretrained, SentencePieceTokenizer):
     """Any SentencePiece ``.model``: its control and unused pieces are the special ids."""
 
     name = "pretrained_sentencepiece"
+    source_file = "spm.model"
+    suffix = ".model"
+
+    @classmethod
+    def looks_like(cls, head: bytes) -> bool:
+        return head[:1] == b"\n"  # a serialized ModelProto starts with field 1 (pieces)
+
+    @classmethod
+    def from_source(cls, path: Path, pattern: str | None = None) -> PretrainedSentencePiece:
+        return cls.from_file(path)
 
     @property
     def unk_id(self) -> int | None:
@@ -131,13 +173,6 @@ class PretrainedSentencePiece(_SentencePiece):
             for i in range(processor.get_piece_size())
             if processor.is_control(i) or processor.is_unused(i)
         )
-
-    @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> NoReturn:
-        _scored_only(cls.name)
-
-    def to_transformers(self) -> NoReturn:
-        _scored_only(self.name)
 
 
 #: mergeable ranks of tiktoken's published encodings, to pick a file's regex by its size
@@ -176,11 +211,13 @@ def tiktoken_pattern(ranks: int, pattern: str | None) -> str:
     )
 
 
-class PretrainedTiktoken(Tokenizer):
+class PretrainedTiktoken(Pretrained):
     """A tiktoken BPE file; token strings are GPT-2 byte symbols (like HF byte-level BPE)."""
 
     name = "pretrained_tiktoken"
     lossless = True
+    source_file = "tokenizer.tiktoken"
+    suffix = ".tiktoken"
 
     def __init__(self, path: Path, pattern: str | None = None) -> None:
         import tiktoken
@@ -197,12 +234,21 @@ class PretrainedTiktoken(Tokenizer):
         self._encoding: tiktoken.Encoding = tiktoken.Encoding(
             name=Path(path).stem, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens={}
         )
-        symbol_of_byte = {byte: symbol for symbol, byte in _byte_of_symbol().items()}
+        symbol_of_byte = {byte: symbol for symbol, byte in byte_of_symbol().items()}
         vocab = [HOLE] * (max(ranks.values()) + 1)
         for token, rank in ranks.items():
             vocab[rank] = "".join(symbol_of_byte[b] for b in token)
         self._vocab = vocab
         self._bytes = {rank: token for token, rank in ranks.items()}
+
+    @classmethod
+    def looks_like(cls, head: bytes) -> bool:
+        first = head.split(b"\n", 1)[0].split()  # a base64 token and its rank
+        return len(first) == 2 and first[1].isdigit()
+
+    @classmethod
+    def from_source(cls, path: Path, pattern: str | None = None) -> PretrainedTiktoken:
+        return cls(path, pattern)
 
     def encode_batch(self, lines: Sequence[str]) -> list[list[int]]:
         return self._encoding.encode_ordinary_batch(list(lines), num_threads=1)
@@ -232,20 +278,9 @@ class PretrainedTiktoken(Tokenizer):
         return frozenset(i for i, token in enumerate(self._vocab) if token == HOLE)
 
     def readable_token(self, token: str) -> str:
-        return _readable_bytes(bytes(_byte_of_symbol()[symbol] for symbol in token))
+        return readable_bytes(bytes(byte_of_symbol()[symbol] for symbol in token))
 
     def save(self, directory: Path) -> NoReturn:
-        _scored_only(self.name)
-
-    @classmethod
-    def load(cls, directory: Path) -> Tokenizer:
-        return load_pretrained_directory(directory)
-
-    @classmethod
-    def train(cls, corpus: Path, spec: TrainSpec) -> NoReturn:
-        _scored_only(cls.name)
-
-    def to_transformers(self) -> PreTrainedTokenizerBase:
         _scored_only(self.name)
 
 
@@ -253,14 +288,7 @@ def _sniff(path: Path) -> str | None:
     """The format a file's content suggests, or ``None``."""
     with open(path, "rb") as handle:
         head = handle.read(4096)
-    if head.lstrip()[:1] == b"{":
-        return "tokenizer_json"
-    first = head.split(b"\n", 1)[0].split()
-    if len(first) == 2 and first[1].isdigit():
-        return "tiktoken"
-    if head[:1] == b"\n":  # a serialized ModelProto starts with field 1 (pieces)
-        return "sentencepiece"
-    return None
+    return next((fmt for fmt in PRETRAINED_FORMATS if format_class(fmt).looks_like(head)), None)
 
 
 def detect_format(path: Path, forced: str = "auto") -> tuple[str, Path]:
@@ -271,14 +299,15 @@ def detect_format(path: Path, forced: str = "auto") -> tuple[str, Path]:
     """
     path = Path(path)
     if path.is_dir():
-        path = path / SOURCE_FILES["tokenizer_json"]
+        path = path / PretrainedHF.source_file
     if not path.is_file():
         raise TokstudyError(f"{path}: no such pretrained tokenizer file")
     if forced != "auto":
-        if forced not in FORMATS:
-            raise TokstudyError(f"{path}: format {forced!r} is not one of {', '.join(FORMATS)}")
+        if forced not in PRETRAINED_FORMATS:
+            known = ", ".join(PRETRAINED_FORMATS)
+            raise TokstudyError(f"{path}: format {forced!r} is not one of {known}")
         return forced, path
-    by_suffix = {".json": "tokenizer_json", ".model": "sentencepiece", ".tiktoken": "tiktoken"}
+    by_suffix = {format_class(fmt).suffix: fmt for fmt in PRETRAINED_FORMATS}
     detected = by_suffix.get(path.suffix) or _sniff(path)
     if detected is None:
         raise TokstudyError(
@@ -290,19 +319,7 @@ def detect_format(path: Path, forced: str = "auto") -> tuple[str, Path]:
 
 def load_source(path: Path, fmt: str, pattern: str | None = None) -> Tokenizer:
     """Load a pretrained tokenizer file of a known format; damage is a one-line error."""
-    if fmt == "tokenizer_json":
-        try:
-            return PretrainedHF(HFTokenizer.from_file(str(path)))
-        except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
-            raise TokstudyError(
-                f"{path}: not a valid HF tokenizer.json ({str(exc).splitlines()[0]})"
-            ) from exc
-    if fmt == "sentencepiece":
-        try:
-            return PretrainedSentencePiece(Path(path).read_bytes())
-        except RuntimeError as exc:
-            raise TokstudyError(f"{path}: not a SentencePiece model ({exc})") from exc
-    return PretrainedTiktoken(path, pattern)
+    return format_class(fmt).from_source(path, pattern)
 
 
 def check_sha256(path: Path, expected: str | None, label: str) -> str:
@@ -329,7 +346,7 @@ def import_pretrained(name: str, entry: dict[str, Any], source: Path, directory:
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=directory.parent))
     try:
-        shutil.copyfile(path, staging / SOURCE_FILES[fmt])
+        shutil.copyfile(path, staging / format_class(fmt).source_file)
         special = tokenizer.special_ids
         vocab_size = len(tokenizer.vocab) - sum(tokenizer.vocab[i] == HOLE for i in special)
         meta = {
@@ -354,13 +371,6 @@ def import_pretrained(name: str, entry: dict[str, Any], source: Path, directory:
         if staging.exists():
             shutil.rmtree(staging)
     log.info("%s: %d vocabulary items (%d special ids)", name, vocab_size, len(special))
-
-
-def load_pretrained_directory(directory: Path) -> Tokenizer:
-    """Load a directory written by :func:`import_pretrained`."""
-    meta = json.loads((Path(directory) / META_FILE).read_text(encoding="utf-8"))
-    fmt = meta["format"]
-    return load_source(Path(directory) / SOURCE_FILES[fmt], fmt, meta.get("pattern"))
 
 
 def download_hub_file(url: str, sha256: str, destination: Path, name: str) -> None:

@@ -1,4 +1,5 @@
-"""Adapter names → implementations. The workflow knows names; this module knows classes.
+"""Adapter names and pretrained formats → implementations. The workflow knows names; this
+module knows classes.
 
 Adapters are imported lazily so that naming one does not import every library.
 """
@@ -7,17 +8,21 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Any
 
-from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer, one_line
+from tokstudy.errors import TokstudyError, one_line
+from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, read_meta
 
 __all__ = [
     "ADAPTERS",
     "META_FILE",
+    "PRETRAINED_FORMATS",
     "VOCAB_FILE",
     "adapter_class",
     "adapter_names",
+    "directory_class",
+    "format_class",
     "load_tokenizer",
 ]
 
@@ -41,6 +46,21 @@ ADAPTERS: dict[str, str] = {
 }
 
 
+#: pretrained source format → "module:Class" (a :class:`tokstudy.tokenizers.pretrained.Pretrained`),
+#: in the order :func:`~tokstudy.tokenizers.pretrained.detect_format` tries them; the one
+#: list of formats (tests/test_pretrained.py checks the schema's ``format`` enum against it)
+PRETRAINED_FORMATS: dict[str, str] = {
+    "tokenizer_json": "tokstudy.tokenizers.pretrained:PretrainedHF",
+    "sentencepiece": "tokstudy.tokenizers.pretrained:PretrainedSentencePiece",
+    "tiktoken": "tokstudy.tokenizers.pretrained:PretrainedTiktoken",
+}
+
+
+def _imported(location: str) -> type[Tokenizer]:
+    module_name, class_name = location.split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
 def adapter_names() -> list[str]:
     """All tokenizer names the workflow accepts, sorted."""
     return sorted(ADAPTERS)
@@ -52,27 +72,42 @@ def adapter_class(name: str) -> type[Tokenizer]:
         raise TokstudyError(
             f"unknown tokenizer {name!r}; valid choices: {', '.join(adapter_names())}"
         )
-    module_name, class_name = ADAPTERS[name].split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    return _imported(ADAPTERS[name])
+
+
+def format_class(fmt: str) -> type[Tokenizer]:
+    """The class of a pretrained source format registered under ``fmt`` (a
+    :class:`~tokstudy.tokenizers.pretrained.Pretrained`)."""
+    if fmt not in PRETRAINED_FORMATS:
+        raise TokstudyError(
+            f"unknown pretrained format {fmt!r}; valid choices: {', '.join(PRETRAINED_FORMATS)}"
+        )
+    return _imported(PRETRAINED_FORMATS[fmt])
+
+
+def directory_class(meta: dict[str, Any]) -> type[Tokenizer]:
+    """The class that loads a tokenizer directory, from its ``meta.json``: a pretrained
+    tokenizer's names its source ``format``, a trained one's its adapter (``tokenizer``)."""
+    if "format" in meta:
+        return format_class(meta["format"])
+    return adapter_class(meta["tokenizer"])
 
 
 def load_tokenizer(directory: Path) -> Tokenizer:
-    """Load a tokenizer directory written by :func:`tokstudy.tokenizers.io.train_to_directory`.
+    """Load a tokenizer directory: one written by
+    :func:`tokstudy.tokenizers.training.train_to_directory` or
+    :func:`tokstudy.tokenizers.pretrained.import_pretrained`.
 
     The checksums in ``meta.json`` are verified first; any failure is one
     :class:`TokstudyError` line naming the file.
     """
     directory = Path(directory)
     meta = read_meta(directory)
-    if meta.get("kind") == "pretrained":
-        from tokstudy.tokenizers.pretrained import load_pretrained_directory
-
-        return load_pretrained_directory(directory)
     name = meta["tokenizer"]
     try:
-        return adapter_class(name).load(directory)
+        return directory_class(meta).load(directory)
     except TokstudyError:
         raise
     except Exception as exc:  # a library's own error on a damaged file
-        detail = one_line(f"{type(exc).__name__}: {exc}")
+        detail = one_line(exc)
         raise TokstudyError(f"{directory}: cannot load the {name} tokenizer ({detail})") from exc

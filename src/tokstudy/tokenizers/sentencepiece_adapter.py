@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import sentencepiece as spm
 
-from tokstudy.errors import TokstudyError
+from tokstudy.errors import TokstudyError, one_line
 from tokstudy.tokenizers.base import (
     CLS,
     MASK,
@@ -46,7 +46,6 @@ from tokstudy.tokenizers.base import (
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
-    one_line,
 )
 from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.word_marks import opens_word, word_mark_batches, word_mark_starts
@@ -132,7 +131,9 @@ def _reachable_size(message: str, requested: int) -> int | None:
     return None
 
 
-class _SentencePiece(Tokenizer):
+class SentencePieceTokenizer(Tokenizer):
+    """A SentencePiece model behind the tokstudy interface (trained as ``model_type``)."""
+
     model_type: ClassVar[str]
     lossless = True
     params_spec = SENTENCEPIECE_PARAMS
@@ -147,7 +148,7 @@ class _SentencePiece(Tokenizer):
         self._opens_word = opens_word(self._vocab)
 
     @classmethod
-    def fit(cls, corpus: Path, spec: TrainSpec) -> _SentencePiece:
+    def fit(cls, corpus: Path, spec: TrainSpec) -> SentencePieceTokenizer:
         spm.set_random_generator_seed(spec.seed)
         writer = io.BytesIO()
         try:
@@ -184,11 +185,11 @@ class _SentencePiece(Tokenizer):
         (Path(directory) / MODEL_FILE).write_bytes(self._proto)
 
     @classmethod
-    def load(cls, directory: Path) -> _SentencePiece:
+    def load(cls, directory: Path) -> SentencePieceTokenizer:
         return cls.from_file(Path(directory) / MODEL_FILE)
 
     @classmethod
-    def from_file(cls, path: Path) -> _SentencePiece:
+    def from_file(cls, path: Path) -> SentencePieceTokenizer:
         """A SentencePiece model file; a damaged one is one TokstudyError line naming it."""
         try:
             return cls(Path(path).read_bytes())
@@ -206,14 +207,14 @@ class _SentencePiece(Tokenizer):
             )
 
 
-class SentencePieceBPE(_SentencePiece):
+class SentencePieceBPE(SentencePieceTokenizer):
     """SentencePiece with the BPE model."""
 
     name = "sp_bpe"
     model_type = "bpe"
 
 
-class SentencePieceUnigram(_SentencePiece):
+class SentencePieceUnigram(SentencePieceTokenizer):
     """SentencePiece with the Unigram language model."""
 
     name = "sp_unigram"

@@ -75,7 +75,7 @@ def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path
 
     The frequencies of ``vocab.tsv`` come from one encoding of ``corpus`` by the trained
     tokenizer (:func:`token_counts`); a study cell gets them from its metric pass instead
-    (:func:`tokstudy.evaluation.train_and_evaluate`).
+    (:func:`tokstudy.cell_job.train_and_evaluate`).
     """
     tokenizer = train_and_save(name, corpus, spec, directory)
     log.info("counting the training frequencies of %s", name)

@@ -1,5 +1,6 @@
-"""Metrics of one tokenizer (trained or pretrained) on named corpora, as tidy and frequency
-tables; and a study cell's whole job: train, save, score (:func:`train_and_evaluate`)."""
+"""A study cell's job: train, save and score one tokenizer (:func:`train_and_evaluate`),
+or score one already on disk, trained or pretrained (:func:`evaluate_job`), writing its
+metrics on named corpora as tidy and frequency tables."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from tokstudy.metrics import compute_metrics
 from tokstudy.report.tables import tidy_rows
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import read_meta
-from tokstudy.tokenizers.io import finish_directory, train_and_save
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
+from tokstudy.tokenizers.training import finish_directory, train_and_save
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ def train_and_evaluate(
     ``vocab.tsv``, whose frequencies come from this pass). The pass's id counts are both
     ``vocab.tsv``'s frequencies and the train split's metrics, then ``vocab.tsv`` and
     ``meta.json`` are written and the other corpora scored. So the files equal those of
-    :func:`~tokstudy.tokenizers.io.train_to_directory` (its count pass encodes the same
+    :func:`~tokstudy.tokenizers.training.train_to_directory` (its count pass encodes the same
     lines in the same batches) and the metrics those of :func:`evaluate_job` on the saved
     directory. ``cost_out`` gets the phases ``train`` (training and saving) and
     ``metrics`` (loading, the passes, the tables) of :class:`~tokstudy.job_cost.PhaseCosts`.

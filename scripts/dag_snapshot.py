@@ -1,0 +1,77 @@
+"""Print every job of a study's forced dry run, one JSON line each, sorted.
+
+    python scripts/dag_snapshot.py config/hft2022.yaml > before.jsonl
+
+Run from the repository root (the study's relative paths are read from there). A job is
+its rule, wildcards, inputs, outputs, params, log, threads and resources (named lists keep
+their names), so two snapshots differ exactly where the DAG does: ``diff before after``
+checks that a refactoring left the DAG alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import (
+    ConfigSettings,
+    DAGSettings,
+    OutputSettings,
+    Quietness,
+    ResourceSettings,
+)
+
+
+def named(values: Any) -> dict[str, Any]:
+    """A Snakemake named list: its items in order and the names of its items or slices."""
+    items = [value if isinstance(value, str | int | float) else str(value) for value in values]
+    names = {name: list(span) for name, span in sorted(values._names.items())}
+    return {"items": items, "names": names}
+
+
+def job_record(job: Any) -> dict[str, Any]:
+    """What the DAG invariant compares of one job."""
+    return {
+        "rule": job.rule.name,
+        "wildcards": dict(sorted(job.wildcards_dict.items())),
+        "input": named(job.input),
+        "output": named(job.output),
+        "params": named(job.params),
+        "log": named(job.log),
+        "threads": job.threads,
+        "resources": {key: str(value) for key, value in sorted(job.resources.items())},
+    }
+
+
+def snapshot(configfile: Path, snakefile: Path) -> list[str]:
+    """The sorted JSON lines of every job of a forced dry run of one config."""
+    output = OutputSettings(quiet={Quietness.ALL})
+    with SnakemakeApi(output) as api:
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=2),
+            config_settings=ConfigSettings(configfiles=[configfile]),
+            snakefile=snakefile,
+        )
+        dag_api = workflow_api.dag(dag_settings=DAGSettings(forceall=True))
+        workflow = dag_api.workflow_api._workflow
+        workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
+        workflow._build_dag()
+        return sorted(
+            json.dumps(job_record(job), sort_keys=True, default=str) for job in workflow.dag.jobs
+        )
+
+
+def main() -> None:
+    """Print the snapshot of the config named on the command line."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("configfile", type=Path)
+    parser.add_argument("--snakefile", type=Path, default=Path("Snakefile"))
+    args = parser.parse_args()
+    print("\n".join(snapshot(args.configfile, args.snakefile)))
+
+
+if __name__ == "__main__":
+    main()
