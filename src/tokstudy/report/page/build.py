@@ -73,7 +73,7 @@ def cell_json(cell: PageCell, lines: Sequence[str]) -> dict[str, Any]:
     try:
         tokenizer = load_cached(Path(cell.directory))
         body = segment_cell(tokenizer, lines, Frequencies(cell.frequencies))
-    except Exception as exc:  # noqa: BLE001 — any library's failure is shown, not raised
+    except Exception as exc:
         log.warning("%s: cannot segment (%s)", cell.key, one_line(exc))
         body = {"lines": None, "tokens": {}, "notes": [f"cannot segment: {one_line(exc)}"]}
     return head | body
