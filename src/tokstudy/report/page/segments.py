@@ -158,11 +158,18 @@ def segment_cell(
     used = sorted({token_id for ids in encoded for token_id in ids})
     notes += [frequencies.note] if frequencies.note else []
     tokens: dict[str, list[Any]] = {}
+    undecodable: list[str] = []
     for token_id in used:
         try:
             display, kind = token_entry(tokenizer, vocab, token_id)
         except Exception as exc:  # a tokenizer that cannot decode a token: a note, not a crash
             display, kind = vocab[token_id], TEXT
-            notes.append(f"token {token_id} cannot be decoded ({one_line(exc)}); shown as stored")
+            undecodable.append(f"{token_id} ({one_line(exc)})")
         tokens[str(token_id)] = [display, kind, frequencies.get(token_id)]
+    if undecodable:
+        notes.append(
+            f"{len(undecodable)} tokens cannot be decoded, shown as stored: "
+            + ", ".join(undecodable[:3])
+            + (", …" if len(undecodable) > 3 else "")
+        )
     return {"lines": encoded, "tokens": tokens, "notes": notes}
