@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tokstudy.analysis.correlation import model_scores
 from tokstudy.cells import PRETRAINED
 from tokstudy.report import tables
 
@@ -89,6 +88,8 @@ def _parity_values(parity: pd.DataFrame, language: str) -> pd.DataFrame:
 
 
 def _downstream_values(results: pd.DataFrame, language: str) -> pd.DataFrame:
+    from tokstudy.analysis.correlation import model_scores  # scipy: only with downstream
+
     scores = model_scores(results)
     scores = scores[scores["scope"] == language]
     if scores.empty:

@@ -104,16 +104,31 @@ def sample_lines(
     return sample
 
 
-def token_entry(tokenizer: Tokenizer, vocab: Sequence[str], token_id: int) -> tuple[str, str]:
+@dataclass(frozen=True)
+class TokenMarks:
+    """A tokenizer's unknown and special ids, looked up once per tokenizer."""
+
+    unk: int | None
+    special: frozenset[int]
+
+    @classmethod
+    def of(cls, tokenizer: Tokenizer) -> TokenMarks:
+        """The marks of ``tokenizer``."""
+        return cls(tokenizer.unk_id, tokenizer.special_ids)
+
+
+def token_entry(
+    tokenizer: Tokenizer, marks: TokenMarks, vocab: Sequence[str], token_id: int
+) -> tuple[str, str]:
     """How one token is shown: ``(display, kind)``.
 
     Byte-level tokens are read as text (:meth:`Tokenizer.readable_token`); a token whose
     bytes are not whole UTF-8 characters (its decoding alone has U+FFFD) or a byte-fallback
     token (``<0xE0>``) shows its bytes as upper-case hex.
     """
-    if token_id == tokenizer.unk_id:
+    if token_id == marks.unk:
         return vocab[token_id], UNKNOWN
-    if token_id in tokenizer.special_ids:
+    if token_id in marks.special:
         return vocab[token_id], SPECIAL
     piece = vocab[token_id]
     fallback = BYTE_FALLBACK.fullmatch(piece)
@@ -133,18 +148,17 @@ class Frequencies:
 
     def __init__(self, path: Path | None) -> None:
         self.note: str | None = None
-        self.counts: dict[int, int] = {}
+        self.counts = pd.Series(dtype="int64")
         if path is None or not Path(path).is_file():
             self.note = "no frequency table: training frequencies are not shown"
             return
         table = pd.read_csv(path, sep="\t", usecols=["id", "train_frequency"])
-        self.counts = dict(
-            zip(table["id"].tolist(), table["train_frequency"].tolist(), strict=True)
-        )
+        self.counts = pd.Series(table["train_frequency"].to_numpy(), index=table["id"].to_numpy())
 
     def get(self, token_id: int) -> int | None:
         """The frequency of ``token_id``, ``None`` if unknown."""
-        return self.counts.get(token_id)
+        value = self.counts.get(token_id)
+        return None if value is None else int(value)
 
 
 def segment_cell(
@@ -159,9 +173,10 @@ def segment_cell(
     notes += [frequencies.note] if frequencies.note else []
     tokens: dict[str, list[Any]] = {}
     undecodable: list[str] = []
+    marks = TokenMarks.of(tokenizer)
     for token_id in used:
         try:
-            display, kind = token_entry(tokenizer, vocab, token_id)
+            display, kind = token_entry(tokenizer, marks, vocab, token_id)
         except Exception as exc:  # a tokenizer that cannot decode a token: a note, not a crash
             display, kind = vocab[token_id], TEXT
             undecodable.append(f"{token_id} ({one_line(exc)})")
