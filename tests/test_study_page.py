@@ -223,15 +223,36 @@ def test_recommendation_reads_the_study_tables(
         }
     )
     cost.to_csv(tmp_path / "cost.csv", index=False)
-    tables = StudyTables.read(
-        root / "tables" / "metrics.csv", {"cost": tmp_path / "cost.csv", "parity": None}
+    parity = pd.DataFrame(
+        {"tokenizer": ["hf_bpe 300", "char", "gpt_4o"], "language": "fa", "premium": [1.2, 1.5, 2]}
     )
-    assert tables.parity is None and tables.downstream is None
+    parity.to_csv(tmp_path / "parity.csv", index=False)
+    morphology = pd.DataFrame(
+        {"language": ["fa", "en"], "tokenizer": "hf_bpe", "vocab_size": 300}
+        | {"aligned_share_types": [0.4, 0.9]}
+    )
+    morphology.to_csv(tmp_path / "morphology.csv", index=False)
+    given = {"cost": "cost.csv", "parity": "parity.csv", "morphology": "morphology.csv"}
+    tables = StudyTables.read(
+        root / "tables" / "metrics.csv",
+        {key: tmp_path / name for key, name in given.items()} | {"downstream": None},
+    )
+    assert tables.downstream is None
     data, table = recommendation(tables, "fa")
     names = [c["name"] for c in data["criteria"]]
-    assert names == ["fertility", "bytes_per_token", "train_seconds", "encode_mb_s"]
-    row = table.set_index("tokenizer").loc["char"]
-    assert (row["train_seconds"], row["encode_mb_s"]) == (0.5, 9.0)
+    assert names == [
+        "fertility",
+        "bytes_per_token",
+        "premium",
+        "morphological_alignment",
+        "train_seconds",
+        "encode_mb_s",
+    ]
+    rows = table.set_index("tokenizer")
+    assert (rows.loc["char", "train_seconds"], rows.loc["char", "encode_mb_s"]) == (0.5, 9.0)
+    assert (rows.loc["hf_bpe", "premium"], rows.loc["char", "premium"]) == (1.2, 1.5)
+    assert np.isnan(rows.loc["hf_bytelevel_bpe", "premium"])
+    assert rows["morphological_alignment"].fillna(-1).tolist() == [-1, 0.4, -1]  # char, hf_bpe, …
     assert "not measured" in table.set_index("tokenizer").loc["hf_bytelevel_bpe", "why"]
     metrics = pd.read_csv(root / "tables" / "metrics.csv")
     fertility = metrics.query("language == 'fa' and split == 'heldout' and metric == 'fertility'")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tokstudy.cells import PRETRAINED
+from tokstudy.cells import PRETRAINED, UNSIZED
 from tokstudy.report import tables
 
 CELL = ["tokenizer", "size"]
@@ -74,17 +74,15 @@ def _cost_values(cost: pd.DataFrame, language: str) -> pd.DataFrame:
     return pd.concat([train, encode], axis=1).reset_index()
 
 
-def _parity_values(parity: pd.DataFrame, language: str) -> pd.DataFrame:
+def _parity_values(parity: pd.DataFrame, language: str) -> dict[tuple[str, str | None], float]:
+    """Premium by (tokenizer, size): the parity labels are ``tokenizer size`` for a sized
+    trained tokenizer, the bare name for ``char`` and pretrained ones."""
     rows = parity[parity["language"] == language]
-    labels = rows["tokenizer"].astype(str).str.split(" ", n=1, expand=True).reindex(columns=[0, 1])
-    sizes = labels[1].where(labels[1].notna(), None)
-    return pd.DataFrame(
-        {
-            "tokenizer": labels[0].to_numpy(),
-            "size_hint": sizes.to_numpy(),
-            "premium": rows["premium"].to_numpy(),
-        }
-    )
+    found = {}
+    for label, premium in zip(rows["tokenizer"].astype(str), rows["premium"], strict=True):
+        name, _, size = label.partition(" ")
+        found[(name, size or None)] = float(premium)
+    return found
 
 
 def _downstream_values(results: pd.DataFrame, language: str) -> pd.DataFrame:
@@ -114,13 +112,11 @@ def recommendation_table(study: StudyTables, language: str) -> tuple[pd.DataFram
     ]
     cells = cells[[*CELL, "kind", *(c.name for c in criteria)]]
     if study.parity is not None and "premium" in study.parity.columns:
-        parity = _parity_values(study.parity, language)
-        sizes = cells["size"].where(cells["kind"] != "pretrained", None)
+        found = _parity_values(study.parity, language)
         keys = [
-            (t, None if s in (None, PRETRAINED, "full") else s)
-            for t, s in zip(cells["tokenizer"], sizes, strict=True)
+            (t, None if s in (PRETRAINED, UNSIZED) else s)
+            for t, s in zip(cells["tokenizer"], cells["size"], strict=True)
         ]
-        found = {(t, s): p for t, s, p in parity.itertuples(index=False)}
         cells["premium"] = [found.get(key, np.nan) for key in keys]
         criteria.append(Criterion("premium", "premium against the reference (PUD)", "lower"))
     if study.morphology is not None and len(study.morphology):
