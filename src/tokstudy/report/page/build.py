@@ -131,6 +131,7 @@ def build_study_page(
         panel, table = recommendation(study, language)
         panels[language] = panel
         table.insert(0, "language", language)
+        Path(recommendation_csv[language]).parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(recommendation_csv[language], index=False)
     notes = [] if any(c.kind == "pretrained" for c in cells) else ["no pretrained tokenizers"]
     if study.downstream is None:
