@@ -403,3 +403,14 @@ def test_serve_prints_its_address_and_stops_on_ctrl_c(
     finally:
         process.kill()
     assert process.returncode == 0 and "stopped" in out
+
+
+def test_serve_without_a_study_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tokstudy.cli import main
+
+    assert main(["serve", str(tmp_path / "missing")]) == 1
+    assert "no such results folder" in capsys.readouterr().err
+    assert main(["serve", str(tmp_path)]) == 1
+    assert "no tokenizers" in capsys.readouterr().err
