@@ -71,8 +71,18 @@ def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
     assert sources[2]["figures"] == "res/benchmarks/train_tokenizer/xx/char/full.tsv"
     assert sources[2]["texts"] == sources[1]["texts"]
     assert len(sources) == 3 * 3  # three rows of three trained cells
+    assert plan.page.targets() == [
+        "res/index.html",
+        "res/tables/recommendation_xx.csv",
+        "res/tables/recommendation_yy.csv",
+    ]
+    assert plan.page.tables() == {"cost": "res/tables/cost.csv"}  # no analysis table
+    assert plan.page.words() == {"xx": ["ab"]}
+    assert plan.page.plots() == [
+        f"res/plots/{name}.png" for name in ("cost", "metrics/mu_train", "metrics/mu_heldout")
+    ]
     everything = plan.targets()
-    assert len(everything) == len(set(everything)) == 6 + 3 + 12 + 2
+    assert len(everything) == len(set(everything)) == 6 + 3 + 12 + 2 + 3
 
 
 def test_a_pretrained_cell_costs_its_metric_job(tmp_path: Path) -> None:

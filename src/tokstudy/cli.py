@@ -80,6 +80,13 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_SCHEMA,
         help=f"config schema (default: {DEFAULT_SCHEMA})",
     )
+    serve = commands.add_parser(
+        "serve",
+        help="a live playground: the study's tokenizers segment any typed text side by side",
+    )
+    serve.add_argument("results", type=Path, help="the study's results folder")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free)")
     return parser
 
 
@@ -166,6 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check-config":
             check_config_command(args)
+            return 0
+        if args.command == "serve":
+            from tokstudy.report.page.serve import serve
+
+            serve(args.results, args.host, args.port)
             return 0
         table = metrics_command(args)
     except TokstudyError as exc:

@@ -118,3 +118,37 @@ rule cost_table:
         **planners.resources("cost_table"),
     script:
         "../scripts/cost_table.py"
+
+
+# The study page: segmentation viewer, metrics, plots and "which tokenizer" panel, one
+# offline HTML file (docs/study-page.md); rerun when a tokenizer, text or table changes.
+rule study_page:
+    input:
+        metrics=out(planners.metrics.TABLE),
+        tables=list(planners.page.tables().values()),
+        tokenizers=[cell["directory"] for cell in planners.page.cells()],
+        frequencies=[cell["frequencies"] for cell in planners.page.cells()],
+        heldout=list(planners.page.heldout().values()),
+        plots=planners.page.plots(),
+    output:
+        page=report(
+            out(planners.page.PAGE),
+            category="Study page",
+            labels={"page": "index.html: segmentation viewer, metrics, which tokenizer"},
+        ),
+        recommendations=planners.page.recommendations(),
+    params:
+        cells=planners.page.cells(),
+        heldout=planners.page.heldout(),
+        words=planners.page.words(),
+        tables=planners.page.tables(),
+        seed=study.seed,
+    log:
+        out(log_path("study_page")),
+    conda:
+        "../../envs/report.yaml"
+    threads: planners.threads("study_page")
+    resources:
+        **planners.resources("study_page"),
+    script:
+        "../scripts/study_page.py"

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from tokstudy.report.palette import tokenizer_colour
+
 MARKERS = "osD^vP*Xhp<>"
 PANEL_INCHES = 2.4
 
@@ -35,7 +37,7 @@ def plot_correlation_grid(
     downstream = sorted(cells["downstream"].unique()) or ["(none)"]
     tokenizers = sorted(cells["tokenizer"].unique())
     sizes = sorted(cells["vocab_size"].unique(), key=_size_order)
-    colours = {t: plt.get_cmap("tab10")(i % 10) for i, t in enumerate(tokenizers)}
+    colours = {t: tokenizer_colour(t) for t in tokenizers}
     markers = {s: MARKERS[i % len(MARKERS)] for i, s in enumerate(sizes)}
     rho = table[(table["split"] == split) & ~table["pooled"]].set_index(
         ["intrinsic", "downstream", "scope"]

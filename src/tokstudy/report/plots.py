@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from tokstudy.cells import FULL_SIZE_LABEL
+from tokstudy.report.palette import tokenizer_colour
 from tokstudy.tokenizers.registry import adapter_class
 
 PANEL_COLUMNS = 3
@@ -48,7 +49,14 @@ def _plot_trained(axis: plt.Axes, rows: pd.DataFrame, metric: str) -> None:
     for tokenizer, group in sorted(rows.groupby("tokenizer"), key=lambda item: item[0]):
         group = group.sort_values("vocab_size")
         style = "o-" if adapter_class(tokenizer).sized else "o"
-        axis.plot(group["vocab_size"], group["value"], style, label=tokenizer, markersize=3)
+        axis.plot(
+            group["vocab_size"],
+            group["value"],
+            style,
+            label=tokenizer,
+            markersize=3,
+            color=tokenizer_colour(tokenizer),
+        )
     axis.set_xscale("log")
     sizes = sorted(rows["vocab_size"].unique())
     axis.set_xticks(sizes, [str(int(size)) for size in sizes], fontsize="small", rotation=45)
@@ -62,7 +70,9 @@ def _plot_pretrained(axis: plt.Axes, rows: pd.DataFrame) -> None:
     panel of their own so that 100k–260k sizes do not squash the trained sizes' axis."""
     rows = rows.sort_values(["vocab_size", "tokenizer"])
     x = np.arange(len(rows))
-    axis.plot(x, rows["value"], "D", color="black", markersize=4)
+    axis.scatter(
+        x, rows["value"], marker="D", s=16, c=[tokenizer_colour(t) for t in rows["tokenizer"]]
+    )
     labels = [f"{r.tokenizer}\n{int(r.vocab_size) // 1000}k" for r in rows.itertuples()]
     axis.set_xticks(x, labels, fontsize="x-small", rotation=60)
     axis.set_xlim(-0.6, max(len(rows), 1) - 0.4)
@@ -118,7 +128,8 @@ def plot_frequencies(
     for tokenizer in sorted(frequencies):
         ranked = np.sort(frequencies[tokenizer][frequencies[tokenizer] > 0])[::-1]
         ranks = np.arange(1, len(ranked) + 1)
-        axis.plot(ranks[skip_top:], ranked[skip_top:], label=tokenizer, linewidth=1)
+        colour = tokenizer_colour(tokenizer.split(" ")[0])
+        axis.plot(ranks[skip_top:], ranked[skip_top:], label=tokenizer, linewidth=1, color=colour)
     axis.set_xscale("log")
     axis.set_yscale("log")
     axis.set_xlabel(f"rank (top {skip_top} skipped)")
@@ -186,7 +197,14 @@ def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
         rows = sized[(sized["step"] == step) & sized[column].notna()]
         for tokenizer, group in sorted(rows.groupby("tokenizer"), key=lambda item: item[0]):
             spread = group.groupby("vocab_size")[column].agg(["median", "min", "max"])
-            (line,) = axis.plot(spread.index, spread["median"], "o-", label=tokenizer, markersize=3)
+            (line,) = axis.plot(
+                spread.index,
+                spread["median"],
+                "o-",
+                label=tokenizer,
+                markersize=3,
+                color=tokenizer_colour(tokenizer),
+            )
             axis.fill_between(
                 spread.index, spread["min"], spread["max"], color=line.get_color(), alpha=0.15
             )

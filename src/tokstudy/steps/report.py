@@ -10,6 +10,8 @@ import pandas as pd
 from tokstudy.cell_job import read_training_frequencies
 from tokstudy.report import plots
 from tokstudy.report.cost import CostSource, write_cost
+from tokstudy.report.page.build import PageCell, build_study_page
+from tokstudy.report.page.recommend import StudyTables
 from tokstudy.report.tables import write_wide_tables
 from tokstudy.steps import Snakemake
 from tokstudy.workflow_step import run_step
@@ -83,4 +85,32 @@ def cost_table(snakemake: Snakemake) -> None:
         sources,
         Path(snakemake.output.csv),
         [Path(snakemake.output.png), Path(snakemake.output.pdf)],
+    )
+
+
+def study_page(snakemake: Snakemake) -> None:
+    """The study page (``index.html``) and the recommendation table of every language."""
+    params = snakemake.params
+    cells = [
+        PageCell(
+            **{key: cell[key] for key in ("language", "tokenizer", "size", "kind")},
+            directory=Path(cell["directory"]),
+            frequencies=Path(cell["frequencies"]),
+        )
+        for cell in params.cells
+    ]
+    languages = list(params.heldout)
+    recommendations = dict(zip(languages, map(Path, snakemake.output.recommendations), strict=True))
+    run_step(
+        snakemake.log[0],
+        build_study_page,
+        cells,
+        {language: Path(path) for language, path in params.heldout.items()},
+        dict(params.words),
+        {},
+        StudyTables.read(Path(snakemake.input.metrics), params.tables),
+        [Path(path) for path in snakemake.input.plots],
+        Path(snakemake.output.page),
+        recommendations,
+        params.seed,
     )

@@ -17,6 +17,7 @@ from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.metrics import MetricsPlanner
 from tokstudy.study.models import ModelsPlanner
 from tokstudy.study.nmt import NMTPlanner
+from tokstudy.study.page import PagePlanner
 from tokstudy.study.resources import rule_resources
 from tokstudy.study.tokenizers import TokenizersPlanner
 
@@ -35,12 +36,14 @@ class StudyPlan:
         self.models = ModelsPlanner(study, self.tokenizers)
         self.nmt = NMTPlanner(study, self.tokenizers)
         self.analyses = AnalysesPlanner(study, self.tokenizers, self.nmt)
+        self.page = PagePlanner(study, self.tokenizers, self.metrics, self.analyses, self.models)
 
     def targets(self) -> list[str]:
         """Everything the study produces (``rule all``), each file once."""
         planners = (self.corpora, self.tokenizers, self.metrics, self.models, self.nmt)
         paths = [path for planner in planners for path in planner.targets()]
         paths += self.analyses.targets() + self.analyses.correlation_targets()
+        paths += self.page.targets()
         return list(dict.fromkeys(paths))
 
     def cost_sources(self) -> list[dict[str, Any]]:

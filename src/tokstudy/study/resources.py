@@ -78,6 +78,7 @@ RULES: dict[str, RuleResources] = {
         "summarize_models",
     ),
     **_rules("default", 2000, 30, 1, "tokenization_parity"),
+    **_rules("default", 4000, 30, 1, "study_page"),
     **_rules("default", 4000, 30, 1, "multilingual_corpus", "multilingual_tables", "correlation"),
     **_rules("default", 4000, 60, 1, "morphological_alignment", "tokenization_parity_pud"),
     **_rules("default", 4000, 30, 2, "tokenization_parity_udhr"),

@@ -1,0 +1,1 @@
+"""The study page (``index.html``) and ``tokstudy serve``: docs/study-page.md."""
