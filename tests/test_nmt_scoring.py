@@ -66,7 +66,9 @@ def test_bootstrap_interval_is_sacrebleu_on_resampled_test_sets(
         return scorer.corpus_score(picked, [[references[i] for i in rows]]).score
 
     deltas = np.array([score(system, rows) - score(baseline, rows) for rows in draws])
-    assert (result.ci_low, result.ci_high) == pytest.approx(tuple(np.percentile(deltas, [2.5, 97.5])))
+    assert (result.ci_low, result.ci_high) == pytest.approx(
+        tuple(np.percentile(deltas, [2.5, 97.5]))
+    )
     worse = (np.sum(deltas <= 0) + 1) / (samples + 1)
     better = (np.sum(deltas >= 0) + 1) / (samples + 1)
     assert result.p_value == pytest.approx(min(1, 2 * min(worse, better)))

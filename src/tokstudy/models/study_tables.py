@@ -20,9 +20,9 @@ import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import EvalConfig
+from tokstudy.models.scores import bootstrap_table
 from tokstudy.models.tsv import write_tsv
 from tokstudy.report.plots import _grid, _save
-from tokstudy.models.scores import bootstrap_table
 from tokstudy.statistics.significance import seed_summary, wilcoxon_table
 
 #: MLM metrics that the plot shows (finetuning tasks show every metric)

@@ -50,7 +50,9 @@ def mixed_coefficient(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = smf.mixedlm(formula, data, groups=data[group]).fit(reml=True)
-    messages = sorted({type(w.message).__name__ for w in caught if w.category is not DeprecationWarning})
+    messages = sorted(
+        {type(w.message).__name__ for w in caught if w.category is not DeprecationWarning}
+    )
     term = names[predictor]
     estimate = float(fit.params[term])
     error = float(fit.bse[term])
