@@ -169,19 +169,18 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
     row["spearman"] = float(spearman(x, y))
     row["partial_spearman"] = float(_partial(x, *covariates, y))
     strata = scope.strata
-    ranked_x = within_strata_ranks(x, strata)
-    if not ranked_x.any() or not within_strata_ranks(y, strata).any():
+    ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
+    if not ranked_x.any() or not ranked_y.any():
         notes.append("no variation within a size: within-size test undefined")
     else:
-
-        def statistic(values: np.ndarray, axis: int = -1) -> np.ndarray:
-            ranked = within_strata_ranks(values, strata)
-            return np.sum(ranked * ranked_x, axis=-1) / np.sqrt(
-                np.sum(ranked**2, axis=-1) * np.sum(ranked_x**2)
-            )
-
+        # permuting y within strata permutes its within-stratum ranks: rank once
+        norm = np.sqrt(np.sum(ranked_x**2) * np.sum(ranked_y**2))
         test = stratified_permutation_test(
-            y, strata, statistic, n_resamples=settings.permutations, seed=settings.seed
+            ranked_y,
+            strata,
+            lambda ranks, axis=-1: ranks @ ranked_x / norm,
+            n_resamples=settings.permutations,
+            seed=settings.seed,
         )
         row["within_size_spearman"] = within_strata_spearman(x, y, strata)
         row["p_within_size"], row["p_exact"] = test.pvalue, test.exact

@@ -10,6 +10,7 @@ adjustment) when there are at most ``n_resamples`` arrangements; otherwise it dr
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -70,13 +71,19 @@ def min_attainable_p(strata: Sequence, n_resamples: int) -> float:
 
 
 def _all_orderings(groups: list[np.ndarray], n: int) -> np.ndarray:
-    rows = []
-    for choice in itertools.product(*(itertools.permutations(group) for group in groups)):
-        order = np.empty(n, dtype=int)
-        for group, permuted in zip(groups, choice, strict=True):
-            order[group] = permuted
-        rows.append(order)
-    return np.array(rows)
+    """Every within-stratum ordering, in ``itertools.product`` order over the strata."""
+    return _cached_orderings(tuple(tuple(int(i) for i in group) for group in groups), n)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_orderings(groups: tuple[tuple[int, ...], ...], n: int) -> np.ndarray:
+    orderings = [np.array(list(itertools.permutations(group))) for group in groups]
+    choice = np.meshgrid(*[np.arange(len(o)) for o in orderings], indexing="ij")
+    orders = np.empty((math.prod(len(o) for o in orderings), n), dtype=int)
+    for group, ordering, picked in zip(groups, orderings, choice, strict=True):
+        orders[:, list(group)] = ordering[picked.ravel()]
+    orders.setflags(write=False)
+    return orders
 
 
 def _random_orderings(groups: list[np.ndarray], n: int, count: int, seed: int) -> np.ndarray:

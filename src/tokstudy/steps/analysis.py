@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.analysis import tables as analyses
-from tokstudy.analysis.correlation import correlation_analysis
+from tokstudy.analysis.correlation import OUTPUT_FILES, correlation_analysis
 from tokstudy.report.parity_plots import plot_premiums
 from tokstudy.report.plots import plot_vocabulary_share
 from tokstudy.steps import Snakemake
@@ -153,6 +153,6 @@ def correlation(snakemake: Snakemake) -> None:
         settings=dict(snakemake.params.settings),
         outputs={
             name: Path(getattr(snakemake.output, name))
-            for name in ("csv", "markdown", "ranking_csv", "ranking_markdown", "png")
+            for name in (*OUTPUT_FILES, "png", "cells", "cells_json")
         },
     )
