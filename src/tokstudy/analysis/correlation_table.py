@@ -23,7 +23,7 @@ import pandas as pd
 
 from tokstudy.analysis.correlation_cells import CELL_KEYS, KEYS, score_note
 from tokstudy.analysis.correlation_settings import MIN_CELLS, CorrelationSettings
-from tokstudy.statistics.bootstrap import hierarchical_interval
+from tokstudy.statistics.bootstrap import Interval, Statistic, hierarchical_interval
 from tokstudy.statistics.correlation import (
     partial_spearman,
     spearman,
@@ -117,7 +117,14 @@ def scopes(cells: pd.DataFrame, score: str) -> list[Scope]:
     return found
 
 
-def _interval(scope: Scope, columns: list[np.ndarray], statistic, settings, seed: int):
+def _interval(
+    scope: Scope,
+    columns: list[np.ndarray],
+    statistic: Statistic,
+    settings: CorrelationSettings,
+    seed: int,
+) -> Interval:
+    """Hierarchical bootstrap interval of ``statistic(*columns, cell scores)``."""
     return hierarchical_interval(
         columns,
         scope.replicates,
