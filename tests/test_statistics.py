@@ -284,3 +284,18 @@ def test_mixed_model_coefficient_recovers_a_planted_effect() -> None:
     assert fit.estimate == pytest.approx(expected, rel=0.03)
     assert fit.low < fit.estimate < fit.high and fit.pvalue < 1e-6
     assert fit.high - fit.estimate == pytest.approx(fit.estimate - fit.low)
+    assert fit.note == ""
+
+
+def test_mixed_model_without_a_group_effect_notes_the_variance_boundary() -> None:
+    rng = np.random.default_rng(1)
+    metric = rng.normal(size=24)
+    frame = pd.DataFrame(
+        {
+            "score": 0.5 * metric + rng.normal(scale=0.5, size=24),
+            "metric": metric,
+            "language": np.repeat(["a", "b"], 12),
+        }
+    )
+    fit = mixed_coefficient(frame, "score", "metric", [], "language", 0.95)
+    assert "language variance at its boundary (about 0)" in fit.note

@@ -26,6 +26,19 @@ def _standardized(values: pd.Series) -> pd.Series:
     return (values - values.mean()) / values.std(ddof=1)
 
 
+def _fit_note(fit, messages: list[str], group: str) -> str:
+    """What a reader must know about a fit: no convergence, a zero group variance
+    (the fit is then the fixed-effects regression), an unreliable interval."""
+    notes = []
+    if not fit.converged:
+        notes.append("did not converge")
+    if any("boundary" in message for message in messages):
+        notes.append(f"{group} variance at its boundary (about 0)")
+    if any("Hessian" in message for message in messages):
+        notes.append("Hessian not positive definite: interval unreliable")
+    return "; ".join(notes)
+
+
 def mixed_coefficient(
     frame: pd.DataFrame,
     outcome: str,
@@ -50,16 +63,11 @@ def mixed_coefficient(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = smf.mixedlm(formula, data, groups=data[group]).fit(reml=True)
-    messages = sorted(
-        {type(w.message).__name__ for w in caught if w.category is not DeprecationWarning}
-    )
     term = names[predictor]
     estimate = float(fit.params[term])
     error = float(fit.bse[term])
     z = stats.norm.ppf(0.5 + confidence / 2)
-    note = "; ".join(messages)
-    if not fit.converged:
-        note = "; ".join(filter(None, ["did not converge", note]))
+    note = _fit_note(fit, [str(w.message) for w in caught], group)
     if not np.isfinite(error):
         return Coefficient(estimate, np.nan, np.nan, np.nan, note or "no standard error")
     return Coefficient(
