@@ -8,7 +8,6 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.analysis import tables as analyses
-from tokstudy.analysis.correlation import OUTPUT_FILES, correlation_analysis
 from tokstudy.report.parity_plots import plot_premiums
 from tokstudy.report.plots import plot_vocabulary_share
 from tokstudy.steps import Snakemake
@@ -141,6 +140,8 @@ def nmt_tokenizer_metrics(snakemake: Snakemake) -> None:
 
 def correlation(snakemake: Snakemake) -> None:
     """Intrinsic metrics against downstream scores: tables, ranking and plot."""
+    from tokstudy.analysis.correlation import OUTPUT_FILES, correlation_analysis  # statsmodels
+
     run_step(
         snakemake.log[0],
         correlation_analysis,
