@@ -87,7 +87,7 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
         )
         heading = f"## {score} ({'**pooled**' if scope == POOLED else scope})"
         lines += [heading, "", f"ρ(log vocabulary size, score) = {size}", ""]
-        lines += [shown.to_markdown(index=False), ""]
+        lines += [shown.to_markdown(index=False, disable_numparse=True), ""]
     return "\n".join(lines)
 
 
@@ -126,7 +126,7 @@ def ranking_markdown(ranked: pd.DataFrame) -> str:
             "floor": ranked["min_attainable_p"].map(_floor),
         }
     )
-    return "\n".join([*lines, shown.to_markdown(index=False), ""])
+    return "\n".join([*lines, shown.to_markdown(index=False, disable_numparse=True), ""])
 
 
 def mixed_markdown(mixed: pd.DataFrame, settings: CorrelationSettings) -> str:
@@ -149,7 +149,7 @@ def mixed_markdown(mixed: pd.DataFrame, settings: CorrelationSettings) -> str:
         note=mixed["note"].fillna(""),
     ).rename(columns={"coefficient": "β [CI]"})
     table = shown[["score", "intrinsic", "n", "scopes", "β [CI]", "p", "note"]]
-    return "\n".join([*lines, table.to_markdown(index=False), ""])
+    return "\n".join([*lines, table.to_markdown(index=False, disable_numparse=True), ""])
 
 
 def left_out_markdown(notes: Sequence[str]) -> str:
