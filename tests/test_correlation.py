@@ -215,6 +215,9 @@ def test_pooled_rows_only_with_more_than_one_scope() -> None:
     assert list(two["scope"]) == ["xx", "yy", "pooled"]
     pooled = two.set_index("scope").loc["pooled"]
     assert pooled["n"] == 24 and pooled["min_attainable_p"] == pytest.approx(2 / 20001)
+    # 24³ orderings per language, 24⁶ pooled: more than the 20000 drawn (Monte Carlo)
+    assert not pooled["p_exact"] and pooled["permutations"] == FAST.permutations
+    assert two.set_index("scope").loc["xx", "permutations"] == 24**3
     mixed = mixed_table(two_cells, ["score"], FAST)
     assert list(mixed["intrinsic"]) == ["metric"] and mixed["scopes"].iloc[0] == 2
 

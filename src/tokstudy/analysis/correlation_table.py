@@ -55,6 +55,7 @@ COLUMNS = [
     "within_size_spearman",
     "p_within_size",
     "p_exact",
+    "permutations",
     "p_adjusted",
     "min_attainable_p",
     "note",
@@ -191,6 +192,7 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
         )
         row["within_size_spearman"] = within_strata_spearman(x, y, strata)
         row["p_within_size"], row["p_exact"] = test.pvalue, test.exact
+        row["permutations"] = test.permutations  # all orderings (exact) or those drawn
         row["min_attainable_p"] = min_attainable_p(strata, settings.permutations)
     row["note"] = "; ".join(notes)
     return row
@@ -222,6 +224,7 @@ def correlation_table(
             )
     table = pd.DataFrame(rows, columns=COLUMNS)
     table["p_exact"] = table["p_exact"].astype("boolean")
+    table["permutations"] = table["permutations"].astype("Int64")
     return table
 
 
