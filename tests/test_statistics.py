@@ -299,3 +299,16 @@ def test_mixed_model_without_a_group_effect_notes_the_variance_boundary() -> Non
     )
     fit = mixed_coefficient(frame, "score", "metric", [], "language", 0.95)
     assert "language variance at its boundary (about 0)" in fit.note
+
+
+def test_no_more_than_the_exact_limit_is_enumerated(monkeypatch) -> None:
+    import tokstudy.statistics.permutation as permutation
+
+    monkeypatch.setattr(permutation, "EXACT_LIMIT", 100)
+    x, y = _data(5)
+    # 5! = 120 orderings > the limit: Monte Carlo although 500 permutations were allowed
+    result = stratified_permutation_test(
+        y, ["a"] * 5, _within_statistic(x, ["a"] * 5), n_resamples=500, seed=0
+    )
+    assert not result.exact and result.permutations == 500
+    assert min_attainable_p(["a"] * 5, 500) == pytest.approx(2 / 501)

@@ -21,6 +21,8 @@ from scipy import stats
 
 #: relative tolerance for equal statistics, as scipy.stats.permutation_test uses
 TOLERANCE = np.finfo(float).eps * 100
+#: most orderings ever enumerated (memory: one row of indices each); above, Monte Carlo
+EXACT_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -62,12 +64,18 @@ def arrangements(strata: Sequence) -> int:
     return math.prod(math.factorial(len(group)) for group in _groups(strata))
 
 
+def is_exact(strata: Sequence, n_resamples: int) -> bool:
+    """Whether the stratified test enumerates every ordering: at most ``n_resamples`` of
+    them, and at most :data:`EXACT_LIMIT`."""
+    return arrangements(strata) <= min(n_resamples, EXACT_LIMIT)
+
+
 def min_attainable_p(strata: Sequence, n_resamples: int) -> float:
     """The smallest two-sided p the stratified test can give: ``2 / N`` for the exact test
     over ``N`` arrangements (only the observed ordering reaches the most extreme statistic,
     on one side), ``2 / (n_resamples + 1)`` for the Monte Carlo test; at most 1."""
-    count = arrangements(strata)
-    return min(1.0, 2 / count if count <= n_resamples else 2 / (n_resamples + 1))
+    exact = is_exact(strata, n_resamples)
+    return min(1.0, 2 / arrangements(strata) if exact else 2 / (n_resamples + 1))
 
 
 def _all_orderings(groups: list[np.ndarray], n: int) -> np.ndarray:
@@ -101,12 +109,12 @@ def stratified_permutation_test(
 
     ``statistic(batch, axis=-1)`` maps ``(..., n)`` arrays to statistics (the other variable
     is fixed in it). Exact when there are at most ``n_resamples`` within-stratum orderings
-    (all enumerated), otherwise ``n_resamples`` random ones (generator ``default_rng(seed)``).
+    (all enumerated; never more than :data:`EXACT_LIMIT`), otherwise ``n_resamples``
+    random ones (generator ``default_rng(seed)``).
     """
     y = np.asarray(y, dtype=float)
     groups = _groups(strata)
-    count = arrangements(strata)
-    exact = count <= n_resamples
+    exact = is_exact(strata, n_resamples)
     if exact:
         orders = _all_orderings(groups, len(y))
     else:
