@@ -381,6 +381,9 @@ def _study_files(tmp_path: Path) -> dict:
             results.append(("pos", "mr", tokenizer, size, seed, 20, "accuracy", 0.4 + seed))
             results.append(("mlm", "mr", tokenizer, size, seed, 0, "bits_per_char", size / 1e3))
             results.append(("mlm", "mr", tokenizer, size, seed, 0, "pseudo_perplexity", 9.0))
+    # a character tokenizer: its data sets its size (written 57 here, "full" in metrics)
+    for seed in (0, 1):
+        results.append(("pos", "mr", "char", 57, seed, 0, "accuracy", 0.3))
     results_tsv = tmp_path / "results.tsv"
     pd.DataFrame(
         results,
@@ -442,6 +445,10 @@ def test_study_cells_keep_every_seed_and_say_what_was_left_out(tmp_path: Path) -
     assert nmt["pos_accuracy"].isna().all()
     assert any("without intrinsic metrics left out: mr characterbert 1000" in n for n in notes)
     assert any("intrinsic unk_rate_train constant" in n for n in notes)
+    assert (
+        "2 row(s) of tokenizer(s) without a vocabulary size left out (size 'full': char)" in notes
+    )
+    assert "char" not in set(cells.tokenizer)
     assert "unk_rate_train" not in cells and "mlm_pseudo_perplexity" not in cells
 
 

@@ -21,6 +21,7 @@ import pandas as pd
 from tokstudy.analysis.correlation_settings import MIN_CELLS
 from tokstudy.cells import UNSIZED
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.registry import adapter_class, adapter_names
 
 log = logging.getLogger(__name__)
 
@@ -137,15 +138,33 @@ def read_cells(path: Path, scores: Sequence[str]) -> pd.DataFrame:
     return check_cells(frame, scores, str(path))
 
 
+def size_labels(frame: pd.DataFrame) -> pd.Series:
+    """Each row's vocabulary size as a string: ``full`` for a tokenizer whose data sets
+    its size (whatever size the file gives it); names outside the tokenizer registry
+    (CharacterBERT runs) keep their size."""
+    unsized = {name for name in adapter_names() if not adapter_class(name).sized}
+    labels = [
+        UNSIZED if tokenizer in unsized or str(size) == UNSIZED else str(int(float(size)))
+        for tokenizer, size in zip(frame["tokenizer"], frame["vocab_size"], strict=True)
+    ]
+    return pd.Series(labels, index=frame.index)
+
+
 def _wide_intrinsic(metrics: pd.DataFrame, names: Sequence[str], source: str) -> pd.DataFrame:
     """Intrinsic metrics as one ``{metric}_{split}`` column each, one row per cell."""
     missing = sorted(set(names) - set(metrics["metric"]))
     if missing:
         raise TokstudyError(f"{source}: no rows for intrinsic metric(s) {', '.join(missing)}")
     chosen = metrics[metrics["metric"].isin(names)]
-    wide = chosen.assign(
-        column=chosen["metric"] + "_" + chosen["split"], vocab_size=chosen["vocab_size"].astype(str)
-    ).pivot_table(index=CELL_KEYS, columns="column", values="value", aggfunc="first")
+    labelled = chosen.assign(
+        column=chosen["metric"] + "_" + chosen["split"], vocab_size=size_labels(chosen)
+    )
+    return _wide(labelled, CELL_KEYS)
+
+
+def _wide(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """One column per ``column`` value; only the key combinations present, NaN kept."""
+    wide = frame.groupby([*keys, "column"], sort=True)["value"].first().unstack("column")
     return wide.reset_index().rename_axis(columns=None)
 
 
@@ -161,17 +180,14 @@ def _model_scores(results: pd.DataFrame) -> pd.DataFrame:
         score_name(t, m, int(lv))
         for t, m, lv in zip(chosen["task"], chosen["metric"], chosen["level"], strict=True)
     ]
-    wide = chosen.assign(column=names, vocab_size=chosen["vocab_size"].astype(str)).pivot_table(
-        index=KEYS, columns="column", values="value", aggfunc="first", dropna=False
-    )
-    return wide.reset_index().rename_axis(columns=None)
+    return _wide(chosen.assign(column=names, vocab_size=size_labels(chosen)), KEYS)
 
 
 def _nmt_scores(score_files: Sequence[Path]) -> pd.DataFrame:
     """BLEU and chrF of every NMT run (one JSON file each); the scope is the direction."""
     runs = pd.DataFrame([json.loads(Path(p).read_text(encoding="utf-8")) for p in score_files])
     columns = {metric: score_name("nmt", metric) for metric in DOWNSTREAM_METRICS["nmt"]}
-    return runs.assign(vocab_size=runs["vocab_size"].astype(str)).rename(columns=columns)[
+    return runs.assign(vocab_size=size_labels(runs)).rename(columns=columns)[
         ["direction", "tokenizer", "vocab_size", "seed", *columns.values()]
     ]
 
