@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pingouin
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from tokstudy.statistics.bootstrap import (
@@ -312,3 +314,30 @@ def test_no_more_than_the_exact_limit_is_enumerated(monkeypatch) -> None:
     )
     assert not result.exact and result.permutations == 500
     assert min_attainable_p(["a"] * 5, 500) == pytest.approx(2 / 501)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.floats(-50, 50, allow_nan=False), st.integers(0, 1)),
+        min_size=4,
+        max_size=12,
+    )
+)
+def test_rank_correlations_agree_with_scipy_on_ties(rows: list[tuple]) -> None:
+    x = np.array([a for a, _, _ in rows], dtype=float)
+    y = np.array([b for _, b, _ in rows])
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return
+    rho = stats.spearmanr(x, y).statistic
+    assert float(spearman(x, y)) == pytest.approx(rho, abs=1e-9)
+    # a constant covariate removes nothing: partial ρ is ρ
+    constant = np.ones((len(x), 1))
+    assert float(partial_spearman(x, y, constant)) == pytest.approx(rho, abs=1e-9)
+    # within one stratum the within-strata ρ is ρ; with strata it is symmetric and bounded
+    assert within_strata_spearman(x, y, ["one"] * len(x)) == pytest.approx(rho, abs=1e-9)
+    group = [g for _, _, g in rows]
+    within = within_strata_spearman(x, y, group)
+    if not math.isnan(within):
+        assert within == pytest.approx(within_strata_spearman(y, x, group), abs=1e-12)
+        assert -1 - 1e-12 <= within <= 1 + 1e-12
