@@ -29,7 +29,6 @@ from tokstudy.statistics.mixed import mixed_coefficient
 from tokstudy.statistics.permutation import (
     arrangements,
     min_attainable_p,
-    permutation_p,
     stratified_permutation_test,
 )
 from tokstudy.statistics.significance import holm
@@ -234,7 +233,6 @@ def test_monte_carlo_p_of_one_stratum_is_scipys_permutation_test() -> None:
         rng=np.random.default_rng(4),
     )
     assert result.pvalue == pytest.approx(reference.pvalue)
-    assert permutation_p(y, x, spearman, n_resamples=999, seed=4) == pytest.approx(reference.pvalue)
 
 
 def test_exact_p_of_one_stratum_is_scipys_exact_test() -> None:

@@ -1,10 +1,11 @@
-"""Two-sided permutation p-values: plain (``scipy.stats.permutation_test``) and stratified
-(values permuted only within strata, e.g. tokenizers within one vocabulary size), and the
-smallest p-value a design can reach.
+"""Two-sided stratified permutation p-values (values permuted only within strata, e.g.
+tokenizers within one vocabulary size) and the smallest p-value a design can reach.
 
-Both use scipy's two-sided convention ``p = min(1, 2 × min(P(T* ≤ T), P(T* ≥ T)))`` over the
-null distribution ``T*``. The test is exact (every arrangement enumerated, p counted without
-adjustment) when there are at most ``n_resamples`` arrangements; otherwise it draws
+With one stratum the test is ``scipy.stats.permutation_test(permutation_type="pairings")``
+(same orderings from the same generator; tested). It uses scipy's two-sided convention
+``p = min(1, 2 × min(P(T* ≤ T), P(T* ≥ T)))`` over the null distribution ``T*``. The test
+is exact (every arrangement enumerated, p counted without adjustment) when there are at
+most ``n_resamples`` arrangements (and at most :data:`EXACT_LIMIT`); otherwise it draws
 ``n_resamples`` random ones and each tail is ``(count + 1) / (n_resamples + 1)``.
 """
 
@@ -17,7 +18,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 #: relative tolerance for equal statistics, as scipy.stats.permutation_test uses
 TOLERANCE = np.finfo(float).eps * 100
@@ -33,25 +33,6 @@ class PermutationResult:
     pvalue: float
     exact: bool
     permutations: int
-
-
-def permutation_p(
-    x: np.ndarray, y: np.ndarray, statistic: Callable, *, n_resamples: int, seed: int
-) -> float:
-    """Two-sided p of ``statistic(x, y)``: ``x`` reordered against a fixed ``y``
-    (``scipy.stats.permutation_test``, ``permutation_type="pairings"``)."""
-    y = np.asarray(y)
-    return float(
-        stats.permutation_test(
-            (np.asarray(x),),
-            lambda permuted, axis=-1: statistic(permuted, y, axis=axis),
-            permutation_type="pairings",
-            vectorized=True,
-            n_resamples=n_resamples,
-            alternative="two-sided",
-            rng=np.random.default_rng(seed),
-        ).pvalue
-    )
 
 
 def _groups(strata: Sequence) -> list[np.ndarray]:
