@@ -1,7 +1,11 @@
-"""The correlation analysis: hand-computed statistics, joins, bad input, a tiny workflow run."""
+"""The correlation analysis: planted signals, oracles for every statistic in the table,
+the study's cells table, ``tokstudy correlate`` and its bad input, a tiny workflow run."""
 
 from __future__ import annotations
 
+import gc
+import itertools
+import json
 import math
 from pathlib import Path
 
@@ -9,244 +13,475 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy import stats
 from test_models_workflow import TINY_TRAINING
 from workflow_support import snakemake
 
-from tokstudy.analysis.correlation import (
-    CorrelationSettings,
-    correlate,
-    correlation_table,
-    intrinsic_cells,
-    join_cells,
-    model_scores,
-    nmt_scores,
-    ranking,
-    size_label,
-    write_correlations,
-)
+from tokstudy.analysis.correlation import OUTPUT_FILES
+from tokstudy.analysis.correlation_cells import SCORE_NOTES, check_cells, study_cells, study_scores
+from tokstudy.analysis.correlation_settings import CorrelationSettings
+from tokstudy.analysis.correlation_table import correlation_table, mixed_table, ranking
+from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
 from tokstudy.study import Study, StudyPlan
 
-FAST = CorrelationSettings(bootstrap_samples=200, permutations=500, seed=1)
+FAST = CorrelationSettings(bootstrap_samples=200, permutations=20000, seed=1)
+SIZES = (1000, 2000, 4000)
 
 
-def test_perfect_monotone_four_cells_has_exact_permutation_p() -> None:
-    result = correlate([1, 2, 3, 4], [2, 4, 6, 8], FAST)
-    assert result["n"] == 4
-    assert result["spearman"] == pytest.approx(1) and result["pearson"] == pytest.approx(1)
-    # 4! = 24 pairings enumerated: identity and reversal reach |ρ| = 1
-    assert result["spearman_p"] == pytest.approx(2 / 24)
-    assert result["spearman_low"] == pytest.approx(1) and result["spearman_high"] == pytest.approx(
-        1
+def _cells(rows: list[dict], scores: list[str]) -> pd.DataFrame:
+    return check_cells(pd.DataFrame(rows).astype(str), scores, "test cells")
+
+
+def _grid(rng: np.random.Generator, metrics, score, languages=("xx",), seeds=(0, 1)) -> list:
+    """4 tokenizers × 3 sizes per language; ``metrics``/``score`` map (size, quality, rng)."""
+    rows = []
+    for language in languages:
+        for tokenizer in "abcd":
+            quality = rng.normal()
+            for size in SIZES:
+                values = {name: f(size, quality, rng) for name, f in metrics.items()}
+                for seed in seeds:
+                    rows.append(
+                        {
+                            "language": language,
+                            "tokenizer": tokenizer,
+                            "vocab_size": size,
+                            "seed": seed,
+                            **values,
+                            "score": score(size, quality, rng),
+                        }
+                    )
+    return rows
+
+
+def _size_only(weight: float):
+    return lambda s, q, r: weight * np.log(s) + r.normal(0, 0.3)
+
+
+#: metrics that follow vocabulary size and nothing else (plus noise)
+SIZE_ONLY = {f"m{k}": _size_only(k + 1.0) for k in range(3)}
+
+
+def test_only_size_moves_the_score_no_metric_survives_adjustment(monkeypatch) -> None:
+    # statsmodels' Holm calls gc.collect() (about 60 ms): skipped here for speed only
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)
+    settings = CorrelationSettings(bootstrap_samples=20, permutations=20000, seed=0)
+    significant, plain = 0, 0
+    for replicate in range(100):
+        rng = np.random.default_rng(replicate)
+        rows = _grid(rng, SIZE_ONLY, lambda s, q, r: np.log(s) + r.normal(0, 0.3))
+        table = correlation_table(_cells(rows, ["score"]), ["score"], settings)
+        significant += bool((table["p_adjusted"] < 0.05).any())
+        plain += bool((table["spearman_low"] > 0).all())
+    assert significant <= 5
+    # the size-blind statistic finds every metric "predictive" in nearly every replicate
+    assert plain >= 90
+
+
+def test_a_metric_carrying_a_within_size_signal_is_found() -> None:
+    metrics = {
+        "signal": lambda s, q, r: np.log(s) + q,
+        "noise": lambda s, q, r: np.log(s) + r.normal(),
+    }
+    rows = _grid(
+        np.random.default_rng(7), metrics, lambda s, q, r: np.log(s) + q + r.normal(0, 0.2)
     )
-    assert "constant bootstrap resamples left out" in result["note"]
+    table = correlation_table(_cells(rows, ["score"]), ["score"], FAST).set_index("intrinsic")
+    assert table.loc["signal", "p_adjusted"] < 0.01
+    assert table.loc["noise", "p_adjusted"] > 0.05
+    assert table.loc["signal", "partial_low"] > 0 and table.loc["signal", "p_exact"]
 
 
-def test_ties_get_average_ranks() -> None:
-    # ranks of x: 1, 2.5, 2.5, 4 → ρ = 4.5 / sqrt(4.5 · 5) = 3 / sqrt(10); r is the same here
-    result = correlate([1, 2, 2, 3], [1, 2, 3, 4], FAST)
-    assert result["spearman"] == pytest.approx(3 / math.sqrt(10))
-    assert result["pearson"] == pytest.approx(3 / math.sqrt(10))
-    assert result["spearman_low"] <= result["spearman"] <= result["spearman_high"]
+def _tiny(score: list[float], metric: list[float], languages=("xx",), sizes=(1000,)) -> list:
+    rows = []
+    values = iter(zip(metric, score, strict=True))
+    for language in languages:
+        for size in sizes:
+            for tokenizer in "abcd":
+                m, s = next(values)
+                rows.append(
+                    {
+                        "language": language,
+                        "tokenizer": tokenizer,
+                        "vocab_size": size,
+                        "seed": 0,
+                        "metric": m,
+                        "other": -m * m,
+                        "score": s,
+                    }
+                )
+    return rows
 
 
-def test_negative_correlation_and_pearson_differs_from_spearman() -> None:
-    # monotone but not linear: ρ = −1, r from the formula
-    x, y = np.array([1.0, 2, 3, 10]), np.array([8.0, 4, 2, 1])
-    result = correlate(x, y, FAST)
-    assert result["spearman"] == pytest.approx(-1)
-    dx, dy = x - x.mean(), y - y.mean()
-    assert result["pearson"] == pytest.approx((dx @ dy) / math.sqrt((dx @ dx) * (dy @ dy)))
-    assert result["pearson"] > -1
+def test_intervals_are_scipys_bootstrap_at_the_stated_confidence() -> None:
+    # one seed per cell: the hierarchical bootstrap is scipy's paired bootstrap of cells
+    rng = np.random.default_rng(2)
+    rows = _grid(
+        rng, {"metric": lambda s, q, r: q + r.normal()}, lambda s, q, r: np.log(s) + q, seeds=(0,)
+    )
+    cells = _cells(rows, ["score"])
+    table = correlation_table(cells, ["score"], FAST).set_index("intrinsic")
+    x, y = cells["metric"].to_numpy(), cells["score"].to_numpy()
+    log_size = np.log(cells["vocab_size"].to_numpy())
+
+    def reference(data, statistic):
+        return stats.bootstrap(
+            data,
+            statistic,
+            paired=True,
+            vectorized=False,
+            n_resamples=200,
+            confidence_level=0.95,
+            method="percentile",
+            rng=np.random.default_rng(1),
+        ).confidence_interval
+
+    def rank_residual_partial(a, s, b):
+        design = np.column_stack([np.ones(len(a)), stats.rankdata(s)])
+        res = [
+            stats.rankdata(v) - design @ np.linalg.lstsq(design, stats.rankdata(v), rcond=None)[0]
+            for v in (a, b)
+        ]
+        return stats.pearsonr(*res).statistic
+
+    plain = reference((x, y), lambda a, b: stats.spearmanr(a, b).statistic)
+    partial = reference((x, log_size, y), rank_residual_partial)
+    size = reference((log_size, y), lambda a, b: stats.spearmanr(a, b).statistic)
+    row = table.loc["metric"]
+    assert (row["spearman_low"], row["spearman_high"]) == pytest.approx((plain.low, plain.high))
+    assert (row["partial_low"], row["partial_high"]) == pytest.approx((partial.low, partial.high))
+    assert (row["size_low"], row["size_high"]) == pytest.approx((size.low, size.high))
+    assert row["spearman"] == pytest.approx(stats.spearmanr(x, y).statistic)
+    assert row["partial_spearman"] == pytest.approx(rank_residual_partial(x, log_size, y))
 
 
-def test_fewer_than_four_cells_give_nan_and_a_note() -> None:
-    result = correlate([1, 2, 3], [3, 1, 2], FAST)
-    assert result["n"] == 3 and math.isnan(result["spearman"]) and math.isnan(result["pearson_p"])
-    assert result["note"] == "3 cells < 4: not computed"
+def test_within_size_p_by_brute_force_and_holm_by_hand() -> None:
+    # 2 sizes × 4 tokenizers: 24² = 576 within-size orderings, all enumerated here
+    metric = [0.1, 0.4, 0.2, 0.3, 1.5, 1.1, 1.2, 1.9]
+    score = [1.0, 3.0, 2.0, 2.5, 5.0, 4.0, 4.5, 6.0]
+    cells = _cells(_tiny(score, metric, sizes=(1000, 2000)), ["score"])
+    table = correlation_table(cells, ["score"], FAST).set_index("intrinsic")
+    x, y = cells["metric"].to_numpy(), cells["score"].to_numpy()
+    sizes = cells["vocab_size"].to_numpy()
+    first, second = np.flatnonzero(sizes == 1000), np.flatnonzero(sizes == 2000)
+
+    def within(values):
+        return np.concatenate([stats.rankdata(values[g]) - 2.5 for g in (first, second)])
+
+    def rho(order):
+        a, b = within(x), within(y[order])
+        return a @ b / np.sqrt((a @ a) * (b @ b))
+
+    null = []
+    for p in itertools.permutations(first):
+        for q in itertools.permutations(second):
+            order = np.arange(8)
+            order[first], order[second] = p, q
+            null.append(rho(order))
+    observed = rho(np.arange(8))
+    null = np.array(null)
+    expected = min(1, 2 * min(np.mean(null <= observed + 1e-12), np.mean(null >= observed - 1e-12)))
+    assert table.loc["metric", "p_within_size"] == pytest.approx(expected)
+    assert table.loc["metric", "min_attainable_p"] == pytest.approx(2 / 576)
+    # Holm over the two metrics by hand: the smaller p doubled, the larger kept (monotone)
+    small, large = sorted(table["p_within_size"])
+    by_hand = {small: min(1, 2 * small), large: max(min(1, 2 * small), large)}
+    for _, row in table.iterrows():
+        assert row["p_adjusted"] == pytest.approx(by_hand[row["p_within_size"]])
+
+
+def test_four_cells_per_scope_cannot_reach_005_and_the_floor_is_printed(tmp_path) -> None:
+    # one size, 4 tokenizers: 4! = 24 orderings, two-sided floor 2/24 = 0.083
+    cells = _cells(_tiny([1, 2, 3, 4.0], [10, 20, 30, 40.0]), ["score"])
+    table = correlation_table(cells, ["score"], FAST).set_index("intrinsic")
+    assert table.loc["metric", "p_within_size"] == pytest.approx(2 / 24)
+    assert table.loc["metric", "min_attainable_p"] == pytest.approx(2 / 24)
+    assert math.isnan(table.loc["metric", "size_spearman"])  # one size: no size baseline
+
+
+def test_pooled_rows_only_with_more_than_one_scope() -> None:
+    rng = np.random.default_rng(0)
+    metrics = {"metric": lambda s, q, r: q + r.normal()}
+    one = correlation_table(
+        _cells(_grid(rng, metrics, lambda s, q, r: q), ["score"]), ["score"], FAST
+    )
+    assert list(one["scope"]) == ["xx"]
+    assert mixed_table(
+        _cells(_grid(rng, metrics, lambda s, q, r: q), ["score"]), ["score"], FAST
+    ).empty
+    two_cells = _cells(_grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy")), ["score"])
+    two = correlation_table(two_cells, ["score"], FAST)
+    assert list(two["scope"]) == ["xx", "yy", "pooled"]
+    pooled = two.set_index("scope").loc["pooled"]
+    assert pooled["n"] == 24 and pooled["min_attainable_p"] == pytest.approx(2 / 20001)
+    # 24³ orderings per language, 24⁶ pooled: more than the 20000 drawn (Monte Carlo)
+    assert not pooled["p_exact"] and pooled["permutations"] == FAST.permutations
+    assert two.set_index("scope").loc["xx", "permutations"] == 24**3
+    mixed = mixed_table(two_cells, ["score"], FAST)
+    assert list(mixed["intrinsic"]) == ["metric"] and mixed["scopes"].iloc[0] == 2
+
+
+def _ranked_table(rows: list[tuple]) -> pd.DataFrame:
+    columns = ["intrinsic", "partial_spearman", "partial_low", "partial_high", "p_adjusted"]
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.assign(
+        score="s",
+        scope="xx",
+        n=12,
+        p_within_size=frame["p_adjusted"],
+        min_attainable_p=0.001,
+        score_note="",
+    )
+
+
+def test_ranking_by_adjusted_p_with_ties_where_intervals_overlap() -> None:
+    table = _ranked_table(
+        [
+            ("weak", 0.2, -0.1, 0.4, 0.40),
+            ("best", 0.9, 0.8, 0.95, 0.001),
+            ("second", -0.6, -0.7, -0.5, 0.02),  # sign-aligned interval [0.5, 0.7]
+            ("third", -0.55, -0.75, -0.45, 0.03),  # [0.45, 0.75] overlaps "second"
+            ("untested", np.nan, np.nan, np.nan, np.nan),
+        ]
+    )
+    ranked = ranking(table)
+    assert list(ranked["intrinsic"]) == ["best", "second", "third", "weak"]
+    assert list(ranked["rank"]) == [1, 2, 2, 4]
+    assert list(ranked["tied"]) == [False, False, True, False]
+
+
+def test_mlm_scores_carry_the_pll_note_and_others_do_not(tmp_path) -> None:
+    rng = np.random.default_rng(1)
+    rows = _grid(rng, {"metric": lambda s, q, r: q + r.normal()}, lambda s, q, r: q)
+    for row in rows:
+        row["mlm_bits_per_char"] = row["score"] + rng.normal()
+    cells = _cells(rows, ["score", "mlm_bits_per_char"])
+    table = correlation_table(cells, ["score", "mlm_bits_per_char"], FAST).set_index("score")
+    assert table.loc["mlm_bits_per_char", "score_note"] == SCORE_NOTES["mlm"]
+    assert "Kauf & Ivanova 2023" in SCORE_NOTES["mlm"]
+    assert table.loc["score", "score_note"] == ""
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_correlate_command_on_a_hand_made_table(tmp_path: Path, capsys) -> None:
+    # 4 tokenizers, one size: "metric" orders the cells as the score does (ρ = 1, exact
+    # p = 2/24); "other" = −metric² reverses them (ρ = −1, p = 2/24); Holm: 2 · 2/24
+    rows = _tiny([1.0, 2, 3, 4], [1.0, 2, 3, 4])
+    cells = _write(tmp_path / "cells.csv", rows)
+    out = tmp_path / "out"
+    assert (
+        main(
+            [
+                "correlate",
+                str(cells),
+                "--scores",
+                "score",
+                "--out",
+                str(out),
+                "--bootstrap-samples",
+                "50",
+            ]
+        )
+        == 0
+    )
+    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES.values())
+    table = pd.read_csv(out / "correlation.csv").set_index("intrinsic")
+    required = [
+        "score",
+        "scope",
+        "n",
+        "spearman",
+        "spearman_low",
+        "spearman_high",
+        "partial_spearman",
+        "partial_low",
+        "partial_high",
+        "p_within_size",
+        "p_adjusted",
+        "min_attainable_p",
+    ]
+    assert set(required) <= set(table.columns)
+    assert table.loc["metric", "spearman"] == pytest.approx(1)
+    assert table.loc["other", "spearman"] == pytest.approx(-1)
+    assert table.loc["metric", "partial_spearman"] == pytest.approx(1)
+    assert table["p_within_size"].tolist() == pytest.approx([2 / 24, 2 / 24], rel=1e-5)
+    assert table["p_adjusted"].tolist() == pytest.approx([4 / 24, 4 / 24], rel=1e-5)
+    assert table["min_attainable_p"].tolist() == pytest.approx([2 / 24, 2 / 24], rel=1e-5)
+    assert (table["scope"] == "xx").all() and (table["n"] == 4).all()
+    markdown = (out / "correlation.md").read_text("utf-8")
+    header = next(line for line in markdown.splitlines() if line.startswith("| intrinsic"))
+    row = next(line for line in markdown.splitlines() if line.startswith("| metric"))
+    names = [name.strip() for name in header.split("|")]
+    values = dict(zip(names, [value.strip() for value in row.split("|")], strict=True))
+    assert values["floor"] == "0.083"  # the floor above 0.05 is printed
+    assert "wrote correlation.csv" in capsys.readouterr().out
+
+
+def _bad(rows):
+    frame = pd.DataFrame(rows)
+    return frame
+
+
+BASE = _tiny([1.0, 2, 3, 4], [1.0, 2, 4, 3])
 
 
 @pytest.mark.parametrize(
-    ("x", "y", "which"),
-    [([2, 2, 2, 2, 2], [1, 2, 3, 4, 5], "intrinsic"), ([1, 2, 3, 4, 5], [7] * 5, "downstream")],
+    ("change", "scores", "message"),
+    [
+        (lambda f: f.drop(columns="seed"), "score", "missing column(s) seed"),
+        (
+            lambda f: f.assign(metric=["1", "x", "3", "4"]),
+            "score",
+            "column 'metric', row 3: 'x' is not a number",
+        ),
+        (lambda f: f, "score,bleu", "unknown score(s) bleu"),
+        (lambda f: f.iloc[:3], "score", "3 cell(s), at least 4 are needed"),
+        (lambda f: f.assign(other=5.0), "score", "column 'other' is constant or empty"),
+        (lambda f: f.assign(vocab_size="full"), "score", "column 'vocab_size', row 2"),
+        (lambda f: pd.concat([f, f.iloc[:1]]), "score", "row 6 repeats a (cell, seed)"),
+    ],
 )
-def test_constant_column_gives_nan_and_a_note(x: list, y: list, which: str) -> None:
-    result = correlate(x, y, FAST)
-    assert math.isnan(result["spearman"]) and math.isnan(result["pearson"])
-    assert result["note"] == f"{which} constant over the cells: undefined"
+def test_correlate_bad_input_is_one_line_and_writes_nothing(
+    tmp_path: Path, capsys, change, scores: str, message: str
+) -> None:
+    cells = tmp_path / "cells.csv"
+    change(pd.DataFrame(BASE)).to_csv(cells, index=False)
+    out = tmp_path / "out"
+    assert main(["correlate", str(cells), "--scores", scores, "--out", str(out)]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and message in error and error.startswith("tokstudy: error:")
+    assert not out.exists()
 
 
-def test_same_seed_same_intervals_and_other_seed_other_intervals() -> None:
-    rng = np.random.default_rng(5)
-    x, y = rng.normal(size=12), rng.normal(size=12)
-    first, again = correlate(x, y, FAST, seed=3), correlate(x, y, FAST, seed=3)
-    assert first == again
-    other = correlate(x, y, FAST, seed=4)
-    assert other["spearman"] == first["spearman"]
-    assert (other["spearman_low"], other["spearman_high"]) != (
-        first["spearman_low"],
-        first["spearman_high"],
-    )
+def test_correlate_missing_file_is_an_error(tmp_path: Path, capsys) -> None:
+    assert main(["correlate", str(tmp_path / "none.csv"), "--scores", "s"]) == 1
+    assert "none.csv: no such file" in capsys.readouterr().err
 
 
-@settings(max_examples=25, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 5), st.floats(-100, 100, allow_nan=False)),
-        min_size=4,
-        max_size=12,
-    )
-)
-def test_statistics_agree_with_scipy(pairs: list[tuple[int, float]]) -> None:
-    x = np.array([a for a, _ in pairs], dtype=float)
-    y = np.array([b for _, b in pairs])
-    result = correlate(x, y, CorrelationSettings(bootstrap_samples=20, permutations=20))
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        assert math.isnan(result["spearman"])
-        return
-    assert result["spearman"] == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-9)
-    assert result["pearson"] == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-9)
-    assert 0 < result["spearman_p"] <= 1
-
-
-def _metrics(language: str, values: dict[tuple[str, int], float]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            (language, tokenizer, size, split, "nu", value)
-            for (tokenizer, size), value in values.items()
-            for split in ("train", "heldout")
-        ],
-        columns=["language", "tokenizer", "vocab_size", "split", "metric", "value"],
-    )
-
-
-CELLS = [("sp_bpe", 100), ("sp_bpe", 200), ("hft", 100), ("hft", 200), ("bbpe", 600)]
-
-
-def _model_results(language: str, scores: dict, seeds: tuple[int, ...] = (0, 1)) -> pd.DataFrame:
-    rows = []
-    for (tokenizer, size), value in scores.items():
-        for seed in seeds:
-            rows.append(("pos", language, tokenizer, size, seed, 0, "accuracy", value + seed))
-            rows.append(("mlm", language, tokenizer, size, seed, 0, "bits_per_char", 1.0))
-            rows.append(("mlm", language, tokenizer, size, seed, 0, "pseudo_perplexity", 9.0))
-    return pd.DataFrame(
-        rows,
+def _study_files(tmp_path: Path) -> dict:
+    metrics = []
+    for tokenizer, size in itertools.product(("sp_bpe", "hft"), ("1000", "2000")):
+        for split in ("train", "heldout"):
+            metrics.append(("mr", tokenizer, size, split, "nu", len(tokenizer) + int(size) / 1000))
+            metrics.append(("mr", tokenizer, size, split, "unk_rate", 0.0))
+    metrics.append(("mr", "char", "full", "train", "nu", 1.0))
+    metrics_csv = tmp_path / "metrics.csv"
+    pd.DataFrame(
+        metrics, columns=["language", "tokenizer", "vocab_size", "split", "metric", "value"]
+    ).to_csv(metrics_csv, index=False)
+    results = []
+    for tokenizer, size in itertools.product(("sp_bpe", "hft", "characterbert"), (1000, 2000)):
+        for seed in (0, 1):
+            results.append(("pos", "mr", tokenizer, size, seed, 0, "accuracy", 0.5 + seed / 10))
+            results.append(("pos", "mr", tokenizer, size, seed, 20, "accuracy", 0.4 + seed))
+            results.append(("mlm", "mr", tokenizer, size, seed, 0, "bits_per_char", size / 1e3))
+            results.append(("mlm", "mr", tokenizer, size, seed, 0, "pseudo_perplexity", 9.0))
+    # a character tokenizer: its data sets its size (written 57 here, "full" in metrics)
+    for seed in (0, 1):
+        results.append(("pos", "mr", "char", 57, seed, 0, "accuracy", 0.3))
+    results_tsv = tmp_path / "results.tsv"
+    pd.DataFrame(
+        results,
         columns=["task", "language", "tokenizer", "vocab_size", "seed", "level", "metric", "value"],
-    )
-
-
-def test_scores_are_seed_means_and_join_leaves_out_cells_without_a_score(caplog) -> None:
-    values = {cell: float(i) for i, cell in enumerate(CELLS)}
-    results = _model_results("mr", values)
-    # one seed of one cell has no bits per character: that cell is a one-seed mean
-    lost = (results.tokenizer == "hft") & (results.vocab_size == 100) & (results.seed == 1)
-    results.loc[lost & (results.metric == "bits_per_char"), "value"] = np.nan
-    # one cell lost its POS score in both seeds, one cell has no intrinsic metrics
-    results.loc[(results.tokenizer == "bbpe") & (results.task == "pos"), "value"] = np.nan
-    extra = _model_results("mr", {("characterbert", 20000): 0.5})
-    scores = model_scores(pd.concat([results, extra]))
-    pos = scores[scores.downstream == "pos accuracy"].set_index(["tokenizer", "vocab_size"])
-    assert pos.loc[("hft", "200"), "value"] == pytest.approx(3.5)  # seeds 3 and 4
-    assert ("bbpe", "600") not in pos.index and (pos["seeds"] == 2).all()
-    assert "mlm pseudo_perplexity" not in set(scores.downstream)
-
-    joined, notes = join_cells(intrinsic_cells(_metrics("mr", values), ["nu"]), scores)
-    assert "1 cell(s) without intrinsic metrics left out: mr characterbert 20000" in notes
-    assert "pos accuracy (mr): 1 cell(s) without a score left out" in notes
-    assert (
-        "mlm bits_per_char (mr): 1 cell(s) averaged over fewer seeds (missing or NaN runs)" in notes
-    )
-    assert any("without a score" in r.message for r in caplog.records)
-    pos_cells = joined[(joined.downstream == "pos accuracy") & (joined.split == "heldout")]
-    assert len(pos_cells) == 4 and "characterbert" not in set(joined.tokenizer)
-
-
-def test_noise_levels_are_separate_scores() -> None:
-    results = _model_results("mr", {CELLS[0]: 1.0})
-    noised = results.assign(level=20, value=results["value"] - 0.5)
-    labels = set(model_scores(pd.concat([results, noised])).downstream)
-    assert {"pos accuracy", "pos accuracy (noise 20%)", "mlm bits_per_char (noise 20%)"} <= labels
-
-
-def test_pooled_rows_only_across_scopes_and_ranking_by_absolute_rho() -> None:
-    nu = {cell: float(i) for i, cell in enumerate(CELLS)}
-    metrics = pd.concat([_metrics("en", nu), _metrics("mr", nu)])
-    # en: accuracy falls with ν (ρ = −1); mr: a shuffled order
-    results = pd.concat(
-        [
-            _model_results("en", {cell: -v for cell, v in nu.items()}),
-            _model_results("mr", dict(zip(CELLS, [3.0, 1, 4, 0, 2], strict=True))),
-        ]
-    )
-    joined, _ = join_cells(intrinsic_cells(metrics, ["nu"]), model_scores(results))
-    table = correlation_table(joined, FAST)
-    pos = table[(table.downstream == "pos accuracy") & (table.split == "train")].set_index("scope")
-    assert list(pos.index) == ["en", "mr", "pooled"]
-    assert pos.loc["pooled", "pooled"] and not pos.loc["en", "pooled"]
-    assert pos.loc["en", "spearman"] == pytest.approx(-1)
-    assert pos.loc["mr", "spearman"] == pytest.approx(stats.spearmanr(range(5), [3, 1, 4, 0, 2])[0])
-    assert pos.loc["pooled", "n"] == 10
-    bpc = table[table.downstream == "mlm bits_per_char"]
-    assert bpc["spearman"].isna().all()
-    assert (bpc["note"] == "downstream constant over the cells: undefined").all()
-    ranked = ranking(table)
-    en = ranked[(ranked.downstream == "pos accuracy") & (ranked.scope == "en")]
-    assert list(en["rank"]) == [1, 2] and list(en["spearman"]) == pytest.approx([-1, -1])
-    assert "mlm bits_per_char" not in set(ranked.downstream)
-
-
-def test_two_cells_write_nan_tables_with_notes_and_an_empty_ranking(tmp_path: Path) -> None:
-    two = dict(list({cell: float(i) for i, cell in enumerate(CELLS)}.items())[:2])
-    joined, notes = join_cells(
-        intrinsic_cells(_metrics("de", two), ["nu"]), model_scores(_model_results("de", two))
-    )
-    outputs = {
-        name: tmp_path / f"{name}.{ext}"
-        for name, ext in (
-            ("csv", "csv"),
-            ("markdown", "md"),
-            ("ranking_csv", "csv"),
-            ("ranking_markdown", "md"),
+    ).to_csv(results_tsv, sep="\t", index=False)
+    nmt_metrics = tmp_path / "nmt_mr.tsv"
+    pd.read_csv(metrics_csv).to_csv(nmt_metrics, sep="\t", index=False)
+    scores = []
+    for tokenizer, size, seed in itertools.product(("sp_bpe", "hft"), (1000, 2000), (1, 2)):
+        path = tmp_path / f"{tokenizer}_{size}_{seed}.json"
+        path.write_text(
+            json.dumps(
+                {
+                    "direction": "en-mr",
+                    "tokenizer": tokenizer,
+                    "vocab_size": size,
+                    "seed": seed,
+                    "bleu": seed + size / 1e3,
+                    "chrf": 30.0 + seed,
+                }
+            ),
+            encoding="utf-8",
         )
+        scores.append(path)
+    return {
+        "metrics_csv": metrics_csv,
+        "metric_names": ["nu", "unk_rate"],
+        "model_results": results_tsv,
+        "nmt_score_files": scores,
+        "nmt_metric_files": [nmt_metrics],
+        "nmt_sides": {"en-mr": "mr"},
     }
-    table = write_correlations(joined, notes, FAST, outputs)
-    assert table["spearman"].isna().all() and (table["note"] == "2 cells < 4: not computed").all()
-    assert pd.read_csv(outputs["ranking_csv"]).empty
-    assert "No correlation could be computed" in outputs["ranking_markdown"].read_text("utf-8")
-    markdown = outputs["markdown"].read_text("utf-8")
-    assert "## pos accuracy" in markdown and "2 cells < 4: not computed" in markdown
-    assert correlation_table(joined.iloc[:0], FAST).empty
 
 
-def test_nmt_scores_use_the_chosen_tokenizer_side_and_unsized_tokenizers_join() -> None:
-    runs = pd.DataFrame(
+def test_study_cells_keep_every_seed_and_say_what_was_left_out(tmp_path: Path) -> None:
+    cells, notes = study_cells(**_study_files(tmp_path))
+    assert study_scores(cells) == [
+        "mlm_bits_per_char",
+        "nmt_bleu",
+        "nmt_chrf",
+        "pos_accuracy",
+        "pos_accuracy_noise20",
+    ]
+    assert list(cells.columns[:6]) == [
+        "language",
+        "tokenizer",
+        "vocab_size",
+        "seed",
+        "nu_heldout",
+        "nu_train",
+    ]
+    # 2 tokenizers × 2 sizes × 2 seeds per scope, seeds kept apart
+    assert len(cells[cells.language == "mr"]) == 8 and len(cells[cells.language == "en-mr"]) == 8
+    model = cells[(cells.language == "mr") & (cells.tokenizer == "hft")]
+    assert sorted(model["pos_accuracy"]) == pytest.approx([0.5, 0.5, 0.6, 0.6])
+    nmt = cells[cells.language == "en-mr"].set_index(["tokenizer", "vocab_size", "seed"])
+    assert nmt.loc[("hft", "2000", 2), "nmt_bleu"] == pytest.approx(4.0)
+    assert nmt.loc[("hft", "2000", 2), "nu_train"] == pytest.approx(5.0)
+    assert nmt["pos_accuracy"].isna().all()
+    assert any("without intrinsic metrics left out: mr characterbert 1000" in n for n in notes)
+    assert any("intrinsic unk_rate_train constant" in n for n in notes)
+    assert (
+        "2 row(s) of tokenizer(s) without a vocabulary size left out (size 'full': char)" in notes
+    )
+    assert "char" not in set(cells.tokenizer)
+    assert "unk_rate_train" not in cells and "mlm_pseudo_perplexity" not in cells
+
+
+def test_study_cells_run_through_the_command_code(tmp_path: Path) -> None:
+    from tokstudy.analysis.correlation import correlation_analysis
+
+    outputs = {name: tmp_path / file for name, file in OUTPUT_FILES.items()}
+    outputs |= {
+        "png": tmp_path / "c.png",
+        "cells": tmp_path / "cells.csv",
+        "cells_json": tmp_path / "cells.json",
+    }
+    result = correlation_analysis(
+        **_study_files(tmp_path), settings={"bootstrap_samples": 20}, outputs=outputs
+    )
+    assert set(result.table["scope"]) == {"mr", "en-mr"}
+    assert json.loads(outputs["cells_json"].read_text("utf-8"))["rows"] == 16
+    again = main(
         [
-            {
-                "direction": d,
-                "tokenizer": t,
-                "vocab_size": s,
-                "seed": seed,
-                "bleu": b,
-                "chrf": 2 * b,
-            }
-            for d in ("en-mr", "mr-en")
-            for t, s in (("sp_bpe", "300"), ("char", "full"))
-            for seed, b in ((1, 1.0), (2, 3.0))
+            "correlate",
+            str(outputs["cells"]),
+            "--scores",
+            "mlm_bits_per_char,nmt_bleu,nmt_chrf,pos_accuracy,pos_accuracy_noise20",
+            "--bootstrap-samples",
+            "20",
+            "--out",
+            str(tmp_path / "cli"),
         ]
     )
-    scores = nmt_scores(runs, {"en-mr": "mr", "mr-en": "en"})
-    assert set(zip(scores.scope, scores.language, strict=True)) == {
-        ("en-mr", "mr"),
-        ("mr-en", "en"),
-    }
-    assert (scores[scores.score_metric == "chrf"]["value"] == 4.0).all()
-    assert size_label("char", 57) == "full" and size_label("sp_bpe", "300") == "300"
-    with pytest.raises(TokstudyError, match="no tokenizer side for direction"):
-        nmt_scores(runs, {"en-mr": "mr"})
+    assert again == 0
+    cli = pd.read_csv(tmp_path / "cli" / "correlation.csv")
+    pd.testing.assert_frame_equal(cli, pd.read_csv(outputs["csv"]))
+    assert "Kauf & Ivanova 2023" in outputs["markdown"].read_text("utf-8")
 
 
 @pytest.mark.parametrize(
@@ -261,11 +496,6 @@ def test_nmt_scores_use_the_chosen_tokenizer_side_and_unsized_tokenizers_join() 
 def test_bad_settings_are_one_line_errors(changes: dict, message: str) -> None:
     with pytest.raises(TokstudyError, match=message):
         CorrelationSettings(**changes)
-
-
-def test_missing_intrinsic_metric_is_an_error() -> None:
-    with pytest.raises(TokstudyError, match="intrinsic metrics: no rows for f95"):
-        intrinsic_cells(_metrics("mr", {CELLS[0]: 1.0}), ["nu", "f95"])
 
 
 def _study(**sections: object) -> dict:
@@ -334,21 +564,26 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
     results = tmp_path / "results"
     table = pd.read_csv(results / "tables/analysis/correlation.csv")
     # mlm scores exist for de only, NMT scores for en-mr only: no pooled rows
-    assert set(table.scope) == {"de", "en-mr"} and not table.pooled.any()
-    assert set(table.downstream) == {
-        "nmt bleu",
-        "nmt chrf",
-        "mlm bits_per_char",
-        "mlm pll_per_word",
-    }
-    assert set(table.intrinsic) == {"mu", "nu"} and set(table.split) == {"train", "heldout"}
-    assert (table["n"] == 4).all()  # 2 tokenizers × 2 sizes per scope
-    computed = table["spearman"].between(-1, 1)
-    assert (computed | table["note"].str.contains("constant")).all()
+    assert set(table.scope) == {"de", "en-mr"}
+    expected = {"nmt_bleu", "nmt_chrf", "mlm_bits_per_char", "mlm_pll_per_word"}
+    # a score constant over every cell (BLEU of a 4-step model can be 0 everywhere) is
+    # left out, and the cells' JSON says so
+    left_out = json.loads((results / "tables/analysis/correlation_cells.json").read_text())
+    for score in expected - set(table.score):
+        assert f"score {score} constant or empty over every cell: left out" in left_out["left_out"]
+    assert set(table.score) <= expected and {"mlm_bits_per_char", "nmt_chrf"} <= set(table.score)
+    assert set(table.intrinsic) <= {"mu_train", "mu_heldout", "nu_train", "nu_heldout"}
+    assert (table["n"] <= 4).all()  # 2 tokenizers × 2 sizes per scope
+    # 2 tokenizers per size: 2!² = 4 orderings, the floor 2/4 is printed
+    assert (table["min_attainable_p"].dropna() == 0.5).all()
+    cells = pd.read_csv(results / "tables/analysis/correlation_cells.csv")
+    assert len(cells) == 8  # 4 cells × one seed, in two scopes
     ranked = pd.read_csv(results / "tables/analysis/correlation_ranking.csv")
-    assert ranked.groupby(["downstream", "scope"])["rank"].min().eq(1).all()
+    assert ranked.groupby(["score", "scope"])["rank"].min().eq(1).all()
     markdown = (results / "tables/analysis/correlation.md").read_text("utf-8")
-    assert "pooled correlation can come from the difference between languages" in markdown
+    assert "Kauf & Ivanova 2023" in markdown
+    mixed = (results / "tables/analysis/correlation_mixed.md").read_text("utf-8")
+    assert "No score was measured in more than one scope." in mixed
     assert (results / "plots/analysis/correlation.png").stat().st_size > 5000
     nmt_metrics = pd.read_csv(results / "nmt/metrics/mr/sp_unigram/300.tsv", sep="\t")
     assert set(nmt_metrics["split"]) == {"train", "heldout"}

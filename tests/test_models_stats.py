@@ -9,15 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
+from tokstudy.models.scores import accuracy, bootstrap_ci, bootstrap_table, macro_f1
 from tokstudy.models.study_tables import read_tables, summarize
-from tokstudy.training.stats import (
-    accuracy,
-    bootstrap_ci,
-    bootstrap_table,
-    macro_f1,
-    seed_summary,
-    wilcoxon_table,
-)
+from tokstudy.statistics.significance import seed_summary, wilcoxon_table
 
 
 def test_accuracy_and_macro_f1_by_hand():

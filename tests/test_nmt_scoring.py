@@ -22,7 +22,7 @@ from tokstudy.nmt.report import (
     table1,
     write_table,
 )
-from tokstudy.nmt.scoring import corpus_scores, paired_bootstrap, resample_counts
+from tokstudy.nmt.scoring import corpus_scores, paired_bootstrap
 
 pytestmark = pytest.mark.shared
 
@@ -49,13 +49,29 @@ def test_corpus_scores_record_sacrebleu_signatures(references: list[str]) -> Non
         corpus_scores(["a", "b"], ["a", "b", "c"])
 
 
-def test_resample_counts_draw_every_sentence_n_times_per_sample() -> None:
-    counts = resample_counts(50, 200, seed=1)
-    assert counts.shape == (200, 50)
-    assert np.all(counts.sum(axis=1) == 50)
-    assert counts.mean() == pytest.approx(1.0)
-    assert np.array_equal(counts, resample_counts(50, 200, seed=1))
-    assert not np.array_equal(counts, resample_counts(50, 200, seed=2))
+@pytest.mark.parametrize("metric", ["bleu", "chrf"])
+def test_bootstrap_interval_is_sacrebleu_on_resampled_test_sets(
+    references: list[str], metric: str
+) -> None:
+    # oracle: the test sets scipy.stats.bootstrap draws (rng.integers(0, n, (B, n)) from
+    # default_rng(seed)), each rescored from scratch by sacreBLEU's corpus_score
+    baseline, system = _drop_words(references, 2), _drop_words(references, 5)
+    samples, n = 40, len(references)
+    result = paired_bootstrap(baseline, system, references, metric, samples=samples, seed=3)
+    draws = np.random.default_rng(3).integers(0, n, (samples, n))
+    scorer = {"bleu": BLEU, "chrf": CHRF}[metric]()
+
+    def score(hypotheses: list[str], rows: np.ndarray) -> float:
+        picked = [hypotheses[i] for i in rows]
+        return scorer.corpus_score(picked, [[references[i] for i in rows]]).score
+
+    deltas = np.array([score(system, rows) - score(baseline, rows) for rows in draws])
+    assert (result.ci_low, result.ci_high) == pytest.approx(
+        tuple(np.percentile(deltas, [2.5, 97.5]))
+    )
+    worse = (np.sum(deltas <= 0) + 1) / (samples + 1)
+    better = (np.sum(deltas >= 0) + 1) / (samples + 1)
+    assert result.p_value == pytest.approx(min(1, 2 * min(worse, better)))
 
 
 @pytest.mark.parametrize("metric", ["bleu", "chrf"])

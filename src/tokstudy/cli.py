@@ -87,7 +87,57 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("results", type=Path, help="the study's results folder")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free)")
+    _add_correlate_parser(commands)
     return parser
+
+
+def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
+    correlate = commands.add_parser(
+        "correlate",
+        help="size-controlled correlation of intrinsic metrics with downstream scores over a "
+        "table of cells (docs/statistics.md)",
+    )
+    correlate.add_argument(
+        "cells",
+        type=Path,
+        help="CSV with language, tokenizer, vocab_size, seed and numeric columns, one row per "
+        "cell and seed (empty = missing)",
+    )
+    correlate.add_argument(
+        "--scores",
+        required=True,
+        help="comma-separated downstream score columns; every other numeric column is an "
+        "intrinsic metric",
+    )
+    correlate.add_argument(
+        "--out", type=Path, default=Path("."), help="folder for the tables (default: .)"
+    )
+    correlate.add_argument("--bootstrap-samples", type=int, default=1000)
+    correlate.add_argument(
+        "--permutations",
+        type=int,
+        default=20000,
+        help="exact within-size test up to this many orderings, else this many random ones",
+    )
+    correlate.add_argument("--confidence", type=float, default=0.95)
+    correlate.add_argument("--seed", type=int, default=0)
+
+
+def correlate_command(args: argparse.Namespace) -> None:
+    """Run ``tokstudy correlate`` and say where the tables are."""
+    from tokstudy.analysis.correlation import OUTPUT_FILES, correlate_file
+    from tokstudy.analysis.correlation_settings import CorrelationSettings
+
+    settings = CorrelationSettings(
+        bootstrap_samples=args.bootstrap_samples,
+        permutations=args.permutations,
+        confidence=args.confidence,
+        seed=args.seed,
+    )
+    scores = [name.strip() for name in args.scores.split(",") if name.strip()]
+    result = correlate_file(args.cells, scores, args.out, settings)
+    print(result.ranking.drop(columns="score_note").to_string(index=False))
+    print(f"wrote {', '.join(OUTPUT_FILES.values())} into {args.out}")
 
 
 def _load_tokenizer(path: Path) -> Tokenizer:
@@ -178,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
             from tokstudy.report.page.serve import serve
 
             serve(args.results, args.host, args.port)
+            return 0
+        if args.command == "correlate":
+            correlate_command(args)
             return 0
         table = metrics_command(args)
     except TokstudyError as exc:

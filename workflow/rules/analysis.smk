@@ -374,6 +374,14 @@ rule correlation:
             category="Analyses",
             labels={"analysis": "intrinsic metrics vs downstream scores (plot)"},
         ),
+        cells=out(planners.analyses.CORRELATION_CELLS, ext="csv"),
+        cells_json=out(planners.analyses.CORRELATION_CELLS, ext="json"),
+        mixed_csv=out(planners.analyses.CORRELATION_MIXED, ext="csv"),
+        mixed_markdown=report(
+            out(planners.analyses.CORRELATION_MIXED, ext="md"),
+            category="Analyses",
+            labels={"analysis": "pooled mixed model of downstream scores"},
+        ),
     params:
         metrics=planners.metrics.names,
         settings=planners.analyses.correlation_settings(),

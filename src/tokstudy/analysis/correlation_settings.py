@@ -10,6 +10,8 @@ from tokstudy.cells import CORPUS_SPLITS
 from tokstudy.training.config import Settings, proportion, setting
 
 NMT_SIDES = ("target", "source")
+#: the fewest cells a correlation is computed on
+MIN_CELLS = 4
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,8 @@ class CorrelationSettings(Settings):
     section: ClassVar[str] = "config key analyses.correlation"
 
     bootstrap_samples: int = setting(1000, low=1)
-    permutations: int = setting(2000, low=1)
+    #: at most this many within-size orderings are enumerated (exact test), else as many drawn
+    permutations: int = setting(20000, low=1)
     seed: int = 0
     confidence: float = proportion(0.95)
     nmt_side: str = setting("target", choices=NMT_SIDES)

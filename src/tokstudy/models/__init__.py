@@ -10,5 +10,6 @@ protocol), :mod:`~tokstudy.models.scoring` (pseudo-perplexity, bits per characte
 (fine-tuning), :mod:`~tokstudy.models.tasks` (MLM evaluation and the downstream tasks) and
 :mod:`~tokstudy.models.study_tables` (tables over runs); the workflow calls them from
 :mod:`tokstudy.steps.models`.
-Statistics over runs are in :mod:`tokstudy.training.stats`.
+Statistics over runs are in :mod:`tokstudy.statistics`; classification scores in
+:mod:`tokstudy.models.scores`.
 """

@@ -27,8 +27,8 @@ from transformers import (
 )
 
 from tokstudy.models.config import FinetuneConfig
+from tokstudy.models.scores import macro_f1
 from tokstudy.training.device import autocast, resolve_device
-from tokstudy.training.stats import macro_f1
 
 log = logging.getLogger(__name__)
 

@@ -20,9 +20,10 @@ import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import EvalConfig
+from tokstudy.models.scores import bootstrap_table
 from tokstudy.models.tsv import write_tsv
 from tokstudy.report.plots import panel_grid, save_figure
-from tokstudy.training import stats
+from tokstudy.statistics.significance import seed_summary, wilcoxon_table
 
 #: MLM metrics that the plot shows (finetuning tasks show every metric)
 PLOTTED_MLM_METRICS = ("pseudo_perplexity", "bits_per_char")
@@ -60,10 +61,10 @@ def summarize(
     """
     out_dir = Path(out_dir)
     keys = [c for c in metrics.columns if c not in ("value", "relative_change")]
-    tables = {"seed_summary": stats.seed_summary(metrics, [c for c in keys if c != seed])}
+    tables = {"seed_summary": seed_summary(metrics, [c for c in keys if c != seed])}
     groups = [c for c in keys if c != system and c not in pair_on]
     wilcoxon = [
-        stats.wilcoxon_table(group, system=system, pair_on=pair_on).assign(
+        wilcoxon_table(group, system=system, pair_on=pair_on).assign(
             **dict(zip(groups, key, strict=True))
         )
         for key, group in metrics.groupby(groups, sort=True)
@@ -71,7 +72,7 @@ def summarize(
     tables["wilcoxon"] = pd.concat(wilcoxon, ignore_index=True)
     if predictions is not None:
         by = [c for c in predictions.columns if c not in ("gold", "pred")]
-        tables["bootstrap"] = stats.bootstrap_table(
+        tables["bootstrap"] = bootstrap_table(
             predictions, by, n_resamples=bootstrap_resamples, seed=bootstrap_seed
         )
     for name, table in tables.items():

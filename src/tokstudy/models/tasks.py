@@ -23,7 +23,7 @@ import torch
 
 from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.models import finetune, noise, scoring, ud
+from tokstudy.models import finetune, noise, scores, scoring, ud
 from tokstudy.models.config import (
     EvalConfig,
     FinetuneConfig,
@@ -34,7 +34,6 @@ from tokstudy.models.family import (
     family_of_model,
 )
 from tokstudy.models.tsv import check_labels, read_tsv_dataset, write_tsv
-from tokstudy.training import stats
 from tokstudy.training.device import resolve_device
 
 log = logging.getLogger(__name__)
@@ -252,7 +251,7 @@ def _train_and_test(
         gold_labels = [labels[i] for i in gold]
         pred_labels = [labels[i] for i in pred]
         results[level] = {
-            name: function(gold_labels, pred_labels) for name, function in stats.METRICS.items()
+            name: function(gold_labels, pred_labels) for name, function in scores.METRICS.items()
         }
         prediction_frames.append(
             pd.DataFrame({"level": level, "gold": gold_labels, "pred": pred_labels})

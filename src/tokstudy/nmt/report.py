@@ -22,7 +22,7 @@ from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, EvaluationConfig
 from tokstudy.nmt.scoring import METRICS, paired_bootstrap, sentence_bleu
-from tokstudy.training.stats import seed_summary
+from tokstudy.statistics.significance import seed_summary
 
 log = logging.getLogger(__name__)
 

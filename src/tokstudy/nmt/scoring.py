@@ -2,9 +2,10 @@
 
 Scores are sacreBLEU's defaults (BLEU: 13a tokenization, exp smoothing; chrF2), each with
 its signature. The significance test is the paired bootstrap of Koehn (2004): the test
-set is resampled with replacement (seeded), both systems are scored on every resample
-from sacreBLEU's per-sentence sufficient statistics, and the two-sided p-value is
-``min(1, 2 × min(P(Δ ≤ 0), P(Δ ≥ 0)))`` with add-one smoothing of each tail. sacreBLEU's
+set is resampled with replacement (:func:`tokstudy.statistics.bootstrap.bootstrap_interval`,
+seeded), both systems are scored on every resample from sacreBLEU's per-sentence
+sufficient statistics, and the two-sided p-value is
+:func:`tokstudy.statistics.bootstrap.paired_bootstrap_p` of the differences. sacreBLEU's
 own ``paired_bs`` is not used: it reports p ≈ 0.001 for two identical systems, and it
 takes its seed from the environment.
 """
@@ -24,6 +25,7 @@ from sacrebleu.metrics.base import Metric
 
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.data import parse_direction, read_parallel, split_file
+from tokstudy.statistics.bootstrap import bootstrap_interval, paired_bootstrap_p
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.registry import load_tokenizer
 
@@ -115,13 +117,12 @@ def _resampled_scores(metric: Metric, statistics: np.ndarray, counts: np.ndarray
     return np.array([metric._compute_score_from_stats(row).score for row in totals])
 
 
-def resample_counts(n_sentences: int, samples: int, seed: int) -> np.ndarray:
-    """``(samples, n_sentences)`` draw counts of a seeded resampling with replacement."""
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_sentences, size=(samples, n_sentences))
-    flat = (np.arange(samples)[:, None] * n_sentences + draws).ravel()
-    counts = np.bincount(flat, minlength=samples * n_sentences)
-    return counts.reshape(samples, n_sentences).astype(np.float64)
+def _draw_counts(indices: np.ndarray, n_sentences: int) -> np.ndarray:
+    """``(resamples, n_sentences)`` draw counts of resampled sentence indices."""
+    indices = np.atleast_2d(indices)
+    flat = (np.arange(len(indices))[:, None] * n_sentences + indices).ravel()
+    counts = np.bincount(flat, minlength=len(indices) * n_sentences)
+    return counts.reshape(len(indices), n_sentences).astype(np.float64)
 
 
 def paired_bootstrap(
@@ -144,21 +145,25 @@ def paired_bootstrap(
     full = np.ones((1, len(references)))
     base_score = float(_resampled_scores(scorer, base_stats, full)[0])
     system_score = float(_resampled_scores(scorer, system_stats, full)[0])
-    counts = resample_counts(len(references), samples, seed)
-    deltas = _resampled_scores(scorer, system_stats, counts) - _resampled_scores(
-        scorer, base_stats, counts
+
+    def delta(indices: np.ndarray, axis: int = -1) -> np.ndarray:
+        counts = _draw_counts(indices, len(references))
+        deltas = _resampled_scores(scorer, system_stats, counts) - _resampled_scores(
+            scorer, base_stats, counts
+        )
+        return deltas if np.ndim(indices) > 1 else deltas[0]
+
+    interval = bootstrap_interval(
+        (np.arange(len(references)),), delta, n_resamples=samples, confidence=0.95, seed=seed
     )
-    not_better = (np.sum(deltas <= 0) + 1) / (samples + 1)
-    not_worse = (np.sum(deltas >= 0) + 1) / (samples + 1)
-    low, high = np.percentile(deltas, [2.5, 97.5])
     return BootstrapResult(
         metric=metric,
         baseline_score=base_score,
         system_score=system_score,
         delta=system_score - base_score,
-        ci_low=float(low),
-        ci_high=float(high),
-        p_value=float(min(1.0, 2 * min(not_better, not_worse))),
+        ci_low=interval.low,
+        ci_high=interval.high,
+        p_value=paired_bootstrap_p(interval.distribution),
         bootstrap_samples=samples,
         bootstrap_seed=seed,
     )

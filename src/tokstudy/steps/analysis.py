@@ -8,7 +8,6 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.analysis import tables as analyses
-from tokstudy.analysis.correlation import correlation_analysis
 from tokstudy.analysis.udhr_tables import read_udhr_table, write_udhr_parity
 from tokstudy.report.parity_plots import plot_premiums
 from tokstudy.report.parity_udhr_plots import plot_udhr_premiums
@@ -170,6 +169,8 @@ def nmt_tokenizer_metrics(snakemake: Snakemake) -> None:
 
 def correlation(snakemake: Snakemake) -> None:
     """Intrinsic metrics against downstream scores: tables, ranking and plot."""
+    from tokstudy.analysis.correlation import OUTPUT_FILES, correlation_analysis  # statsmodels
+
     run_step(
         snakemake.log[0],
         correlation_analysis,
@@ -182,6 +183,6 @@ def correlation(snakemake: Snakemake) -> None:
         settings=dict(snakemake.params.settings),
         outputs={
             name: Path(getattr(snakemake.output, name))
-            for name in ("csv", "markdown", "ranking_csv", "ranking_markdown", "png")
+            for name in (*OUTPUT_FILES, "png", "cells", "cells_json")
         },
     )

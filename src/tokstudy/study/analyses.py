@@ -62,6 +62,9 @@ class AnalysesPlanner:
     CORRELATION = "tables/analysis/correlation.{ext}"
     CORRELATION_RANKING = "tables/analysis/correlation_ranking.{ext}"
     CORRELATION_PLOT = "plots/analysis/correlation.png"
+    #: the per-seed cells table the correlation reads (csv) and what it left out (json)
+    CORRELATION_CELLS = "tables/analysis/correlation_cells.{ext}"
+    CORRELATION_MIXED = "tables/analysis/correlation_mixed.{ext}"
 
     def __init__(self, study: Study, tokenizers: TokenizersPlanner, nmt: NMTPlanner) -> None:
         self.study = study
@@ -395,6 +398,8 @@ class AnalysesPlanner:
             *expand(self.CORRELATION, ext=["csv", "md"]),
             *expand(self.CORRELATION_RANKING, ext=["csv", "md"]),
             self.CORRELATION_PLOT,
+            *expand(self.CORRELATION_CELLS, ext=["csv", "json"]),
+            *expand(self.CORRELATION_MIXED, ext=["csv", "md"]),
         ]
         return [self.study.out(pattern) for pattern in patterns]
 
