@@ -16,6 +16,7 @@ from tokenizers import models, pre_tokenizers
 
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import (
+    METRICS,
     check_metric_names,
     compute_metrics,
     f95,
@@ -38,6 +39,9 @@ def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
     # 40 items: 20 of frequency 5 and 20 of frequency 3 -> index 38 -> 3
     assert f95(np.array([5] * 20 + [3] * 20)) == 3
     assert f95(np.array([7, 0, 0])) == 7
+    # 21 items 21..1: 0.95 * 21 = 19.95, floor 19 -> frequency 2 (ceil or round: 20 -> 1)
+    assert f95(np.arange(1, 22)) == 2
+    assert math.isnan(f95(np.zeros(4)))
 
 
 def test_nu_is_rank_weighted_average() -> None:
@@ -64,26 +68,62 @@ def _word_level(vocab: list[str]) -> PretrainedHF:
     return PretrainedHF(tokenizer)
 
 
+def _wordpiece(vocab: list[str]) -> PretrainedHF:
+    tokenizer = HFTokenizer(
+        models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]")
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.add_special_tokens([t for t in SPECIAL_TOKENS if t != "[UNK]"])
+    return PretrainedHF(tokenizer)
+
+
 def test_compute_metrics_on_a_hand_checked_corpus(tmp_path: Path) -> None:
-    # whitespace word-level tokenizer: every known word is one token, others are [UNK]
-    tokenizer = _word_level([*SPECIAL_TOKENS, "a", "b", "c"])
+    # WordPiece, greedy longest match per whitespace word; a word it cannot spell is [UNK].
+    # ids: 0 [UNK], 1-4 [PAD] [CLS] [SEP] [MASK] (control), 5 ab, 6 ##c, 7 é, 8 ##é, 9 日,
+    # 10 ##本, 11 q (never used): |V| = 12, of which 12 - 4 = 8 can stand for text
+    tokenizer = _wordpiece([*SPECIAL_TOKENS, "ab", "##c", "é", "##é", "日", "##本", "q"])
     corpus = tmp_path / "c.txt"
-    corpus.write_text("a b a\nc d\nä\n", encoding="utf-8")
+    corpus.write_text("abc 日本\nab zz é\nabcé\n\n", encoding="utf-8")
+    #   "abc 日本"  -> ab ##c | 日 ##本      4 tokens, 2 words, 6 chars, 3+1+6 = 10 bytes
+    #   "ab zz é"   -> ab | [UNK] | é        3 tokens, 3 words, 7 chars, 6+2 = 8 bytes
+    #   "abcé"      -> ab ##c ##é            3 tokens, 1 word,  4 chars, 3+2 = 5 bytes
+    #   ""          -> nothing               0 tokens, 0 words
     metrics, counts = compute_metrics(tokenizer, corpus, batch_lines=2)
-    assert metrics["lines"] == 3 and metrics["words"] == 6 and metrics["tokens"] == 6
-    assert metrics["mu"] == pytest.approx(2.0)
-    assert metrics["fertility"] == pytest.approx(1.0)
-    assert metrics["continued_words"] == 0
-    assert metrics["unk_rate"] == pytest.approx(2 / 6)
-    # characters: "a b a" 5 + "c d" 3 + "ä" 1 = 9; bytes: 5 + 3 + 2 = 10
-    assert metrics["chars_per_token"] == pytest.approx(9 / 6)
-    assert metrics["bytes_per_token"] == pytest.approx(10 / 6)
-    # text vocabulary = [UNK], a, b, c (4); used: [UNK], a, b, c
-    assert metrics["vocab_used"] == pytest.approx(1.0)
-    assert counts.tolist() == [2, 0, 0, 0, 0, 2, 1, 1]
-    # ranked frequencies 2, 2, 1, 1 -> f95 index 3 -> 1; nu = (2 + 4 + 3 + 4) / 10
+    assert counts.tolist() == [1, 0, 0, 0, 0, 3, 2, 1, 1, 1, 1, 0]
+    assert metrics["lines"] == 4 and metrics["words"] == 6 and metrics["tokens"] == 10
+    assert metrics["vocab_size"] == 12
+    assert metrics["mu"] == pytest.approx(10 / 4)
+    assert metrics["fertility"] == pytest.approx(10 / 6)
+    # words of two or more tokens: abc, 日本, abcé
+    assert metrics["continued_words"] == pytest.approx(3 / 6)
+    # per token, not per word: 1 [UNK] of 10 tokens; 6 + 7 + 4 = 17 chars; 23 bytes
+    assert metrics["unk_rate"] == pytest.approx(1 / 10)
+    assert metrics["chars_per_token"] == pytest.approx(17 / 10)
+    assert metrics["bytes_per_token"] == pytest.approx(23 / 10)
+    # occurring: [UNK] ab ##c é ##é 日 ##本 = 7 of the 8 text ids (q unused)
+    assert metrics["vocab_used"] == pytest.approx(7 / 8)
+    # ranked frequencies 3, 2, 1, 1, 1, 1, 1 (n = 7): f95 at index floor(6.65) = 6 -> 1
     assert metrics["f95"] == 1
-    assert metrics["nu"] == pytest.approx(13 / 10)
+    # nu = (1*3 + 2*2 + (3+4+5+6+7)*1) / (1+...+7) = 32 / 28
+    assert metrics["nu"] == pytest.approx(32 / 28)
+    # Rényi (a = 2.5) of p = (3, 2, 1, 1, 1, 1, 1) / 10 over log of the tokenizer's |V| = 12
+    # (not the 7 occurring ids, nor the 8 text ids):
+    # sum p^a = (3^2.5 + 2^2.5 + 5) / 10^2.5 = 26.2453 / 316.2278 = 0.0829950;
+    # H = ln(0.0829950) / (1 - 2.5) = 1.659317; H / ln 12 = 1.659317 / 2.484907 = 0.667758
+    assert metrics["renyi_efficiency"] == pytest.approx(0.667758, abs=1e-6)
+    assert set(metrics) == set(METRICS)
+
+
+def test_a_tokenizer_without_unknown_token_has_no_unknowns(tmp_path: Path) -> None:
+    # a character BPE without an unknown token: its unk_rate is 0, not NaN
+    tokenizer = HFTokenizer(models.BPE({"a": 0, "b": 1}, merges=[]))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    adapter = PretrainedHF(tokenizer)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("ab a\n", encoding="utf-8")
+    assert adapter.unk_id is None
+    metrics, _ = compute_metrics(adapter, corpus)
+    assert metrics["tokens"] == 3 and metrics["unk_rate"] == 0.0
 
 
 def test_continued_words_counts_running_words(tmp_path: Path) -> None:

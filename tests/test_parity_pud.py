@@ -181,6 +181,64 @@ def test_a_tokenizer_must_cover_the_reference(tmp_path: Path) -> None:
         parallel_parity(all_texts(), "en", {"char": {"de": german}})
 
 
+def test_premium_counts_only_sentences_shared_with_a_defined_reference(tmp_path: Path) -> None:
+    # characters (= tokens) in comments; the tokenizer has no "é": each is an [UNK]
+    reference = {"s1": "abc", "s2": "", "s3": "ab"}  # 3, 0 (empty: no ratio), 2
+    target = {"s1": "abcabc", "s2": "aéé", "s4": "aaaaaaa", "s5": "a"}  # 6, 3; s4, s5 extra
+    lonely = {"s2": "ab"}  # only the empty reference sentence: no premium at all
+    texts = {"en": reference, "xx": target, "zz": lonely}
+    tokenizer = char_tokenizer(tmp_path, ["abc"])
+    table = parallel_parity(texts, "en", {"char": dict.fromkeys(texts, tokenizer)})
+    rows = table.set_index("language")
+    xx, en, zz = rows.loc["xx"], rows.loc["en"], rows.loc["zz"]
+    # shared s1, s2; s3 missing from the target, s4 and s5 extra (left out)
+    assert (xx["sentences"], xx["missing"], xx["extra"], xx["undefined"]) == (2, 1, 2, 1)
+    # tokens over the shared sentences only: 6 + 3 = 9 (not 9 + 7 + 1 = 17), over 3 + 0
+    assert (xx["tokens"], xx["reference_tokens"]) == (9, 3)
+    assert xx["premium"] == pytest.approx(9 / 3)
+    # per-sentence ratios of defined pairs only: s1 6/3 (s2's 3/0 is undefined, not inf)
+    assert xx["premium_median"] == pytest.approx(2.0)
+    # the target's shared sentences: 6 + 5 bytes, 6 + 3 chars, 2 [UNK] in 9 tokens;
+    # s1 round-trips, s2 does not: 1 of 2
+    assert xx["bytes_per_token"] == pytest.approx(11 / 9)
+    assert xx["chars_per_token"] == pytest.approx(9 / 9)
+    assert xx["unk_rate"] == pytest.approx(2 / 9)
+    assert xx["roundtrip_share"] == pytest.approx(1 / 2)
+    assert xx["byte_fallback_rate"] == 0.0
+    # the reference against itself: ratios 3/3 and 2/2, s2 undefined
+    assert (en["sentences"], en["missing"], en["extra"], en["undefined"]) == (3, 0, 0, 1)
+    assert (en["premium"], en["premium_median"]) == (1.0, 1.0)
+    # zz: 2 tokens over 0 reference tokens, no defined pair
+    assert (zz["sentences"], zz["missing"], zz["undefined"], zz["tokens"]) == (1, 2, 1, 2)
+    assert np.isnan(zz["premium"]) and np.isnan(zz["premium_median"])
+    # the fairness summary leaves zz's NaN premium out: premiums 1 (en) and 3 (xx)
+    row = fairness_summary(table).iloc[0]
+    assert row["languages"] == 2
+    assert (row["max_language"], row["min_language"]) == ("xx", "en")
+    assert row["max_min_ratio"] == pytest.approx(3.0)
+    assert row["gini"] == pytest.approx(0.25)  # |1-3| * 2 / (2 * 2^2 * 2)
+
+
+def test_fairness_summary_keeps_table_order_and_skips_tokenizers_without_premiums() -> None:
+    table = pd.DataFrame(
+        {
+            "tokenizer": ["none", "b", "b", "b", "a", "a"],
+            "language": ["en", "en", "de", "is", "en", "de"],
+            "premium": [np.nan, 1.0, 4.0, np.nan, 1.0, 0.5],
+        }
+    )
+    summary = fairness_summary(table)
+    assert summary["tokenizer"].tolist() == ["b", "a"]
+    assert summary["languages"].tolist() == [2, 2]
+    assert summary["max_language"].tolist() == ["de", "en"]
+    assert summary["min_language"].tolist() == ["en", "de"]
+    assert summary["max_premium"].tolist() == [4.0, 1.0]
+    assert summary["min_premium"].tolist() == [1.0, 0.5]
+    assert summary["max_min_ratio"].tolist() == pytest.approx([4.0, 2.0])
+    # Gini of (1, 4): 3 * 2 / (2 * 4 * 2.5) = 0.3; of (1, 0.5): 0.5 * 2 / (2 * 4 * 0.75)
+    assert summary["gini"].tolist() == pytest.approx([0.3, 1 / 6])
+
+
 @pytest.mark.parametrize(
     ("values", "expected"),
     [
