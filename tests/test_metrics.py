@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import tempfile
 from pathlib import Path
@@ -28,7 +29,8 @@ from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TokenSt
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
-from tokstudy.tokenizers.word_marks import metaspace_starts
+from tokstudy.tokenizers.word_marks import metaspace_starts, opens_word
+from tokstudy.words import batch_words
 
 
 def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
@@ -51,6 +53,9 @@ def test_nu_is_rank_weighted_average() -> None:
 
 
 def test_renyi_efficiency_matches_formula() -> None:
+    # the smallest vocabulary with a defined efficiency: 2 (log 1 = 0)
+    assert renyi_efficiency(np.array([3, 3]), 2) == pytest.approx(1.0)
+    assert math.isnan(renyi_efficiency(np.array([3]), 1))
     # uniform over 4 occurring of 4 items: H_a = log 4 for every a -> efficiency 1
     assert renyi_efficiency(np.array([5, 5, 5, 5]), 4) == pytest.approx(1.0)
     # p = (0.5, 0.25, 0.25), |V| = 8, a = 2.5
@@ -89,7 +94,7 @@ def test_compute_metrics_on_a_hand_checked_corpus(tmp_path: Path) -> None:
     #   "abcé"      -> ab ##c ##é            3 tokens, 1 word,  4 chars, 3+2 = 5 bytes
     #   ""          -> nothing               0 tokens, 0 words
     metrics, counts = compute_metrics(tokenizer, corpus, batch_lines=2)
-    assert counts.tolist() == [1, 0, 0, 0, 0, 3, 2, 1, 1, 1, 1, 0]
+    assert counts.dtype == np.int64 and counts.tolist() == [1, 0, 0, 0, 0, 3, 2, 1, 1, 1, 1, 0]
     assert metrics["lines"] == 4 and metrics["words"] == 6 and metrics["tokens"] == 10
     assert metrics["vocab_size"] == 12
     assert metrics["mu"] == pytest.approx(10 / 4)
@@ -115,15 +120,56 @@ def test_compute_metrics_on_a_hand_checked_corpus(tmp_path: Path) -> None:
 
 
 def test_a_tokenizer_without_unknown_token_has_no_unknowns(tmp_path: Path) -> None:
-    # a character BPE without an unknown token: its unk_rate is 0, not NaN
+    # a character BPE without an unknown token drops "c": its unk_rate is 0, not NaN, and
+    # the last word gets no token but still counts as a word
     tokenizer = HFTokenizer(models.BPE({"a": 0, "b": 1}, merges=[]))
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     adapter = PretrainedHF(tokenizer)
     corpus = tmp_path / "c.txt"
-    corpus.write_text("ab a\n", encoding="utf-8")
+    corpus.write_text("ab a c\n", encoding="utf-8")
     assert adapter.unk_id is None
     metrics, _ = compute_metrics(adapter, corpus)
     assert metrics["tokens"] == 3 and metrics["unk_rate"] == 0.0
+    # tokens per word 2, 1, 0
+    assert metrics["words"] == 3 and metrics["fertility"] == pytest.approx(3 / 3)
+    assert metrics["continued_words"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_corpus_of_empty_lines_has_undefined_ratios(tmp_path: Path) -> None:
+    # no token and no word: every ratio is NaN (no division by zero, no numpy warning)
+    tokenizer = _wordpiece([*SPECIAL_TOKENS, "ab"])
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n\n", encoding="utf-8")
+    metrics, _ = compute_metrics(tokenizer, corpus)
+    assert (metrics["lines"], metrics["words"], metrics["tokens"]) == (2, 0, 0)
+    assert metrics["mu"] == 0.0 and metrics["vocab_used"] == 0.0
+    undefined = ["f95", "nu", "fertility", "continued_words", "unk_rate", "chars_per_token"]
+    undefined += ["bytes_per_token", "renyi_efficiency"]
+    assert all(math.isnan(metrics[name]) for name in undefined)
+
+
+def test_progress_is_logged_every_ten_batches(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tokenizer = _wordpiece([*SPECIAL_TOKENS, "ab"])
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("ab ab\n" * 45, encoding="utf-8")  # 2 tokens a line
+    with caplog.at_level(logging.INFO, logger="tokstudy.metrics"):
+        compute_metrics(tokenizer, corpus, batch_lines=2)
+    assert [r.getMessage() for r in caplog.records] == [
+        "20 lines, 40 tokens",
+        "40 lines, 80 tokens",
+    ]
+
+
+def test_tokens_per_word_of_known_words_counts_words_without_tokens() -> None:
+    # adapters that know each token's word: "ab c" with both tokens in "ab", none in "c"
+    lines = ["ab c"]
+    batch = TokenStarts(
+        np.array([5, 6]), np.array([0, 1]), np.array([2]), batch_words(lines), np.array([0, 0])
+    )
+    assert tokens_per_word(lines, batch).tolist() == [2, 0]
 
 
 def test_continued_words_counts_running_words(tmp_path: Path) -> None:
@@ -241,8 +287,10 @@ def test_library_offsets_count_words_like_the_generic_fallback(name: str, words:
 
 
 def test_unknown_metric_name_is_one_line_error() -> None:
-    with pytest.raises(TokstudyError, match=r"unknown metric.*fertilty.*valid: f95"):
-        check_metric_names(["f95", "fertilty"])
+    with pytest.raises(TokstudyError) as error:
+        check_metric_names(["f95", "mu2", "fertilty"])
+    assert str(error.value) == f"unknown metric(s) fertilty, mu2; valid: {', '.join(METRICS)}"
+    assert ", ".join(METRICS).startswith("f95, mu, nu, fertility, ")
 
 
 def test_empty_corpus_is_an_error(tmp_path: Path) -> None:
@@ -283,3 +331,8 @@ def test_batches_encoded_ahead_equal_the_batches_one_by_one(name: str) -> None:
     if name == "sp_unigram":
         ids = tokenizer.encode_batch(batches[-1])
         assert metaspace_starts(batches[-1], ids, tokenizer._opens_word)[1].tolist() == [2]
+
+
+def test_opens_word_marks_the_pieces_that_start_with_the_metaspace() -> None:
+    marks = opens_word(["▁the", "re", "▁", "a▁", "<unk>"])
+    assert marks.dtype == bool and marks.tolist() == [True, False, True, False, False]
