@@ -19,7 +19,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.directory import META_FILE
 from tokstudy.tokenizers.io import train_to_directory
-from tokstudy.tokenizers.params import Param, check_params
+from tokstudy.tokenizers.params import OMITTED, Param, check_params
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
 
 PACKAGE = REPO / "src/tokstudy/tokenizers"
@@ -103,7 +103,19 @@ def test_closed_adapters_reject_unknown_parameters(name: str, tmp_path: Path) ->
 
 @pytest.mark.parametrize("name", adapter_names())
 def test_declared_defaults_pass_the_adapters_own_check(name: str) -> None:
-    adapter_class(name).check_params({})
+    adapter = adapter_class(name)
+    defaults = {
+        key: param.default
+        for key, param in adapter.params_spec.items()
+        if param.default is not OMITTED
+    }
+    assert all(adapter.params_spec[key].problem(value) is None for key, value in defaults.items())
+    # nothing given: every declared default, in declaration order (an adapter may resolve a
+    # default, e.g. hft's marks None to the default marks); checking again changes nothing
+    resolved = adapter.check_params({})
+    assert list(resolved) == list(defaults)
+    assert adapter.check_params(resolved) == resolved
+    assert adapter.check_params(defaults) == resolved
 
 
 @pytest.mark.parametrize("name", adapter_names())
@@ -145,7 +157,15 @@ def test_no_code_outside_the_registry_lists_tokenizer_names() -> None:
 
 
 def test_the_tokenizer_package_has_no_import_cycles() -> None:
-    graphlib.TopologicalSorter(module_graph(PACKAGE)).prepare()  # raises CycleError naming it
+    graph = module_graph(PACKAGE)
+    # the graph is the package's: its modules and their imports were found
+    assert len(graph) == len(list(PACKAGE.rglob("*.py")))
+    assert graph["tokstudy.tokenizers.word_marks"] == {"tokstudy.tokenizers.base"}
+    graphlib.TopologicalSorter(graph).prepare()  # raises CycleError naming the cycle
+    # the check itself sees a cycle: base importing the registry, which imports base
+    cyclic = {**graph, "tokstudy.tokenizers.base": {"tokstudy.tokenizers.registry"}}
+    with pytest.raises(graphlib.CycleError):
+        graphlib.TopologicalSorter(cyclic).prepare()
 
 
 # --- checksummed tokenizer directories -------------------------------------------------
