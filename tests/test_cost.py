@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from figures import capture_figures, lines_of, visible_axes
+from matplotlib.image import imread
 from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
 
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, PhaseCosts
+from tokstudy.report import plots
 from tokstudy.report.cost import COLUMNS, CostSource, cost_table, read_benchmark, write_cost
 from tokstudy.report.plots import plotted_costs
 from tokstudy.tokenizers.registry import ADAPTERS
@@ -235,7 +238,10 @@ def test_bad_benchmark_file_is_named(tmp_path: Path, content: str, message: str)
     assert str(path) in str(error.value)
 
 
-def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path]) -> None:
+def test_write_cost_writes_csv_and_plots(
+    tmp_path: Path, texts: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    figures = capture_figures(monkeypatch, plots)
     sources = [
         source(tmp_path, size, step, texts, (float(size) / 1000, 100.0, 1.0))
         for size in ("500", "4000")
@@ -257,7 +263,20 @@ def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path
     )
     write_cost([small], tmp_path / "small.csv", outputs)
     assert pd.read_csv(tmp_path / "small.csv")["encode_mb_s"].iloc[0] == pytest.approx(4e-5)
-    assert all(path.stat().st_size > 1000 for path in outputs)
+    # the first plot: sp_bpe at 500 and 4000 (char's size "full" has no x position);
+    # train 0.5 and 4 s at 100 MB, metrics over 3 + 1 MB of text in 0.5 and 4 s
+    panels = visible_axes(figures[0])
+    assert len(panels) == 3
+    assert [lines_of(axis) for axis in panels] == [
+        {"sp_bpe": ([500, 4000], [0.5, 4.0])},
+        {"sp_bpe": ([500, 4000], [100.0, 100.0])},
+        {"sp_bpe": ([500, 4000], [8.0, 1.0])},
+    ]
+    title = "Cost per tokenizer: median over 1 language(s), band min–max"
+    assert figures[0].get_suptitle() == title
+    # 3 panels of 4.2 x 3.2 inches at 120 dpi
+    assert imread(outputs[0]).shape[:2] == (round(3.2 * 120), round(3 * 4.2 * 120))
+    assert outputs[1].read_bytes().startswith(b"%PDF")
 
 
 # What a training or metric job imports is part of its cost: never torch or transformers,

@@ -139,6 +139,7 @@ def test_split_corpus_writes_aligned_files_and_a_summary(
     ).read_text()
 
 
+@pytest.mark.shared
 def test_split_of_the_real_en_mr_corpus(tmp_path: Path) -> None:
     summary = split_corpus(
         [HFT2022 / "en.txt.gz", HFT2022 / "mr.txt.gz"], ("en", "mr"), tmp_path, SplitConfig()

@@ -13,8 +13,11 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import UD_ROOT
+from figures import capture_figures, visible_axes
 from hypothesis import given
 from hypothesis import strategies as st
+from matplotlib.colors import to_hex
+from matplotlib.image import imread
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models
 from workflow_support import snakemake
@@ -28,6 +31,7 @@ from tokstudy.analysis.parity import (
 from tokstudy.analysis.tables import write_parallel_parity
 from tokstudy.analysis.ud import pud_treebanks, sentence_texts
 from tokstudy.errors import TokstudyError
+from tokstudy.report import parity_plots
 from tokstudy.report.parity_plots import plot_premiums, premium_matrix
 from tokstudy.study import ParityTokenizer, Study
 from tokstudy.tokenizers.base import TrainSpec
@@ -286,7 +290,8 @@ def test_fairness_summary(tmp_path: Path) -> None:
     assert row["gini"] == pytest.approx(4 / 27)
 
 
-def test_premium_plots(tmp_path: Path) -> None:
+def test_premium_plots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    figures = capture_figures(monkeypatch, parity_plots)
     table = pd.DataFrame(
         {
             "tokenizer": ["b", "b", "a", "a", "a"],
@@ -299,7 +304,26 @@ def test_premium_plots(tmp_path: Path) -> None:
     assert np.isnan(matrix.loc["is", "b"])
     outputs = [tmp_path / f"{name}.{ext}" for name in ("heat", "bars") for ext in ("png", "pdf")]
     plot_premiums(table, "en", outputs[:2], outputs[2:])
-    assert all(path.stat().st_size > 1000 for path in outputs)
+    heatmap, bars = figures
+    # heat map: languages de, en, is down, tokenizers b, a across, "is" empty for b
+    grid, colour_bar = heatmap.axes
+    cells = grid.images[0].get_array()
+    assert cells.mask.tolist() == [[False, False], [False, False], [True, False]]
+    assert cells.filled(0).tolist() == [[1.2, 2.0], [1.0, 1.0], [0.0, 0.8]]
+    assert [t.get_text() for t in grid.texts] == ["1.20", "2.00", "1.00", "1.00", "0.80"]
+    assert [t.get_text() for t in grid.get_xticklabels()] == ["b", "a"]
+    assert [t.get_text() for t in grid.get_yticklabels()] == ["de", "en", "is"]
+    assert colour_bar.get_ylabel() == "tokens / tokens of en"
+    # bars: a panel per tokenizer, highest premium first; red above 1, grey the reference
+    panels = visible_axes(bars)
+    assert [axis.get_title() for axis in panels] == ["b", "a"]
+    heights = [[bar.get_height() for bar in axis.patches] for axis in panels]
+    assert heights == [[1.2, 1.0], [2.0, 1.0, 0.8]]
+    colours = [[to_hex(bar.get_facecolor()) for bar in axis.patches] for axis in panels]
+    red, grey, blue = (to_hex(name) for name in ("tab:red", "grey", "tab:blue"))
+    assert colours == [[red, grey], [red, grey, blue]]
+    assert imread(outputs[0]).shape[:2] == (round((3.5 + 0.4 * 3) * 120), round((3 + 1.5) * 120))
+    assert all(path.read_bytes().startswith(b"%PDF") for path in outputs[1::2])
 
 
 # --- the Study's choice and its checks ----------------------------------------------------------
