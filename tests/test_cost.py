@@ -141,18 +141,18 @@ def test_compilation_is_counted_and_left_out_of_the_plot(
             phase_file(tmp_path / f"{size}.json", {"train": (seconds, seconds, 9.0, compiling)}),
             texts[:1],
         )
-        for size, seconds, compiling in (("500", 12.0, 11.0), ("4000", 2.0, 0.5))
+        for size, seconds, compiling in [("500", 12.0, 11.0), ("4000", 2.0, 0.5), ("8000", 3, 0.0)]
     ]
     with caplog.at_level(logging.INFO):
         table = write_cost(sources, tmp_path / "cost.csv", [tmp_path / "cost.png"])
-    assert table["seconds"].tolist() == [12.0, 2.0]
+    assert table["seconds"].tolist() == [12.0, 2.0, 3.0]
     messages = cost_log(caplog)
     assert messages[0] == (
         "2 step(s) include 11.5 s of numba compiling kernels not yet in its disk cache "
         "(a one-off of a fresh checkout): column compile_seconds, left out of the plot"
     )
-    assert messages[1] == f"cost rows (2) written to {tmp_path / 'cost.csv'}"
-    assert plotted_costs(table)["seconds"].tolist() == [1.0, 1.5]
+    assert messages[1] == f"cost rows (3) written to {tmp_path / 'cost.csv'}"
+    assert plotted_costs(table)["seconds"].tolist() == [1.0, 1.5, 3.0]
 
 
 def test_a_phase_the_file_lacks_is_named(tmp_path: Path, texts: tuple[Path, Path]) -> None:
