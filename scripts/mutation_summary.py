@@ -20,7 +20,10 @@ KILLED = {"killed", "timeout"}
 def main() -> int:
     """Print the summary; exit status 1 when mutmut has no results."""
     listing = subprocess.run(
-        [sys.executable, "-m", "mutmut", "results", "--all", "true"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     by_module: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for line in listing.splitlines():
