@@ -346,6 +346,7 @@ def test_fertility_by_language() -> None:
 def test_parity_ratios_and_summary() -> None:
     tokenizer = wordpiece(["a", "b", "c", "d"])
     table = tokenization_parity(tokenizer, tokenizer, ["a b", "c", ""], ["a b c d", "d", "a"])
+    assert table["line"].tolist() == [1, 2, 3]
     assert table["reference_tokens"].tolist() == [2, 1, 0]
     assert table["target_tokens"].tolist() == [4, 1, 1]
     assert table["ratio"].tolist()[:2] == [2.0, 1.0] and math.isnan(table["ratio"].iloc[2])
@@ -359,6 +360,18 @@ def test_parity_needs_line_aligned_text() -> None:
     tokenizer = wordpiece(["a"])
     with pytest.raises(TokstudyError, match="2 reference lines, 3 target lines"):
         tokenization_parity(tokenizer, tokenizer, ["a", "a"], ["a", "a", "a"])
+
+
+@pytest.mark.filterwarnings("error")
+def test_parity_of_no_lines_and_of_undefined_lines() -> None:
+    tokenizer = wordpiece(["a"])
+    empty = tokenization_parity(tokenizer, tokenizer, [], [])
+    assert len(empty) == 0
+    assert empty["reference_tokens"].dtype == empty["target_tokens"].dtype == "int64"
+    table = tokenization_parity(tokenizer, tokenizer, ["", ""], ["a", ""])
+    summary = parity_summary(table).iloc[0]
+    assert (summary["lines"], summary["undefined"]) == (2, 2)
+    assert summary[["mean", "median", "q05", "q25", "q75", "q95"]].isna().all()
 
 
 def test_parity_summary_quantile_columns() -> None:

@@ -8,18 +8,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import write_lines
+from metrics_oracle import brute_force_metrics
 
 from tokstudy.cell_job import evaluate_job, train_and_evaluate
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, read_phase_costs
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.training import train_to_directory
 
 # one adapter of each library and trainer family (hf_wordpiece trains nondeterministically)
@@ -69,7 +71,17 @@ def test_one_cell_job_writes_what_training_then_scoring_wrote(
     )
     frequencies = pd.read_csv(one / "frequencies.tsv", sep="\t")
     assert vocab[1].tolist() == frequencies["train_frequency"].tolist()
-    assert frequencies["train_frequency"].sum() > 0
+    # the figures themselves, against the ids of the lines counted by hand
+    tokenizer = load_tokenizer(one / "tokenizer")
+    metrics = pd.read_csv(one / "metrics.tsv", sep="\t")
+    for split, corpus in corpora.items():
+        lines = corpus.read_text(encoding="utf-8").splitlines()
+        counts = Counter(i for ids in tokenizer.encode_batch(lines) for i in ids)
+        column = frequencies[f"{split}_frequency"]
+        assert column.tolist() == [counts[i] for i in range(len(tokenizer.vocab))], split
+        values = metrics[metrics["split"] == split].set_index("metric")["value"]
+        for metric, expected in brute_force_metrics(tokenizer, lines).items():
+            assert values[metric] == pytest.approx(expected), (split, metric)
     phases = read_phase_costs(one / "cost.json")
     assert list(phases) == ["train", "metrics"]
     assert all(figures["seconds"] > 0 for figures in phases.values())

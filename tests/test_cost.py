@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from figures import capture_figures, lines_of, visible_axes
+from matplotlib.image import imread
 from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
 
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, PhaseCosts
+from tokstudy.report import plots
 from tokstudy.report.cost import COLUMNS, CostSource, cost_table, read_benchmark, write_cost
 from tokstudy.report.plots import plotted_costs
 from tokstudy.tokenizers.registry import ADAPTERS
@@ -70,6 +73,10 @@ def test_table_rows_from_benchmarks(tmp_path: Path, texts: tuple[Path, Path]) ->
     trained = table.iloc[2]
     assert trained["max_rss_mb"] == 300.25 and trained["text_mb"] == pytest.approx(3.0)
     assert math.isnan(trained["encode_mb_s"])
+
+
+def cost_log(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "tokstudy.report.cost"]
 
 
 def phase_file(path: Path, phases: dict[str, tuple[float, ...]]) -> Path:
@@ -134,13 +141,18 @@ def test_compilation_is_counted_and_left_out_of_the_plot(
             phase_file(tmp_path / f"{size}.json", {"train": (seconds, seconds, 9.0, compiling)}),
             texts[:1],
         )
-        for size, seconds, compiling in (("500", 12.0, 11.0), ("4000", 2.0, 0.0))
+        for size, seconds, compiling in [("500", 12.0, 11.0), ("4000", 2.0, 0.5), ("8000", 3, 0.0)]
     ]
     with caplog.at_level(logging.INFO):
         table = write_cost(sources, tmp_path / "cost.csv", [tmp_path / "cost.png"])
-    assert table["seconds"].tolist() == [12.0, 2.0]
-    assert "1 step(s) include 11.0 s of numba compiling kernels" in caplog.text
-    assert plotted_costs(table)["seconds"].tolist() == [1.0, 2.0]
+    assert table["seconds"].tolist() == [12.0, 2.0, 3.0]
+    messages = cost_log(caplog)
+    assert messages[0] == (
+        "2 step(s) include 11.5 s of numba compiling kernels not yet in its disk cache "
+        "(a one-off of a fresh checkout): column compile_seconds, left out of the plot"
+    )
+    assert messages[1] == f"cost rows (3) written to {tmp_path / 'cost.csv'}"
+    assert plotted_costs(table)["seconds"].tolist() == [1.0, 1.5, 3.0]
 
 
 def test_a_phase_the_file_lacks_is_named(tmp_path: Path, texts: tuple[Path, Path]) -> None:
@@ -159,7 +171,50 @@ def test_unsampled_job_keeps_its_time_and_is_logged(
         row = cost_table([fast]).iloc[0]
     assert row["seconds"] == 0.3
     assert math.isnan(row["max_rss_mb"]) and math.isnan(row["cpu_seconds"])
-    assert "1 of 1 jobs ended before Snakemake's first memory sample" in caplog.text
+    assert cost_log(caplog) == [
+        "1 of 1 jobs ended before Snakemake's first memory sample: "
+        "cpu_seconds and max_rss_mb left empty for them"
+    ]
+
+
+def test_a_dash_in_a_benchmark_is_not_measured(tmp_path: Path) -> None:
+    path = tmp_path / "b.tsv"
+    path.write_text("s\th:m:s\tmax_rss\tcpu_time\n0.2\t0:00:00\t-\tNA\n")
+    figures = read_benchmark(path)
+    assert figures["seconds"] == 0.2
+    assert math.isnan(figures["max_rss_mb"]) and math.isnan(figures["cpu_seconds"])
+
+
+def test_rows_are_sorted_by_language_tokenizer_numeric_size_and_step(tmp_path: Path) -> None:
+    phases = phase_file(tmp_path / "cost.json", {"train": (1.0, 1.0, 10.0, 0.0)})
+    cells = [("is", "char", "full"), ("en", "sp_bpe", "full"), ("en", "sp_bpe", "4000")]
+    cells += [("en", "sp_bpe", "500"), ("en", "hf_bpe", "8000")]
+    table = cost_table([CostSource(*cell, "train", phases, ()) for cell in cells])
+    assert list(zip(table["language"], table["tokenizer"], table["size"], strict=True)) == [
+        ("en", "hf_bpe", "8000"),
+        ("en", "sp_bpe", "500"),
+        ("en", "sp_bpe", "4000"),
+        ("en", "sp_bpe", "full"),
+        ("is", "char", "full"),
+    ]
+
+
+def test_the_csv_has_six_significant_digits(tmp_path: Path) -> None:
+    phases = phase_file(tmp_path / "cost.json", {"metrics": (3.0, 2.0, 10.0, 0.0)})
+    text = text_file(tmp_path / "t.txt", 7)  # 7e-06 MB in 3 s: 2.3333...e-06 MB/s
+    write_cost(
+        [CostSource("en", "sp_bpe", "500", "metrics", phases, (text,))],
+        tmp_path / "cost.csv",
+        [tmp_path / "cost.png"],
+    )
+    assert (tmp_path / "cost.csv").read_text().splitlines() == [
+        ",".join(COLUMNS),
+        "en,sp_bpe,500,metrics,3,2,10,0,7e-06,2.33333e-06",
+    ]
+
+
+def test_no_sources_give_an_empty_table_with_every_column() -> None:
+    assert list(cost_table([]).columns) == COLUMNS
 
 
 def test_repeated_benchmark_gives_the_median(tmp_path: Path) -> None:
@@ -171,7 +226,7 @@ def test_repeated_benchmark_gives_the_median(tmp_path: Path) -> None:
     ("content", "message"),
     [
         ("s\th:m:s\n1.0\t0:00:01\n", "missing columns cpu_time, max_rss"),
-        ("s\tmax_rss\tcpu_time\n", "no rows"),
+        ("s\tmax_rss\tcpu_time\n", r"not a Snakemake benchmark file \(no rows\)$"),
         ("", "not a readable Snakemake benchmark file"),
     ],
 )
@@ -183,7 +238,10 @@ def test_bad_benchmark_file_is_named(tmp_path: Path, content: str, message: str)
     assert str(path) in str(error.value)
 
 
-def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path]) -> None:
+def test_write_cost_writes_csv_and_plots(
+    tmp_path: Path, texts: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    figures = capture_figures(monkeypatch, plots)
     sources = [
         source(tmp_path, size, step, texts, (float(size) / 1000, 100.0, 1.0))
         for size in ("500", "4000")
@@ -205,7 +263,20 @@ def test_write_cost_writes_csv_and_plots(tmp_path: Path, texts: tuple[Path, Path
     )
     write_cost([small], tmp_path / "small.csv", outputs)
     assert pd.read_csv(tmp_path / "small.csv")["encode_mb_s"].iloc[0] == pytest.approx(4e-5)
-    assert all(path.stat().st_size > 1000 for path in outputs)
+    # the first plot: sp_bpe at 500 and 4000 (char's size "full" has no x position);
+    # train 0.5 and 4 s at 100 MB, metrics over 3 + 1 MB of text in 0.5 and 4 s
+    panels = visible_axes(figures[0])
+    assert len(panels) == 3
+    assert [lines_of(axis) for axis in panels] == [
+        {"sp_bpe": ([500, 4000], [0.5, 4.0])},
+        {"sp_bpe": ([500, 4000], [100.0, 100.0])},
+        {"sp_bpe": ([500, 4000], [8.0, 1.0])},
+    ]
+    title = "Cost per tokenizer: median over 1 language(s), band min–max"
+    assert figures[0].get_suptitle() == title
+    # 3 panels of 4.2 x 3.2 inches at 120 dpi
+    assert imread(outputs[0]).shape[:2] == (round(3.2 * 120), round(3 * 4.2 * 120))
+    assert outputs[1].read_bytes().startswith(b"%PDF")
 
 
 # What a training or metric job imports is part of its cost: never torch or transformers,

@@ -77,7 +77,29 @@ def test_detokenize_inverts_pretokenize(text: str) -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.text(st.sampled_from(" \taZ.,-" + MARK_CHARS + "0f")))
 def test_detokenize_accepts_any_string(marked: str) -> None:
-    assert isinstance(PRE.detokenize(marked), str)
+    # whatever the marks, none is left in the text, and the text between them is kept
+    text = PRE.detokenize(marked)
+    assert not any(mark in text for mark in MARK_CHARS)
+    plain = "".join(c for c in marked if c not in MARK_CHARS)
+    assert text.replace(" ", "").lower() == plain.replace(" ", "").lower()
+
+
+@pytest.mark.parametrize(
+    ("marked", "text"),
+    [
+        (U, ""),  # an upper-case mark with nothing to raise
+        (A + "ab", "ab"),  # a run never ended: its start mark is dropped
+        (A + "ab" + E + "c", "ABc"),
+        (U + "a" + E, "A"),  # a stray end mark
+        (D + D, " "),  # two word delimiters: the space between two words
+        ("x" + D + "y" + D + D + "z", "xy z"),
+        (S, " "),
+        (S + "0020", " "),  # an escaped whitespace character
+        (S + "000f", " 000f"),  # not whitespace: no escape, a space mark then the digits
+    ],
+)
+def test_detokenize_of_misplaced_marks(marked: str, text: str) -> None:
+    assert PRE.detokenize(marked) == text
 
 
 @settings(max_examples=50, deadline=None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import tempfile
 from pathlib import Path
@@ -33,7 +34,8 @@ from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TokenSt
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
-from tokstudy.tokenizers.word_marks import metaspace_starts
+from tokstudy.tokenizers.word_marks import metaspace_starts, opens_word
+from tokstudy.words import batch_words
 
 
 def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
@@ -44,6 +46,9 @@ def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:
     # 40 items: 20 of frequency 5 and 20 of frequency 3 -> index 38 -> 3
     assert f95(np.array([5] * 20 + [3] * 20)) == 3
     assert f95(np.array([7, 0, 0])) == 7
+    # 21 items 21..1: 0.95 * 21 = 19.95, floor 19 -> frequency 2 (ceil or round: 20 -> 1)
+    assert f95(np.arange(1, 22)) == 2
+    assert math.isnan(f95(np.zeros(4)))
 
 
 def test_nu_is_rank_weighted_average() -> None:
@@ -53,6 +58,9 @@ def test_nu_is_rank_weighted_average() -> None:
 
 
 def test_renyi_efficiency_matches_formula() -> None:
+    # the smallest vocabulary with a defined efficiency: 2 (log 1 = 0)
+    assert renyi_efficiency(np.array([3, 3]), 2) == pytest.approx(1.0)
+    assert math.isnan(renyi_efficiency(np.array([3]), 1))
     # uniform over 4 occurring of 4 items: H_a = log 4 for every a -> efficiency 1
     assert renyi_efficiency(np.array([5, 5, 5, 5]), 4) == pytest.approx(1.0)
     # p = (0.5, 0.25, 0.25), |V| = 8, a = 2.5
@@ -70,26 +78,103 @@ def _word_level(vocab: list[str]) -> PretrainedHF:
     return PretrainedHF(tokenizer)
 
 
+def _wordpiece(vocab: list[str]) -> PretrainedHF:
+    tokenizer = HFTokenizer(
+        models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]")
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.add_special_tokens([t for t in SPECIAL_TOKENS if t != "[UNK]"])
+    return PretrainedHF(tokenizer)
+
+
 def test_compute_metrics_on_a_hand_checked_corpus(tmp_path: Path) -> None:
-    # whitespace word-level tokenizer: every known word is one token, others are [UNK]
-    tokenizer = _word_level([*SPECIAL_TOKENS, "a", "b", "c"])
+    # WordPiece, greedy longest match per whitespace word; a word it cannot spell is [UNK].
+    # ids: 0 [UNK], 1-4 [PAD] [CLS] [SEP] [MASK] (control), 5 ab, 6 ##c, 7 é, 8 ##é, 9 日,
+    # 10 ##本, 11 q (never used): |V| = 12, of which 12 - 4 = 8 can stand for text
+    tokenizer = _wordpiece([*SPECIAL_TOKENS, "ab", "##c", "é", "##é", "日", "##本", "q"])
     corpus = tmp_path / "c.txt"
-    corpus.write_text("a b a\nc d\nä\n", encoding="utf-8")
+    corpus.write_text("abc 日本\nab zz é\nabcé\n\n", encoding="utf-8")
+    #   "abc 日本"  -> ab ##c | 日 ##本      4 tokens, 2 words, 6 chars, 3+1+6 = 10 bytes
+    #   "ab zz é"   -> ab | [UNK] | é        3 tokens, 3 words, 7 chars, 6+2 = 8 bytes
+    #   "abcé"      -> ab ##c ##é            3 tokens, 1 word,  4 chars, 3+2 = 5 bytes
+    #   ""          -> nothing               0 tokens, 0 words
     metrics, counts = compute_metrics(tokenizer, corpus, batch_lines=2)
-    assert metrics["lines"] == 3 and metrics["words"] == 6 and metrics["tokens"] == 6
-    assert metrics["mu"] == pytest.approx(2.0)
-    assert metrics["fertility"] == pytest.approx(1.0)
-    assert metrics["continued_words"] == 0
-    assert metrics["unk_rate"] == pytest.approx(2 / 6)
-    # characters: "a b a" 5 + "c d" 3 + "ä" 1 = 9; bytes: 5 + 3 + 2 = 10
-    assert metrics["chars_per_token"] == pytest.approx(9 / 6)
-    assert metrics["bytes_per_token"] == pytest.approx(10 / 6)
-    # text vocabulary = [UNK], a, b, c (4); used: [UNK], a, b, c
-    assert metrics["vocab_used"] == pytest.approx(1.0)
-    assert counts.tolist() == [2, 0, 0, 0, 0, 2, 1, 1]
-    # ranked frequencies 2, 2, 1, 1 -> f95 index 3 -> 1; nu = (2 + 4 + 3 + 4) / 10
+    assert counts.dtype == np.int64 and counts.tolist() == [1, 0, 0, 0, 0, 3, 2, 1, 1, 1, 1, 0]
+    assert metrics["lines"] == 4 and metrics["words"] == 6 and metrics["tokens"] == 10
+    assert metrics["vocab_size"] == 12
+    assert metrics["mu"] == pytest.approx(10 / 4)
+    assert metrics["fertility"] == pytest.approx(10 / 6)
+    # words of two or more tokens: abc, 日本, abcé
+    assert metrics["continued_words"] == pytest.approx(3 / 6)
+    # per token, not per word: 1 [UNK] of 10 tokens; 6 + 7 + 4 = 17 chars; 23 bytes
+    assert metrics["unk_rate"] == pytest.approx(1 / 10)
+    assert metrics["chars_per_token"] == pytest.approx(17 / 10)
+    assert metrics["bytes_per_token"] == pytest.approx(23 / 10)
+    # occurring: [UNK] ab ##c é ##é 日 ##本 = 7 of the 8 text ids (q unused)
+    assert metrics["vocab_used"] == pytest.approx(7 / 8)
+    # ranked frequencies 3, 2, 1, 1, 1, 1, 1 (n = 7): f95 at index floor(6.65) = 6 -> 1
     assert metrics["f95"] == 1
-    assert metrics["nu"] == pytest.approx(13 / 10)
+    # nu = (1*3 + 2*2 + (3+4+5+6+7)*1) / (1+...+7) = 32 / 28
+    assert metrics["nu"] == pytest.approx(32 / 28)
+    # Rényi (a = 2.5) of p = (3, 2, 1, 1, 1, 1, 1) / 10 over log of the tokenizer's |V| = 12
+    # (not the 7 occurring ids, nor the 8 text ids):
+    # sum p^a = (3^2.5 + 2^2.5 + 5) / 10^2.5 = 26.2453 / 316.2278 = 0.0829950;
+    # H = ln(0.0829950) / (1 - 2.5) = 1.659317; H / ln 12 = 1.659317 / 2.484907 = 0.667758
+    assert metrics["renyi_efficiency"] == pytest.approx(0.667758, abs=1e-6)
+    assert set(metrics) == set(METRICS)
+
+
+def test_a_tokenizer_without_unknown_token_has_no_unknowns(tmp_path: Path) -> None:
+    # a character BPE without an unknown token drops "c": its unk_rate is 0, not NaN, and
+    # the last word gets no token but still counts as a word
+    tokenizer = HFTokenizer(models.BPE({"a": 0, "b": 1}, merges=[]))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    adapter = PretrainedHF(tokenizer)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("ab a c\n", encoding="utf-8")
+    assert adapter.unk_id is None
+    metrics, _ = compute_metrics(adapter, corpus)
+    assert metrics["tokens"] == 3 and metrics["unk_rate"] == 0.0
+    # tokens per word 2, 1, 0
+    assert metrics["words"] == 3 and metrics["fertility"] == pytest.approx(3 / 3)
+    assert metrics["continued_words"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_corpus_of_empty_lines_has_undefined_ratios(tmp_path: Path) -> None:
+    # no token and no word: every ratio is NaN (no division by zero, no numpy warning)
+    tokenizer = _wordpiece([*SPECIAL_TOKENS, "ab"])
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n\n", encoding="utf-8")
+    metrics, _ = compute_metrics(tokenizer, corpus)
+    assert (metrics["lines"], metrics["words"], metrics["tokens"]) == (2, 0, 0)
+    assert metrics["mu"] == 0.0 and metrics["vocab_used"] == 0.0
+    undefined = ["f95", "nu", "fertility", "continued_words", "unk_rate", "chars_per_token"]
+    undefined += ["bytes_per_token", "renyi_efficiency"]
+    assert all(math.isnan(metrics[name]) for name in undefined)
+
+
+def test_progress_is_logged_every_ten_batches(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tokenizer = _wordpiece([*SPECIAL_TOKENS, "ab"])
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("ab ab\n" * 45, encoding="utf-8")  # 2 tokens a line
+    with caplog.at_level(logging.INFO, logger="tokstudy.metrics"):
+        compute_metrics(tokenizer, corpus, batch_lines=2)
+    assert [r.getMessage() for r in caplog.records] == [
+        "20 lines, 40 tokens",
+        "40 lines, 80 tokens",
+    ]
+
+
+def test_tokens_per_word_of_known_words_counts_words_without_tokens() -> None:
+    # adapters that know each token's word: "ab c" with both tokens in "ab", none in "c"
+    lines = ["ab c"]
+    batch = TokenStarts(
+        np.array([5, 6]), np.array([0, 1]), np.array([2]), batch_words(lines), np.array([0, 0])
+    )
+    assert tokens_per_word(lines, batch).tolist() == [2, 0]
 
 
 def test_continued_words_counts_running_words(tmp_path: Path) -> None:
@@ -207,8 +292,10 @@ def test_library_offsets_count_words_like_the_generic_fallback(name: str, words:
 
 
 def test_unknown_metric_name_is_one_line_error() -> None:
-    with pytest.raises(TokstudyError, match=r"unknown metric.*fertilty.*valid: f95"):
-        check_metric_names(["f95", "fertilty"])
+    with pytest.raises(TokstudyError) as error:
+        check_metric_names(["f95", "mu2", "fertilty"])
+    assert str(error.value) == f"unknown metric(s) fertilty, mu2; valid: {', '.join(METRICS)}"
+    assert ", ".join(METRICS).startswith("f95, mu, nu, fertility, ")
 
 
 def test_every_metric_reads_registered_counts() -> None:
@@ -257,10 +344,11 @@ def test_sentencepiece_starts_follow_word_marks_through_normalisation() -> None:
 
 @pytest.mark.parametrize("name", ["sp_unigram", "hf_bpe", "hf_unigram", "bbpe"])
 def test_batches_encoded_ahead_equal_the_batches_one_by_one(name: str) -> None:
-    # the word-mark adapters encode the next batch on a worker thread; the last batch has
-    # a line whose normalised text has another word count ("¨" is NFKC " ̈"): the fallback
+    # the word-mark adapters encode the next batch on a worker thread; the first and the
+    # last batch have a line whose normalised text has another word count ("¨" is NFKC
+    # " ̈"): the fallback
     tokenizer = _trained(name)
-    batches = [["abba baba", "ésß 日本"], ["ab, ba."], ["日本 abba", "", "ab a\u00a8b ba"]]
+    batches = [["abba baba", "ab a\u00a8b"], ["ab, ba."], ["日本 abba", "", "ab a\u00a8b ba"]]
     streamed = list(tokenizer.encode_batches_starts(iter(batches)))
     assert [lines for lines, _ in streamed] == batches
     for lines, ahead in streamed:
@@ -271,5 +359,11 @@ def test_batches_encoded_ahead_equal_the_batches_one_by_one(name: str) -> None:
         assert (ahead.word is None) == (one.word is None)
         assert tokens_per_word(lines, ahead).tolist() == tokens_per_word(lines, one).tolist()
     if name == "sp_unigram":
-        ids = tokenizer.encode_batch(batches[-1])
-        assert metaspace_starts(batches[-1], ids, tokenizer._opens_word)[1].tolist() == [2]
+        for lines, unmatched in ((batches[0], [1]), (batches[-1], [2])):
+            ids = tokenizer.encode_batch(lines)
+            assert metaspace_starts(lines, ids, tokenizer._opens_word)[1].tolist() == unmatched
+
+
+def test_opens_word_marks_the_pieces_that_start_with_the_metaspace() -> None:
+    marks = opens_word(["▁the", "re", "▁", "a▁", "<unk>"])
+    assert marks.dtype == bool and marks.tolist() == [True, False, True, False, False]

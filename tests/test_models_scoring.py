@@ -108,7 +108,7 @@ def test_uniform_model_gives_log2_vocab_bits_per_token(tokenizer):
     assert metrics["pseudo_perplexity"] == pytest.approx(len(tokenizer))
 
 
-def test_tiny_bert_scores_are_finite(tokenizer, english):
+def test_tiny_bert_scores_are_those_of_each_token_masked_alone(tokenizer, english):
     config = BertConfig(
         vocab_size=len(tokenizer),
         hidden_size=32,
@@ -120,11 +120,31 @@ def test_tiny_bert_scores_are_finite(tokenizer, english):
     torch.manual_seed(0)
     model = BertForMaskedLM(config)
     model.train()
-    scores = score_lines(BertScorer(model, tokenizer, max_length=32), english[:6])
-    metrics = mlm_metrics(scores)
+    ids = [tokenizer(line, add_special_tokens=False)["input_ids"] for line in english[:20]]
+    lines = [line for line, line_ids in zip(english, ids, strict=False) if len(line_ids) <= 30][:4]
+    assert len(lines) == 4
+    scores = score_lines(BertScorer(model, tokenizer, max_length=32), lines)
     assert model.training  # restored after scoring
-    assert all(np.isfinite(v) for v in metrics.values())
-    assert metrics["bits_per_char"] > 0 and metrics["pseudo_perplexity"] > 1
+    # brute force: each token masked alone in [CLS] line [SEP], one forward pass each
+    model.eval()
+    expected = []
+    with torch.no_grad():
+        for line in lines:
+            line_ids = tokenizer(line, add_special_tokens=False)["input_ids"]
+            nll = 0.0
+            for position, target in enumerate(line_ids):
+                masked = list(line_ids)
+                masked[position] = tokenizer.mask_token_id
+                inputs = torch.tensor([[tokenizer.cls_token_id, *masked, tokenizer.sep_token_id]])
+                logits = model(input_ids=inputs).logits[0, position + 1]
+                nll -= torch.log_softmax(logits, dim=-1)[target].item()
+            expected.append(nll)
+    assert scores["nll"].tolist() == pytest.approx(expected, rel=1e-4)
+    metrics = mlm_metrics(scores)
+    units = sum(len(tokenizer(line, add_special_tokens=False)["input_ids"]) for line in lines)
+    assert metrics["pseudo_perplexity"] == pytest.approx(math.exp(sum(expected) / units), rel=1e-4)
+    chars = sum(len(line) for line in lines)
+    assert metrics["bits_per_char"] == pytest.approx(sum(expected) / math.log(2) / chars, rel=1e-4)
 
 
 def test_characterbert_scorer_uses_words(tmp_path):
@@ -138,7 +158,10 @@ def test_characterbert_scorer_uses_words(tmp_path):
     model = CharacterBertForMaskedLM(model_settings(config, charbert, speller, len(tokenizer)))
     scores = score_lines(CharBertScorer(model, tokenizer, speller, max_length=16), lines)
     assert scores["units"].tolist() == [len(line.split()) for line in lines]
-    assert scores["unk"].sum() > 0  # only 40 words are in the vocabulary
+    # only 40 words are in the vocabulary: every other word is an [UNK] target
+    known = set(words)
+    assert scores["unk"].tolist() == [sum(w not in known for w in line.split()) for line in lines]
+    assert scores["unk"].sum() > 0
     assert np.isfinite(scores["nll"]).all()
 
 

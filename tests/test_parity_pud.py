@@ -13,8 +13,11 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import UD_ROOT
+from figures import capture_figures, visible_axes
 from hypothesis import given
 from hypothesis import strategies as st
+from matplotlib.colors import to_hex
+from matplotlib.image import imread
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models
 from workflow_support import snakemake
@@ -28,6 +31,7 @@ from tokstudy.analysis.parity import (
 from tokstudy.analysis.tables import write_parallel_parity
 from tokstudy.analysis.ud import pud_treebanks, sentence_texts
 from tokstudy.errors import TokstudyError
+from tokstudy.report import parity_plots
 from tokstudy.report.parity_plots import plot_premiums, premium_matrix
 from tokstudy.study import ParityTokenizer, Study, StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
@@ -161,7 +165,7 @@ def test_byte_fallback_tokens_are_counted() -> None:
     tokenizer = HFTokenizer(models.BPE(vocab, [], unk_token="[UNK]", byte_fallback=True))
     tokenizer.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Fuse()])
     measures = sentence_measures(HFBPE(tokenizer), {"s2": "a", "s1": "aöa"})
-    assert list(measures.index) == ["s1", "s2"]
+    assert list(measures.index) == ["s1", "s2"] and measures.index.name == "sent_id"
     assert measures["tokens"].tolist() == [4, 1]
     assert measures["byte_fallback"].tolist() == [2, 0]
     assert measures["roundtrip"].tolist() == [True, True]
@@ -181,6 +185,65 @@ def test_a_tokenizer_must_cover_the_reference(tmp_path: Path) -> None:
         parallel_parity(all_texts(), "en", {"char": {"de": german}})
 
 
+def test_premium_counts_only_sentences_shared_with_a_defined_reference(tmp_path: Path) -> None:
+    # characters (= tokens) in comments; the tokenizer has no "é": each is an [UNK]
+    reference = {"s1": "abc", "s2": "", "s3": "a"}  # 3, 0 (empty: no ratio), 1
+    target = {"s1": "abcabc", "s2": "aéé", "s4": "aaaaaaa", "s5": "a"}  # 6, 3; s4, s5 extra
+    lonely = {"s2": "ab"}  # only the empty reference sentence: no premium at all
+    texts = {"en": reference, "xx": target, "zz": lonely}
+    tokenizer = char_tokenizer(tmp_path, ["abc"])
+    table = parallel_parity(texts, "en", {"char": dict.fromkeys(texts, tokenizer)})
+    rows = table.set_index("language")
+    xx, en, zz = rows.loc["xx"], rows.loc["en"], rows.loc["zz"]
+    # shared s1, s2; s3 missing from the target, s4 and s5 extra (left out)
+    assert (xx["sentences"], xx["missing"], xx["extra"], xx["undefined"]) == (2, 1, 2, 1)
+    # tokens over the shared sentences only: 6 + 3 = 9 (not 9 + 7 + 1 = 17), over 3 + 0
+    assert (xx["tokens"], xx["reference_tokens"]) == (9, 3)
+    assert xx["premium"] == pytest.approx(9 / 3)
+    # per-sentence ratios of defined pairs only: s1 6/3 (s2's 3/0 is undefined, not inf)
+    assert xx["premium_median"] == pytest.approx(2.0)
+    # the target's shared sentences: 6 + 5 bytes, 6 + 3 chars, 2 [UNK] in 9 tokens;
+    # s1 round-trips, s2 does not: 1 of 2
+    assert xx["bytes_per_token"] == pytest.approx(11 / 9)
+    assert xx["chars_per_token"] == pytest.approx(9 / 9)
+    assert xx["unk_rate"] == pytest.approx(2 / 9)
+    assert xx["roundtrip_share"] == pytest.approx(1 / 2)
+    assert xx["byte_fallback_rate"] == 0.0
+    # the reference against itself: ratios 3/3 and 1/1, s2 undefined
+    assert (en["sentences"], en["missing"], en["extra"], en["undefined"]) == (3, 0, 0, 1)
+    assert (en["premium"], en["premium_median"]) == (1.0, 1.0)
+    # zz: 2 tokens over 0 reference tokens, no defined pair
+    assert (zz["sentences"], zz["missing"], zz["undefined"], zz["tokens"]) == (1, 2, 1, 2)
+    assert np.isnan(zz["premium"]) and np.isnan(zz["premium_median"])
+    # the fairness summary leaves zz's NaN premium out: premiums 1 (en) and 3 (xx)
+    row = fairness_summary(table).iloc[0]
+    assert row["languages"] == 2
+    assert (row["max_language"], row["min_language"]) == ("xx", "en")
+    assert row["max_min_ratio"] == pytest.approx(3.0)
+    assert row["gini"] == pytest.approx(0.25)  # |1-3| * 2 / (2 * 2^2 * 2)
+
+
+def test_fairness_summary_keeps_table_order_and_skips_tokenizers_without_premiums() -> None:
+    table = pd.DataFrame(
+        {
+            "tokenizer": ["none", "b", "b", "b", "a", "a"],
+            "language": ["en", "en", "de", "is", "en", "de"],
+            "premium": [np.nan, 1.0, 4.0, np.nan, 1.0, 0.5],
+            "premium_median": [np.nan, np.nan, 4.0, np.nan, 1.0, 0.5],  # not a reason to drop
+        }
+    )
+    summary = fairness_summary(table)
+    assert summary["tokenizer"].tolist() == ["b", "a"]
+    assert summary["languages"].tolist() == [2, 2]
+    assert summary["max_language"].tolist() == ["de", "en"]
+    assert summary["min_language"].tolist() == ["en", "de"]
+    assert summary["max_premium"].tolist() == [4.0, 1.0]
+    assert summary["min_premium"].tolist() == [1.0, 0.5]
+    assert summary["max_min_ratio"].tolist() == pytest.approx([4.0, 2.0])
+    # Gini of (1, 4): 3 * 2 / (2 * 4 * 2.5) = 0.3; of (1, 0.5): 0.5 * 2 / (2 * 4 * 0.75)
+    assert summary["gini"].tolist() == pytest.approx([0.3, 1 / 6])
+
+
 @pytest.mark.parametrize(
     ("values", "expected"),
     [
@@ -194,10 +257,11 @@ def test_gini_hand_computed(values: list[float], expected: float) -> None:
     assert gini(values) == pytest.approx(expected)
 
 
+@pytest.mark.filterwarnings("error")
 def test_gini_of_nothing_is_nan_and_of_negative_values_an_error() -> None:
-    assert np.isnan(gini([]))
-    with pytest.raises(TokstudyError, match="negative"):
-        gini([1.0, -1.0])
+    assert np.isnan(gini([])) and np.isnan(gini([0.0, 0.0]))
+    with pytest.raises(TokstudyError, match=r"negative values: \[-1\.0\]$"):
+        gini([0.0, 0.5, -1.0])
 
 
 @given(
@@ -226,7 +290,8 @@ def test_fairness_summary(tmp_path: Path) -> None:
     assert row["gini"] == pytest.approx(4 / 27)
 
 
-def test_premium_plots(tmp_path: Path) -> None:
+def test_premium_plots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    figures = capture_figures(monkeypatch, parity_plots)
     table = pd.DataFrame(
         {
             "tokenizer": ["b", "b", "a", "a", "a"],
@@ -239,7 +304,26 @@ def test_premium_plots(tmp_path: Path) -> None:
     assert np.isnan(matrix.loc["is", "b"])
     outputs = [tmp_path / f"{name}.{ext}" for name in ("heat", "bars") for ext in ("png", "pdf")]
     plot_premiums(table, "en", outputs[:2], outputs[2:])
-    assert all(path.stat().st_size > 1000 for path in outputs)
+    heatmap, bars = figures
+    # heat map: languages de, en, is down, tokenizers b, a across, "is" empty for b
+    grid, colour_bar = heatmap.axes
+    cells = grid.images[0].get_array()
+    assert cells.mask.tolist() == [[False, False], [False, False], [True, False]]
+    assert cells.filled(0).tolist() == [[1.2, 2.0], [1.0, 1.0], [0.0, 0.8]]
+    assert [t.get_text() for t in grid.texts] == ["1.20", "2.00", "1.00", "1.00", "0.80"]
+    assert [t.get_text() for t in grid.get_xticklabels()] == ["b", "a"]
+    assert [t.get_text() for t in grid.get_yticklabels()] == ["de", "en", "is"]
+    assert colour_bar.get_ylabel() == "tokens / tokens of en"
+    # bars: a panel per tokenizer, highest premium first; red above 1, grey the reference
+    panels = visible_axes(bars)
+    assert [axis.get_title() for axis in panels] == ["b", "a"]
+    heights = [[bar.get_height() for bar in axis.patches] for axis in panels]
+    assert heights == [[1.2, 1.0], [2.0, 1.0, 0.8]]
+    colours = [[to_hex(bar.get_facecolor()) for bar in axis.patches] for axis in panels]
+    red, grey, blue = (to_hex(name) for name in ("tab:red", "grey", "tab:blue"))
+    assert colours == [[red, grey], [red, grey, blue]]
+    assert imread(outputs[0]).shape[:2] == (round((3.5 + 0.4 * 3) * 120), round((3 + 1.5) * 120))
+    assert all(path.read_bytes().startswith(b"%PDF") for path in outputs[1::2])
 
 
 # --- the Study's choice and its checks ----------------------------------------------------------

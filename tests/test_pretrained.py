@@ -10,11 +10,14 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import SHARED, write_lines
+from figures import capture_figures, lines_of
+from matplotlib.image import imread
 from workflow_support import snakemake
 
 from tokstudy.analysis.tables import write_multilingual_tables
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
+from tokstudy.report import plots
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide
 from tokstudy.study import PRETRAINED, Job, Study, StudyPlan
@@ -263,7 +266,10 @@ def test_the_hub_download_rule_runs_only_for_hub_without_path(tmp_path: Path) ->
     assert "download_pretrained" not in local_plan and "rule import_pretrained" in local_plan
 
 
-def test_wide_tables_and_plots_show_pretrained_cells(tmp_path: Path) -> None:
+def test_wide_tables_and_plots_show_pretrained_cells(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    figures = capture_figures(monkeypatch, plots)
     table = pd.concat(
         [
             tidy_rows("en", "sp_bpe", 250, "train", {"fertility": 1.5}),
@@ -287,7 +293,17 @@ def test_wide_tables_and_plots_show_pretrained_cells(tmp_path: Path) -> None:
     assert frame["pretrained"].iloc[2] == pytest.approx(1.3)
     outputs = [tmp_path / "fertility.png"]
     plot_metric(table, "fertility", "train", outputs)
-    assert outputs[0].stat().st_size > 0
+    # the trained sizes on one axis (char a lone marker), gpt_4o in a side panel of its own
+    (figure,) = figures
+    trained, pretrained = figure.axes
+    assert lines_of(trained) == {"char": ([60], [4.0]), "sp_bpe": ([250, 8000], [1.5, 1.2])}
+    assert [line.get_linestyle() for line in trained.get_lines()] == ["None", "-"]
+    assert [list(points.get_offsets()[:, 1]) for points in pretrained.collections] == [[1.3]]
+    assert [t.get_text() for t in pretrained.get_xticklabels()] == ["gpt_4o\n200k"]
+    assert (trained.get_title(), figure.get_suptitle()) == ("en", "fertility (train)")
+    # one panel, 1.4 times as wide for the side panel: 4.2 * 1.4 x 3.4 inches at 120 dpi,
+    # pixels truncated (705.6 -> 705)
+    assert imread(outputs[0]).shape[:2] == (int(3.4 * 120), int(4.2 * 1.4 * 120))
 
 
 def test_kind_comparison_puts_pretrained_first_and_names_the_best() -> None:

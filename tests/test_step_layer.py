@@ -151,7 +151,7 @@ def _snakemake(tmp_path: Path, **fields: object) -> SimpleNamespace:
 
 def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
     raw = tmp_path / "raw.txt"
-    raw.write_text("".join(f"line {i}\n" for i in range(20)), encoding="utf-8")
+    raw.write_text("".join(f"line {i}\n" for i in range(20)) + "\n   \n", encoding="utf-8")
     outputs = {name: str(tmp_path / name) for name in ("train", "heldout", "stats")}
     corpora_steps.prepare_corpus(
         _snakemake(
@@ -166,7 +166,21 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
     heldout = Path(outputs["heldout"]).read_text(encoding="utf-8").splitlines()
     assert (len(train), len(heldout)) == (15, 5)
     assert sorted(train + heldout) == sorted(f"line {i}" for i in range(20))
-    assert json.loads(Path(outputs["stats"]).read_text(encoding="utf-8"))
+    # 22 lines read, the 2 blank ones dropped, 5 of the 20 held out
+    stats = json.loads(Path(outputs["stats"]).read_text(encoding="utf-8"))
+    assert stats == {
+        "lines_read": 22,
+        "empty_dropped": 2,
+        "lines_kept": 20,
+        "lines_used": 20,
+        "heldout_lines": 5,
+        "train_lines": 15,
+        "invalid_lines_replaced": 0,
+        "nul_lines_replaced": 0,
+        "long_lines_split": 0,
+        "long_line_pieces": 0,
+        "max_line_bytes": 4096,  # the default limit
+    }
     log = (tmp_path / "rule.log").read_text(encoding="utf-8")
     assert "prepare_corpus: started" in log and "prepare_corpus: finished" in log
 

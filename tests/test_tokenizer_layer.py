@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.directory import META_FILE
-from tokstudy.tokenizers.params import Param, check_params
+from tokstudy.tokenizers.params import OMITTED, Param, check_params
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
 from tokstudy.tokenizers.training import train_to_directory
 
@@ -101,7 +101,19 @@ def test_closed_adapters_reject_unknown_parameters(name: str, tmp_path: Path) ->
 
 @pytest.mark.parametrize("name", adapter_names())
 def test_declared_defaults_pass_the_adapters_own_check(name: str) -> None:
-    adapter_class(name).check_params({})
+    adapter = adapter_class(name)
+    defaults = {
+        key: param.default
+        for key, param in adapter.params_spec.items()
+        if param.default is not OMITTED
+    }
+    assert all(adapter.params_spec[key].problem(value) is None for key, value in defaults.items())
+    # nothing given: every declared default, in declaration order (an adapter may resolve a
+    # default, e.g. hft's marks None to the default marks); checking again changes nothing
+    resolved = adapter.check_params({})
+    assert list(resolved) == list(defaults)
+    assert adapter.check_params(resolved) == resolved
+    assert adapter.check_params(defaults) == resolved
 
 
 @pytest.mark.parametrize("name", adapter_names())

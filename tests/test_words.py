@@ -36,3 +36,14 @@ def test_batch_words_are_those_of_str_split(lines: list[str]) -> None:
         assert text[start : start + len(lines[line])] == lines[line]
         found = [text[b:e] for b, e in spans[first : first + count]]
         assert found == lines[line].split()
+
+
+def test_a_lone_surrogate_is_a_character_of_its_word() -> None:
+    # text read with errors="surrogateescape" can hold lone surrogates: not whitespace
+    words = batch_words(["a\udcff b", "\ud800"])
+    assert words.counts.tolist() == [2, 1]
+    assert list(zip(words.begins.tolist(), words.ends.tolist(), strict=True)) == [
+        (0, 2),
+        (3, 4),
+        (5, 6),
+    ]

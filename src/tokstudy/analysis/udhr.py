@@ -18,13 +18,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import regex
 from fontTools import unicodedata as font_unicodedata
 
 from tokstudy.errors import TokstudyError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +129,8 @@ def read_articles(path: Path) -> dict[int, str]:
 
 def read_index(root: Path) -> pd.DataFrame:
     """``index.tsv`` of a UDHR folder, indexed by ``code`` (a one-line error without it)."""
+    import pandas as pd  # only when a UDHR parity is configured: the study's import stays light
+
     path = Path(root) / INDEX_FILE
     if not path.is_file():
         raise TokstudyError(f"{root}: no {INDEX_FILE} (not a UDHR folder)")

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Mutation testing (mutmut) of the modules whose numbers the study publishes: metrics,
+# word and fertility counting, parity, the cost table. Configured in pyproject.toml
+# ([tool.mutmut]: the modules and the covering fast test files); results in docs/mutation.md.
+# Slow (about 10 min on 2 shared cores): run it by hand, not in CI, with the project's
+# virtual environment active (mutmut is in the `test` extra).
+#
+#   scripts/mutation.sh            # run every mutant, then print the per-module summary
+#   scripts/mutation.sh --summary  # the summary of the last run only
+#
+# Work folder: mutants/ (ignored by git; delete it to start afresh). Inspect a survivor
+# with `mutmut show NAME`; `mutmut results` lists them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# mutmut copies src/ into mutants/ and imports it from there: an outer PYTHONPATH pointing
+# at src/ would make the tests import the unmutated code
+unset PYTHONPATH
+if [[ "${1:-}" != "--summary" ]]; then
+    nice -n 5 python -m mutmut run --max-children "${MUTMUT_CHILDREN:-1}"
+fi
+python scripts/mutation_summary.py
