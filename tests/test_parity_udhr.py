@@ -38,6 +38,7 @@ from tokstudy.analysis.udhr_parity import (
 )
 from tokstudy.analysis.udhr_tables import read_udhr_table, write_udhr_parity
 from tokstudy.errors import TokstudyError
+from tokstudy.report.page.segments import udhr_article_one
 from tokstudy.report.parity_udhr_plots import plot_udhr_premiums
 from tokstudy.study import ParityTokenizer, Study, StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
@@ -517,6 +518,20 @@ def test_the_plan_of_the_udhr_parity(tmp_path: Path, udhr_root: Path) -> None:
     assert "out/tables/analysis/parity_udhr_fairness.md" in targets
     assert "out/plots/analysis/parity_udhr_map.pdf" in targets
     assert _study(tmp_path, {"root": "udhr"}).analyses.udhr_root() == udhr_root
+
+
+def test_the_study_page_shows_article_1_of_each_language(tmp_path: Path, udhr_root: Path) -> None:
+    # de has two translations compared (deu_1901 sorts first), en has eng; the study
+    # languages are en and de (``_study``)
+    plan = _study(tmp_path, {"root": str(udhr_root), "languages": ["deu"]})
+    files = plan.page.udhr_article_one()
+    assert files == {
+        "de": str(udhr_root / "declaration" / "deu_1901.html"),
+        "en": str(udhr_root / "declaration" / "eng.html"),
+    }
+    assert udhr_article_one(files) == {"de": {"udhr": "a"}, "en": {"udhr": "ab"}}
+    # without a UDHR parity the page has no UDHR line
+    assert _study(tmp_path, {}, analyses={}).page.udhr_article_one() == {}
 
 
 @pytest.mark.parametrize(

@@ -129,6 +129,7 @@ rule study_page:
         tokenizers=[cell["directory"] for cell in planners.page.cells()],
         frequencies=[cell["frequencies"] for cell in planners.page.cells()],
         heldout=list(planners.page.heldout().values()),
+        udhr=list(planners.page.udhr_article_one().values()),
         plots=planners.page.plots(),
     output:
         page=report(
@@ -141,6 +142,7 @@ rule study_page:
         cells=planners.page.cells(),
         heldout=planners.page.heldout(),
         words=planners.page.words(),
+        udhr=planners.page.udhr_article_one(),
         tables=planners.page.tables(),
         seed=study.seed,
     log:

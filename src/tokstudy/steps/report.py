@@ -12,6 +12,7 @@ from tokstudy.report import plots
 from tokstudy.report.cost import CostSource, write_cost
 from tokstudy.report.page.build import PageCell, build_study_page
 from tokstudy.report.page.recommend import StudyTables
+from tokstudy.report.page.segments import udhr_article_one
 from tokstudy.report.tables import write_wide_tables
 from tokstudy.steps import Snakemake
 from tokstudy.workflow_step import run_step
@@ -107,7 +108,7 @@ def study_page(snakemake: Snakemake) -> None:
         cells,
         {language: Path(path) for language, path in params.heldout.items()},
         dict(params.words),
-        {},
+        udhr_article_one(params.udhr),
         StudyTables.read(Path(snakemake.input.metrics), params.tables),
         [Path(path) for path in snakemake.input.plots],
         Path(snakemake.output.page),

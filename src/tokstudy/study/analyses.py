@@ -15,6 +15,7 @@ from tokstudy.analysis.udhr import (
     read_index,
     select_codes,
     translation_file,
+    translations_of,
     udhr_coverage,
 )
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job, ParityTokenizer
@@ -437,6 +438,21 @@ class AnalysesPlanner:
             read_index(root), self.udhr_section().get("languages"), self.udhr_reference(), key
         )
         return {code: str(translation_file(root, code)) for code in codes}
+
+    def udhr_article_one_files(self) -> dict[str, str]:
+        """For the study page: the HTML file of each study language's first UDHR
+        translation among those compared (its article 1 is shown), by language; empty
+        without a UDHR parity."""
+        root, files = self.udhr_root(), self.udhr_files()
+        if root is None:
+            return {}
+        index = read_index(root)
+        chosen = {}
+        for language in self.study.languages:
+            codes = [code for code in translations_of(index, language) if code in files]
+            if codes:
+                chosen[language] = files[codes[0]]
+        return chosen
 
     def udhr_tokenizers(self) -> list[ParityTokenizer]:
         """Every tokenizer of the study, for the UDHR parity: a tokenizer trained per

@@ -64,6 +64,11 @@ class PagePlanner:
             for language in self.analyses.segmentation_languages()
         }
 
+    def udhr_article_one(self) -> dict[str, str]:
+        """The UDHR translation whose article 1 joins each language's sample, when the
+        study has a UDHR parity (by language; empty without)."""
+        return self.analyses.udhr_article_one_files()
+
     def tables(self) -> dict[str, str]:
         """The optional tables the recommendation reads, those the study writes."""
         out, produced = self.study.out, set(self.analyses.targets()) | set(self.models.targets())

@@ -189,3 +189,15 @@ def segment_cell(
             + (", …" if len(undecodable) > 3 else "")
         )
     return {"lines": encoded, "tokens": tokens, "notes": notes}
+
+
+def udhr_article_one(files: Mapping[str, str | Path]) -> dict[str, dict[str, str]]:
+    """The ``extra`` lines of :func:`sample_lines`: article 1 of each language's UDHR
+    translation (its lines joined by spaces), by language."""
+    from tokstudy.analysis.udhr import read_articles
+
+    extra = {}
+    for language, path in sorted(files.items()):
+        article = read_articles(Path(path)).get(1, "")
+        extra[language] = {"udhr": " ".join(article.split("\n"))}
+    return extra
