@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.analysis.ud import treebank_files
-from tokstudy.config_files import check_results_dir
 from tokstudy.errors import TokstudyError
+from tokstudy.results_dir import check_results_dir
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.defaults import with_defaults
 from tokstudy.study.paths import fill
