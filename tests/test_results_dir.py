@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import REPO
-from workflow_support import copy_project, snakemake
+from workflow_support import copy_project, project_env, snakemake
 
 from tokstudy.errors import TokstudyError
 from tokstudy.results_dir import MARKER, mark_results_dir
@@ -232,12 +232,13 @@ def test_the_default_study_runs_into_a_linked_results_folder_on_other_storage(
     scratch = tmp_path / "scratch" / "results"
     scratch.mkdir(parents=True)
     (clone / "results").symlink_to(scratch)
-    run = snakemake(clone, "--cores", "2", snakefile=clone / "Snakefile", timeout=3600)
+    env = project_env(clone)
+    run = snakemake(clone, "--cores", "2", snakefile=clone / "Snakefile", env=env, timeout=3600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert (scratch / MARKER).is_file()
     assert (scratch / "tables/metrics.csv").stat().st_size > 1000
     assert (scratch / "plots/cost.png").is_file()
     assert sorted(p.name for p in clone.iterdir() if p.name == "results") == ["results"]
     assert (clone / "results").is_symlink()
-    again = snakemake(clone, "-n", snakefile=clone / "Snakefile")
+    again = snakemake(clone, "-n", snakefile=clone / "Snakefile", env=env)
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
