@@ -1,11 +1,23 @@
 from pathlib import Path
 
+from tokstudy.code_fingerprint import code_fingerprint
 from tokstudy.study import Job
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, UNSIZED
 from tokstudy.study.paths import CELL, benchmark_path, log_path
 
 # `study` and `planners` (study.plan) come from the Snakefile, which builds the study once.
 SPLITS = list(CORPUS_SPLITS)
+
+
+#: the script of every rule (one dispatcher); a rule names its step with step()
+RUN_STEP = str(Path(workflow.basedir) / "workflow/scripts/run_step.py")
+
+
+def step(function):
+    """A rule's params that run ``function`` (``tokstudy.steps.<module>.<function>``) through
+    RUN_STEP: its name and the fingerprint of its code (tokstudy.code_fingerprint), so that
+    a change to that code, and only to that code, reruns the rule's jobs."""
+    return {"step": function, "code": code_fingerprint(function)}
 
 
 def out(pattern, **values):

@@ -4,12 +4,17 @@ rule train_tokenizer:
     input:
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),
+    # update(): Snakemake keeps the trained tokenizer and its cost file while the job runs,
+    # which reuses them when the training code, settings and text are those that made them
+    # (a change to metric code rescores without retraining; tokstudy.evaluation)
     output:
-        directory(out(planners.tokenizers.TOKENIZER)),
+        update(directory(out(planners.tokenizers.TOKENIZER))),
         metrics=out(planners.metrics.METRICS),
         frequencies=out(planners.metrics.FREQUENCIES),
-        cost=out(planners.tokenizers.CELL_COST),
+        cost=update(out(planners.tokenizers.CELL_COST)),
     params:
+        **step("tokstudy.steps.tokenizers.train_tokenizer"),
+        training_code=code_fingerprint("tokstudy.tokenizers.io.train_and_save"),
         spec=lambda w: planners.tokenizers.train_spec(job_of(w)),
     log:
         out(log_path("train_tokenizer", CELL)),
@@ -23,4 +28,4 @@ rule train_tokenizer:
     resources:
         **planners.resources("train_tokenizer"),
     script:
-        "../scripts/train_tokenizer.py"
+        RUN_STEP
