@@ -281,3 +281,11 @@ def test_a_code_change_reruns_exactly_the_jobs_that_run_that_code(tmp_path: Path
     stats = json.loads((project / "results/corpora/en/stats.json").read_text(encoding="utf-8"))
     assert stats["code"]["step"] == "tokstudy.steps.corpora.prepare_corpus"
     assert "Nothing to be done" in run("-n").stdout
+
+
+def test_the_version_comes_from_the_package_metadata() -> None:
+    import importlib.metadata
+
+    import tokstudy
+
+    assert tokstudy.__version__ == importlib.metadata.version("tokstudy")
