@@ -24,6 +24,7 @@ rule train_tokenizer:
         size=rf"\d+|{UNSIZED}",
     conda:
         "../../envs/core.yaml"
+    priority: cell_priority
     threads: planners.threads("train_tokenizer")
     resources:
         **planners.resources("train_tokenizer"),

@@ -20,6 +20,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.results_dir import check_results_dir
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.defaults import with_defaults
+from tokstudy.study.metrics import MetricsPlanner
 from tokstudy.study.paths import fill
 from tokstudy.study.planners import StudyPlan
 
@@ -57,6 +58,17 @@ class Study:
     def out(self, pattern: str, **values: Any) -> str:
         """A planner's path pattern under the results folder, with ``values`` filled in."""
         return f"{self.results_dir}/{fill(pattern, **values)}"
+
+    def cell_costs(self) -> Path:
+        """The cost table whose measured cell costs order the cell jobs
+        (:mod:`tokstudy.cell_priority`): key ``cell_costs``, else the study's own."""
+        given = self.config["cell_costs"]
+        if given is None:
+            return Path(self.out(MetricsPlanner.COST_TABLE))
+        path = Path(given) if Path(given).is_absolute() else self.base / given
+        if not path.is_file():
+            raise TokstudyError(f"config key cell_costs: file not found: {path}")
+        return path
 
     @property
     def seed(self) -> int:
