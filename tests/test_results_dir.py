@@ -134,6 +134,14 @@ def test_a_marked_folder_and_a_folder_of_an_earlier_run_are_accepted(
     _study(project, str(earlier))
     (tmp_path / "empty").mkdir()
     _study(project, str(tmp_path / "empty"))
+    # `results` holding other studies' folders (`results_dir: results/hft2022`, then the
+    # default `results`): marked, or from before the marker
+    shared = tmp_path / "shared"
+    mark_results_dir(str(shared / "hft2022"))
+    (shared / "vocabularies" / "logs").mkdir(parents=True)
+    _study(project, str(shared))
+    (shared / "vocabularies" / "draft.txt").write_text("mine\n", encoding="utf-8")
+    assert "not a tokstudy results folder" in _refusal(project, str(shared))
 
 
 def _in_read_only_folder(

@@ -8,7 +8,8 @@ project itself or a folder that contains it, the project's own folders (``src``,
 files in it that is not a tokstudy results folder. A results folder carries the marker
 file :data:`MARKER`, written by :func:`mark_results_dir` when a run starts (Snakemake's
 ``onstart``: a dry run writes nothing); a folder written before the marker existed counts
-when it holds only folders a study writes (:data:`RESULTS_FOLDERS`).
+when it holds only folders a study writes (:data:`RESULTS_FOLDERS`) and other studies'
+results folders.
 """
 
 from __future__ import annotations
@@ -89,12 +90,17 @@ def _state_problem(folder: Path) -> str | None:
     return f"is a folder with other files in it ({folder}), not a tokstudy results folder"
 
 
-def is_results_folder(folder: Path) -> bool:
+def is_results_folder(folder: Path, depth: int = 2) -> bool:
     """Whether ``folder`` may take a study's results: empty, marked, or holding only folders
-    a study writes (a results folder from before the marker)."""
-    names = {entry.name for entry in folder.iterdir()}
-    return MARKER in names or all(
-        name in RESULTS_FOLDERS and (folder / name).is_dir() for name in names
+    a study writes (a results folder from before the marker) and the results folders of
+    other studies (``results/`` holding ``results/hft2022``), ``depth`` levels down."""
+    entries = list(folder.iterdir())
+    if any(entry.name == MARKER for entry in entries):
+        return True
+    return all(
+        entry.is_dir()
+        and (entry.name in RESULTS_FOLDERS or (depth > 0 and is_results_folder(entry, depth - 1)))
+        for entry in entries
     )
 
 
