@@ -220,7 +220,7 @@ def test_config_errors_at_start_are_one_line(tmp_path: Path) -> None:
     unknown = _config_error(
         run_study(tmp_path, write_study(tmp_path / "u.yaml", english, colour=1))
     )
-    assert "('colour' was unexpected); valid keys: analyses, corpus_defaults" in unknown
+    assert "('colour' was unexpected); valid keys: analyses, cell_costs, corpus_defaults" in unknown
     outside = _config_error(
         run_study(tmp_path, write_study(tmp_path / "o.yaml", english, results_dir=".."), "-n")
     )
