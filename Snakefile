@@ -7,6 +7,7 @@ from snakemake.utils import min_version, validate
 
 from tokstudy.config_files import check_config_files, check_schema
 from tokstudy.errors import TokstudyError
+from tokstudy.results_dir import mark_results_dir
 from tokstudy.study import Study, StudyPlan
 
 min_version("9.0")
@@ -37,6 +38,15 @@ try:
     planners = StudyPlan(study)
 except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
+
+
+# A run (not a dry run) marks the results folder as tokstudy's (tokstudy.results_dir), and a
+# folder it cannot write into stops it here with one line, before any job starts.
+onstart:
+    try:
+        mark_results_dir(study.results_dir)
+    except TokstudyError as exc:
+        raise WorkflowError(str(exc)) from None
 
 
 report: "workflow/report/workflow.rst"

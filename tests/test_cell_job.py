@@ -5,6 +5,7 @@ of its phases (:mod:`tokstudy.job_cost`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, read_phase_costs
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.training import train_to_directory
 
@@ -110,6 +112,99 @@ def test_the_train_pass_is_the_only_encoding_of_the_training_text(
         tmp_path / "cost.json",
     )
     assert passes == ["train.txt", "heldout.txt"]
+
+
+def _cell(name: str, corpora: dict[str, Path], folder: Path, training_code: str, **spec) -> str:
+    """Run a cell job into ``folder`` as the workflow does (a kept tokenizer folder and cost
+    file); its log."""
+    import logging
+
+    stream = __import__("io").StringIO()
+    handler = logging.StreamHandler(stream)
+    logger = logging.getLogger("tokstudy")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        train_and_evaluate(
+            name,
+            corpora,
+            TrainSpec(**{"vocab_size": 300, "seed": 3, "label": "en", **spec}),
+            folder / "tokenizer",
+            folder / "metrics.tsv",
+            folder / "frequencies.tsv",
+            folder / "cost.json",
+            {"step": "tokstudy.steps.tokenizers.train_tokenizer", "fingerprint": "s1"},
+            training_code,
+        )
+    finally:
+        logger.removeHandler(handler)
+    return stream.getvalue()
+
+
+def _model(folder: Path) -> tuple[bytes, int]:
+    path = folder / "tokenizer" / "spm.model"
+    return path.read_bytes(), path.stat().st_mtime_ns
+
+
+def test_a_cell_job_reuses_a_tokenizer_trained_from_the_same_code_settings_and_text(
+    corpora: dict[str, Path], tmp_path: Path
+) -> None:
+    first = _cell("sp_bpe", corpora, tmp_path, "t1")
+    assert "reusing" not in first and "training sp_bpe" in first
+    model, files = _model(tmp_path), _files(tmp_path / "tokenizer")
+    cost = read_phase_costs(tmp_path / "cost.json")
+    meta = json.loads((tmp_path / "tokenizer" / "meta.json").read_text(encoding="utf-8"))
+    assert meta["training"] == {
+        "code": "t1",
+        "text_sha256": hashlib.sha256(corpora["train"].read_bytes()).hexdigest(),
+    }
+    assert meta["code"] == {
+        "step": "tokstudy.steps.tokenizers.train_tokenizer",
+        "fingerprint": "s1",
+    }
+    (tmp_path / "tokenizer" / ".snakemake_timestamp").write_text("", encoding="utf-8")
+    again = _cell("sp_bpe", corpora, tmp_path, "t1")
+    assert f"reusing the tokenizer in {tmp_path / 'tokenizer'}" in again
+    assert "training sp_bpe" not in again
+    assert _model(tmp_path) == model  # not written again
+    assert _files(tmp_path / "tokenizer") == {**files, ".snakemake_timestamp": b""}
+    assert read_phase_costs(tmp_path / "cost.json")["train"] == cost["train"]
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("code", "its training changed"),
+        ("seed", "its seed changed"),
+        ("text", "its training changed"),
+        ("damaged", "corrupt (SHA-256 differs"),
+        ("no cost", "not a readable phase cost file"),
+    ],
+)
+def test_a_cell_job_retrains_when_anything_its_training_used_changed(
+    corpora: dict[str, Path], tmp_path: Path, change: str, reason: str
+) -> None:
+    _cell("sp_bpe", corpora, tmp_path, "t1")
+    model = _model(tmp_path)
+    code, spec, texts = "t1", {}, dict(corpora)
+    if change == "code":
+        code = "t2"
+    elif change == "seed":
+        spec = {"seed": 4}
+    elif change == "text":
+        texts["train"] = write_lines(
+            tmp_path / "other.txt", corpora["train"].read_text().split("\n")[:-2]
+        )
+    elif change == "damaged":
+        with open(tmp_path / "tokenizer" / "spm.model", "ab") as handle:
+            handle.write(b"damage")
+    else:
+        (tmp_path / "cost.json").unlink()
+    log = _cell("sp_bpe", texts, tmp_path, code, **spec)
+    assert "reusing" not in log and reason in log and "training sp_bpe" in log
+    if change in ("code", "damaged", "no cost"):  # the same training again
+        assert _model(tmp_path)[0] == model[0]
+    assert read_meta(tmp_path / "tokenizer")["training"]["code"] == code
 
 
 PHASES_IN_A_FRESH_PROCESS = """

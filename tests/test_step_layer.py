@@ -1,9 +1,10 @@
-"""The step layer's layout: rule → ``workflow/scripts/<rule>.py`` → ``tokstudy.steps.<stage>``.
+"""The step layer's layout: rule → ``workflow/scripts/run_step.py`` → ``tokstudy.steps.<stage>``.
 
-Every rule of ``workflow/rules/<stage>.smk`` that runs a script runs
-``workflow/scripts/<rule>.py``, a two-line call of ``tokstudy.steps.<stage>.<rule>``; every
-public function of the step modules is such a rule; the library never imports the steps
-and the steps never import Snakemake. Then two steps run on Snakemake's own containers.
+Every rule of ``workflow/rules/<stage>.smk`` that runs a script runs the one dispatcher
+``workflow/scripts/run_step.py`` and names its step ``tokstudy.steps.<stage>.<rule>`` with
+``**step(...)`` (which also fingerprints its code); every public function of the step
+modules is such a rule; the library never imports the steps and the steps never import
+Snakemake. Then steps run on Snakemake's own containers, through the dispatcher.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ import pytest
 from conftest import REPO, write_lines
 from snakemake.iocontainers import Namedlist
 
+from tokstudy.code_fingerprint import code_fingerprint
 from tokstudy.steps import corpora as corpora_steps
 from tokstudy.steps import metrics as metric_steps
+from tokstudy.workflow_step import run_named_step
 
 RULES = REPO / "workflow" / "rules"
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -30,11 +33,13 @@ SOURCE = REPO / "src"
 STEPS = SOURCE / "tokstudy" / "steps"
 
 RULE = re.compile(r"(?:rule|checkpoint)\s+(\w+)\s*:")
-DIRECTIVE = re.compile(r"^\s+script\s*:\s*\n\s+(['\"])(.+?)\1", re.M)
+SCRIPT = re.compile(r"^\s+script\s*:\s*\n\s+(\S+)", re.M)
+STEP = re.compile(r"^\s+\*\*step\(\s*(['\"])(.+?)\1\s*\),?$", re.M)
 
 
 def script_rules() -> dict[tuple[str, str], str]:
-    """(stage, rule) → the path in the rule's ``script:`` directive, for every .smk file.
+    """(stage, rule) → the step the rule names with ``**step(...)``, for every .smk file;
+    every ``script:`` is ``RUN_STEP``.
 
     The text splits into top-level blocks at each line that starts in the first column
     (``rule``, ``localrules``, Python code); a ``script:`` must sit in a rule's block.
@@ -42,51 +47,41 @@ def script_rules() -> dict[tuple[str, str], str]:
     found = {}
     for smk in sorted(RULES.glob("*.smk")):
         for block in re.split(r"\n(?=[^\s#])", smk.read_text(encoding="utf-8")):
-            scripts = DIRECTIVE.findall(block)
+            scripts = SCRIPT.findall(block)
             if not scripts:
                 continue
             rule = RULE.match(block)
-            assert rule and len(scripts) == 1, f"{smk.name}: script: outside a rule: {block[:80]}"
-            found[smk.stem, rule.group(1)] = scripts[0][1]
+            assert rule and scripts == ["RUN_STEP"], f"{smk.name}: {block[:80]}: {scripts}"
+            steps = STEP.findall(block)
+            assert len(steps) == 1, f"{smk.name}: rule {rule.group(1)} names no single step"
+            found[smk.stem, rule.group(1)] = steps[0][1]
     return found
 
 
 def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
-    assert found["tokenizers", "train_tokenizer"] == "../scripts/train_tokenizer.py"
-    assert found["report", "metric_tables"] == "../scripts/metric_tables.py"
+    assert found["tokenizers", "train_tokenizer"] == "tokstudy.steps.tokenizers.train_tokenizer"
+    assert found["report", "metric_tables"] == "tokstudy.steps.report.metric_tables"
     scripts = sum(text.count("script:") for text in map(Path.read_text, RULES.glob("*.smk")))
     assert len(found) == scripts
 
 
-def test_every_script_rule_runs_workflow_scripts_named_after_it() -> None:
+def test_every_script_rule_runs_the_step_named_after_it() -> None:
     wrong = {
-        f"{stage}.smk: rule {rule} runs {path}"
-        for (stage, rule), path in script_rules().items()
-        if path != f"../scripts/{rule}.py"
+        f"{stage}.smk: rule {rule} runs {step}"
+        for (stage, rule), step in script_rules().items()
+        if step != f"tokstudy.steps.{stage}.{rule}"
     }
     assert not wrong
 
 
-def _statements(path: Path) -> list[ast.stmt]:
-    return ast.parse(path.read_text(encoding="utf-8")).body
-
-
-@pytest.mark.parametrize(("stage", "rule"), sorted(script_rules()))
-def test_each_script_is_a_two_line_call_of_its_step(stage: str, rule: str) -> None:
-    docstring, imported, call = _statements(SCRIPTS / f"{rule}.py")
-    assert isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
-    assert isinstance(imported, ast.ImportFrom)
-    assert (imported.module, [a.name for a in imported.names]) == (
-        f"tokstudy.steps.{stage}",
-        [rule],
-    )
-    assert ast.unparse(call) == f"{rule}(snakemake)"
-
-
-def test_every_script_in_workflow_scripts_belongs_to_a_rule() -> None:
-    rules = {rule for _, rule in script_rules()}
-    assert {path.stem for path in SCRIPTS.glob("*.py")} == rules
+def test_the_dispatcher_is_the_only_script() -> None:
+    assert [path.name for path in SCRIPTS.iterdir()] == ["run_step.py"]
+    statements = ast.parse((SCRIPTS / "run_step.py").read_text(encoding="utf-8")).body
+    assert [ast.unparse(s) for s in statements[1:]] == [
+        "from tokstudy.workflow_step import run_named_step",
+        "run_named_step(snakemake)",
+    ]
 
 
 def test_every_public_step_function_is_a_rule_of_its_stage() -> None:
@@ -139,6 +134,11 @@ def test_the_steps_never_import_snakemake() -> None:
     assert not importers
 
 
+def _step(name: str) -> dict[str, str]:
+    """The params ``step()`` of ``workflow/rules/common.smk`` gives a rule."""
+    return {"step": f"tokstudy.steps.{name}", "code": code_fingerprint(f"tokstudy.steps.{name}")}
+
+
 def _snakemake(tmp_path: Path, **fields: object) -> SimpleNamespace:
     """A stand-in for Snakemake's ``snakemake`` object, on its own file containers."""
     containers = {
@@ -158,7 +158,7 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
             tmp_path,
             input=[str(raw)],
             output=outputs,
-            params={"settings": {"heldout": 5, "seed": 1}},
+            params={"settings": {"heldout": 5, "seed": 1}, **_step("corpora.prepare_corpus")},
             wildcards={"language": "xx"},
         )
     )
@@ -180,6 +180,10 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
         "long_lines_split": 0,
         "long_line_pieces": 0,
         "max_line_bytes": 4096,  # the default limit
+        "code": {
+            "step": "tokstudy.steps.corpora.prepare_corpus",
+            "fingerprint": code_fingerprint("tokstudy.steps.corpora.prepare_corpus"),
+        },
     }
     log = (tmp_path / "rule.log").read_text(encoding="utf-8")
     assert "prepare_corpus: started" in log and "prepare_corpus: finished" in log
@@ -201,7 +205,7 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
             tmp_path,
             input=inputs,
             output=outputs if cell else [folder],
-            params={"spec": spec},
+            params={"spec": spec, "training_code": "t1", **_step("tokenizers.train_tokenizer")},
             wildcards={"tokenizer": "char"},
         )
     )
@@ -209,9 +213,24 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
     expected = ["cost.json", "frequencies", "metrics", "tokenizer"] if cell else ["tokenizer"]
     assert written == expected
     assert {p.name for p in Path(folder).iterdir()} >= {"vocab.tsv", "meta.json"}
+    meta = json.loads((Path(folder) / "meta.json").read_text(encoding="utf-8"))
+    assert meta["code"]["step"] == "tokstudy.steps.tokenizers.train_tokenizer"
+    assert len(meta["code"]["fingerprint"]) == 16
     if cell:
         metrics = pd.read_csv(scores["metrics"], sep="\t")
         assert sorted(set(metrics["split"])) == ["heldout", "train"]
+
+
+def test_the_dispatcher_runs_the_step_a_rule_names(tmp_path: Path) -> None:
+    raw = write_lines(tmp_path / "raw.txt", [f"line {i}" for i in range(10)])
+    outputs = {name: str(tmp_path / name) for name in ("train", "heldout", "stats")}
+    params = {"settings": {"heldout": 3, "seed": 1}, **_step("corpora.prepare_corpus")}
+    job = _snakemake(
+        tmp_path, input=[str(raw)], output=outputs, params=params, wildcards={"language": "xx"}
+    )
+    run_named_step(job)
+    assert len(Path(outputs["heldout"]).read_text(encoding="utf-8").splitlines()) == 3
+    assert "prepare_corpus: finished" in (tmp_path / "rule.log").read_text(encoding="utf-8")
 
 
 def test_a_failing_step_exits_with_one_line_and_logs_it(tmp_path: Path) -> None:

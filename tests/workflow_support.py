@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,15 +19,16 @@ def snakemake(
     config: Path | None = None,
     env: dict[str, str] | None = None,
     timeout: float | None = None,
+    snakefile: Path = REPO / "Snakefile",
 ) -> subprocess.CompletedProcess:
-    """Run Snakemake on the repository's workflow in ``workdir`` (``env`` replaces the
-    environment; ``timeout`` raises :class:`subprocess.TimeoutExpired`)."""
+    """Run Snakemake on the repository's workflow (or ``snakefile``) in ``workdir`` (``env``
+    replaces the environment; ``timeout`` raises :class:`subprocess.TimeoutExpired`)."""
     command = [
         sys.executable,
         "-m",
         "snakemake",
         "-s",
-        str(REPO / "Snakefile"),
+        str(snakefile),
         "--directory",
         str(workdir),
     ]
@@ -41,6 +43,23 @@ def snakemake(
         timeout=timeout,
         check=False,
     )
+
+
+#: what a copy of the project leaves out: outputs, caches and the environment
+_NOT_COPIED = (".git", ".snakemake", ".venv", "results", "__pycache__", "*_cache", "*.egg-info")
+
+
+def copy_project(destination: Path) -> Path:
+    """A copy of the project (its Snakefile, workflow, config and ``src``) at ``destination``,
+    as a fresh clone has it; run it with ``snakemake(..., snakefile=destination /
+    "Snakefile")`` and, for its own ``src``, ``env=project_env(destination)``."""
+    shutil.copytree(REPO, destination, ignore=shutil.ignore_patterns(*_NOT_COPIED))
+    return destination
+
+
+def project_env(project: Path) -> dict[str, str]:
+    """The environment that makes Snakemake and its jobs import ``project``'s own tokstudy."""
+    return {**os.environ, "PYTHONPATH": str(project / "src")}
 
 
 def tiny_config(workdir: Path, english_lines: list[str], **changes: object) -> Path:

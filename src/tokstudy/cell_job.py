@@ -1,23 +1,36 @@
 """A study cell's job: train, save and score one tokenizer (:func:`train_and_evaluate`),
 or score one already on disk, trained or pretrained (:func:`evaluate_job`), writing its
-metrics on named corpora as tidy and frequency tables."""
+metrics on named corpora as tidy and frequency tables.
+
+A cell job reuses the tokenizer already in its folder (Snakemake keeps it: the rule's
+``update()`` output) when its ``meta.json`` records the same training settings and the same
+``training`` record: the fingerprint of the training code (``training_code``, the rule's
+parameter: :mod:`tokstudy.code_fingerprint`) and the SHA-256 of the training text. So a
+change to metric code rescores every cell without retraining one; the reused training's
+phase costs are those its own job measured (its cost file, also kept by Snakemake). To
+retrain anyway, delete the tokenizer folder.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
+import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from tokstudy.job_cost import PhaseCosts
+from tokstudy.errors import TokstudyError
+from tokstudy.job_cost import PhaseCosts, read_phase_costs
 from tokstudy.metrics import compute_metrics
 from tokstudy.report.tables import tidy_rows
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
-from tokstudy.tokenizers.directory import read_meta
+from tokstudy.tokenizers.directory import META_FILE, read_meta, sha256_of
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
-from tokstudy.tokenizers.training import finish_directory, train_and_save
+from tokstudy.tokenizers.training import finish_directory, train_and_save, training_meta
 
 log = logging.getLogger(__name__)
 
@@ -87,9 +100,16 @@ def train_and_evaluate(
     metrics_out: Path,
     frequencies_out: Path,
     cost_out: Path,
+    code: Mapping[str, str] | None = None,
+    training_code: str | None = None,
 ) -> pd.DataFrame:
     """One study cell in one process: train ``name`` on ``corpora["train"]``, save it into
     ``directory``, write its metrics on every corpus and the cost of both phases.
+
+    With ``training_code`` (the fingerprint of the training code), a tokenizer that an
+    earlier job trained into ``directory`` from the same code, settings and text is reused
+    (the module's docstring); ``code`` (the step and its fingerprint) goes into
+    ``meta.json``.
 
     The training text is encoded once, by the saved tokenizer: after the adapter's files
     are written it is loaded back with its adapter's ``load`` (what
@@ -104,19 +124,66 @@ def train_and_evaluate(
     ``metrics`` (loading, the passes, the tables) of :class:`~tokstudy.job_cost.PhaseCosts`.
     """
     costs = PhaseCosts()
-    with costs.phase("train"):
-        train_and_save(name, corpora["train"], spec, directory)
+    training = (
+        {"code": training_code, "text_sha256": sha256_of(Path(corpora["train"]))}
+        if training_code
+        else None
+    )
+    reused = _reusable_training(name, spec, Path(directory), Path(cost_out), training)
+    if reused is None:
+        if Path(directory).exists():
+            shutil.rmtree(directory)
+        with costs.phase("train"):
+            train_and_save(name, corpora["train"], spec, directory)
+    else:
+        log.info(
+            "reusing the tokenizer in %s: trained from the same training code, settings and "
+            "text; the train phase's cost is that of the job that trained it",
+            directory,
+        )
+        costs.phases["train"] = reused
     with costs.phase("metrics"):
         tokenizer = adapter_class(name).load(Path(directory))
         log.info("metrics of %s on train (%s); its counts are vocab.tsv's", name, corpora["train"])
         train = compute_metrics(tokenizer, corpora["train"])
-        meta = finish_directory(name, spec, tokenizer.vocab, train[1], Path(directory))
+        meta = finish_directory(
+            name, spec, tokenizer.vocab, train[1], Path(directory), code, training
+        )
         table = evaluate_tokenizer(
             tokenizer, meta, corpora, metrics_out, frequencies_out, scored={"train": train}
         )
     costs.write(cost_out)
     log.info("cost: %s", ", ".join(map(_phase_summary, costs.phases.items())))
     return table
+
+
+def _reusable_training(
+    name: str,
+    spec: TrainSpec,
+    directory: Path,
+    cost_file: Path,
+    training: dict[str, str] | None,
+) -> dict[str, float] | None:
+    """The train phase's cost of the tokenizer in ``directory`` if it can be reused: its
+    ``meta.json`` (checksums verified) records the settings of ``spec`` and ``training``,
+    and ``cost_file`` that phase; else ``None``, the log saying why."""
+    if training is None or not (directory / META_FILE).is_file():
+        return None
+    expected = json.loads(json.dumps({**training_meta(name, spec), "training": training}))
+    try:
+        meta = read_meta(directory)
+        differing = sorted(key for key, value in expected.items() if meta.get(key) != value)
+        if differing:
+            log.info("retraining %s: its %s changed", directory, ", ".join(differing))
+            return None
+        phases = read_phase_costs(cost_file)
+    except TokstudyError as exc:
+        log.info("retraining %s: %s", directory, exc)
+        return None
+    if "train" not in phases:
+        log.info("retraining %s: %s has no train phase", directory, cost_file)
+        return None
+    return phases["train"]
 
 
 def _phase_summary(phase: tuple[str, dict[str, float]]) -> str:

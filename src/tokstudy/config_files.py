@@ -1,5 +1,5 @@
-"""Study config files before Snakemake uses them: strict YAML, one-line schema errors, and a
-``results_dir`` that stays inside the project.
+"""Study config files before Snakemake uses them: strict YAML and one-line schema errors
+(where ``results_dir`` may be: :mod:`tokstudy.results_dir`).
 
 Snakemake's own loader accepts a duplicated key (the last one wins) and reports a schema
 error as a dump of the whole schema; these checks turn both into one line naming the file
@@ -16,9 +16,6 @@ import jsonschema
 import yaml
 
 from tokstudy.errors import TokstudyError
-
-#: top-level folders of the project that are not results (``results_dir`` may not go there)
-PROJECT_FOLDERS = frozenset({"config", "envs", "profiles", "scripts", "src", "tests", "workflow"})
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -71,24 +68,3 @@ def check_schema(config: dict[str, Any], schema: dict[str, Any]) -> None:
     if error.validator == "additionalProperties" and "properties" in error.schema:
         message += f"; valid keys: {', '.join(sorted(error.schema['properties']))}"
     raise TokstudyError(message)
-
-
-def check_results_dir(results_dir: str, project: Path) -> None:
-    """Refuse a ``results_dir`` outside ``project`` (the working directory), the project
-    itself, or one of its source folders (``src``, ``workflow``, ``config``, dot folders…)."""
-    root = Path(project).resolve()
-    target = (root / results_dir).resolve()
-    problem = None
-    if target == root or root not in target.parents:
-        problem = f"is not a folder inside the project directory {root}"
-    else:
-        top = target.relative_to(root).parts[0]
-        if top in PROJECT_FOLDERS or top.startswith("."):
-            problem = f"would write into the project's {top!r} folder"
-        elif (root / top).is_file():
-            problem = f"would write under the file {root / top}"
-    if problem:
-        raise TokstudyError(
-            f"config key results_dir: {results_dir!r} {problem}; use a folder such as "
-            "results/<study>"
-        )

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -200,11 +201,13 @@ def prepare_corpus(
     on_invalid_utf8: str = "error",
     max_line_bytes: int = MAX_LINE_BYTES,
     checksums: dict[str, str] | None = None,
-) -> dict[str, int]:
+    code: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """Clean ``sources`` and write a seeded train / held-out split plus a stats JSON file.
 
     ``checksums`` (path → SHA-256) are verified before a source is read. Memory holds only
-    the held-out line numbers, never the corpus.
+    the held-out line numbers, never the corpus. ``code`` (the workflow step and the
+    fingerprint of its code: :mod:`tokstudy.code_fingerprint`) is recorded in the stats.
     """
     for path, expected in sorted((checksums or {}).items()):
         verify_checksum(Path(path), expected, _corpus_name(label))
@@ -237,6 +240,7 @@ def prepare_corpus(
         "lines_used": total,
         "heldout_lines": len(picked),
         "train_lines": total - len(picked),
+        **({"code": code} if code else {}),
     }
     Path(stats_path).write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", "utf-8")
     log.info("%s: %s", label, summary)

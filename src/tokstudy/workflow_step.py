@@ -1,7 +1,9 @@
-"""Running one workflow step: logging into the rule's log file, one-line errors."""
+"""Running one workflow step: the step a rule names, logging into the rule's log file,
+one-line errors."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 import time
@@ -55,3 +57,11 @@ def run_step(log_path: str, step: Callable[..., Any], *args: Any, **kwargs: Any)
 def optional_path(value: Any) -> Path | None:
     """A rule's input or output as a path; ``None`` for an empty one (an optional input)."""
     return Path(value) if value else None
+
+
+def run_named_step(snakemake: Any) -> None:
+    """Run the step ``snakemake.params.step`` names (``tokstudy.steps.<module>.<function>``)
+    with the job's ``snakemake`` object: what ``workflow/scripts/run_step.py``, the script of
+    every rule, does."""
+    module, _, function = snakemake.params.step.rpartition(".")
+    getattr(importlib.import_module(module), function)(snakemake)

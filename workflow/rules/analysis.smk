@@ -13,6 +13,7 @@ rule segmentation_table:
             labels={"analysis": "segmentations", "language": "{language}"},
         ),
     params:
+        **step("tokstudy.steps.analysis.segmentation_table"),
         words=lambda w: planners.analyses.segmentation_words(w.language),
         tokenizers=lambda w: [
             f"{j.tokenizer} ({j.size})" for j in planners.analyses.segmentation_jobs(w.language)
@@ -25,7 +26,7 @@ rule segmentation_table:
     resources:
         **planners.resources("segmentation_table"),
     script:
-        "../scripts/segmentation_table.py"
+        RUN_STEP
 
 
 rule morphological_alignment:
@@ -39,6 +40,7 @@ rule morphological_alignment:
             labels={"analysis": "morphological alignment (UD)"},
         ),
     params:
+        **step("tokstudy.steps.analysis.morphological_alignment"),
         ud_root=planners.analyses.section.get("ud_root"),
         jobs=[(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_jobs()],
     log:
@@ -49,7 +51,7 @@ rule morphological_alignment:
     resources:
         **planners.resources("morphological_alignment"),
     script:
-        "../scripts/morphological_alignment.py"
+        RUN_STEP
 
 
 rule tokenization_parity:
@@ -65,6 +67,7 @@ rule tokenization_parity:
             labels={"analysis": "tokenization parity"},
         ),
     params:
+        **step("tokstudy.steps.analysis.tokenization_parity"),
         pairs=[(a.tokenizer, a.size) for a, _ in planners.analyses.parity_pairs()],
         reference=planners.analyses.parity_language("reference"),
         target=planners.analyses.parity_language("target"),
@@ -76,7 +79,7 @@ rule tokenization_parity:
     resources:
         **planners.resources("tokenization_parity"),
     script:
-        "../scripts/tokenization_parity.py"
+        RUN_STEP
 
 
 rule tokenization_parity_pud:
@@ -98,6 +101,7 @@ rule tokenization_parity_pud:
         ),
         json=out(planners.analyses.PARITY_PUD, ext="json"),
     params:
+        **step("tokstudy.steps.analysis.tokenization_parity_pud"),
         languages=list(planners.analyses.parity_files()),
         reference=planners.analyses.parity_language("reference"),
         tokenizers=[vars(p) for p in planners.analyses.parity_tokenizers()],
@@ -109,7 +113,7 @@ rule tokenization_parity_pud:
     resources:
         **planners.resources("tokenization_parity_pud"),
     script:
-        "../scripts/tokenization_parity_pud.py"
+        RUN_STEP
 
 
 rule plot_parity_pud:
@@ -129,6 +133,7 @@ rule plot_parity_pud:
         ),
         bars_pdf=out(planners.analyses.PARITY_PUD_PLOT, plot="bars", ext="pdf"),
     params:
+        **step("tokstudy.steps.analysis.plot_parity_pud"),
         reference=planners.analyses.parity_language("reference"),
     log:
         out(log_path("plot_parity_pud")),
@@ -138,7 +143,7 @@ rule plot_parity_pud:
     resources:
         **planners.resources("plot_parity_pud"),
     script:
-        "../scripts/plot_parity_pud.py"
+        RUN_STEP
 
 
 rule tokenization_parity_udhr:
@@ -170,6 +175,7 @@ rule tokenization_parity_udhr:
         translations=list(planners.analyses.udhr_files()),
         reference=planners.analyses.udhr_reference(),
         tokenizers=[vars(p) for p in planners.analyses.udhr_tokenizers()],
+        **step("tokstudy.steps.analysis.tokenization_parity_udhr"),
     log:
         out(log_path("tokenization_parity_udhr")),
     conda:
@@ -178,7 +184,7 @@ rule tokenization_parity_udhr:
     resources:
         **planners.resources("tokenization_parity_udhr"),
     script:
-        "../scripts/tokenization_parity_udhr.py"
+        RUN_STEP
 
 
 rule plot_parity_udhr:
@@ -207,6 +213,7 @@ rule plot_parity_udhr:
     params:
         reference=planners.analyses.udhr_reference(),
         plots=list(planners.analyses.udhr_plots),
+        **step("tokstudy.steps.analysis.plot_parity_udhr"),
     log:
         out(log_path("plot_parity_udhr")),
     conda:
@@ -215,7 +222,7 @@ rule plot_parity_udhr:
     resources:
         **planners.resources("plot_parity_udhr"),
     script:
-        "../scripts/plot_parity_udhr.py"
+        RUN_STEP
 
 
 rule multilingual_corpus:
@@ -225,6 +232,7 @@ rule multilingual_corpus:
         train=out(planners.analyses.MULTILINGUAL_TRAIN),
         summary=out(planners.analyses.MULTILINGUAL_MIX),
     params:
+        **step("tokstudy.steps.analysis.multilingual_corpus"),
         languages=planners.analyses.multilingual_languages(),
         sampling=planners.analyses.multilingual_sampling(),
     log:
@@ -235,7 +243,7 @@ rule multilingual_corpus:
     resources:
         **planners.resources("multilingual_corpus"),
     script:
-        "../scripts/multilingual_corpus.py"
+        RUN_STEP
 
 
 rule train_multilingual_tokenizer:
@@ -244,6 +252,7 @@ rule train_multilingual_tokenizer:
     output:
         directory(out(planners.analyses.MULTILINGUAL_TOKENIZER)),
     params:
+        **step("tokstudy.steps.analysis.train_multilingual_tokenizer"),
         spec=lambda w: planners.analyses.multilingual_spec(w.tokenizer, w.size),
     log:
         out(log_path("train_multilingual_tokenizer", planners.analyses.MULTILINGUAL_CELL)),
@@ -255,7 +264,7 @@ rule train_multilingual_tokenizer:
     resources:
         **planners.resources("train_multilingual_tokenizer"),
     script:
-        "../scripts/train_multilingual_tokenizer.py"
+        RUN_STEP
 
 
 rule multilingual_tables:
@@ -282,6 +291,7 @@ rule multilingual_tables:
             labels={"analysis": "multilingual tokenizers: fertility"},
         ),
     params:
+        **step("tokstudy.steps.analysis.multilingual_tables"),
         languages=planners.analyses.multilingual_languages(),
         tokenizers=[
             (j.tokenizer, j.size)
@@ -295,7 +305,7 @@ rule multilingual_tables:
     resources:
         **planners.resources("multilingual_tables"),
     script:
-        "../scripts/multilingual_tables.py"
+        RUN_STEP
 
 
 rule plot_multilingual:
@@ -308,6 +318,8 @@ rule plot_multilingual:
             labels={"analysis": "multilingual tokenizers: vocabulary share (plot)"},
         ),
         pdf=out(planners.analyses.MULTILINGUAL_PLOT, ext="pdf"),
+    params:
+        **step("tokstudy.steps.analysis.plot_multilingual"),
     log:
         out(log_path("plot_multilingual")),
     conda:
@@ -316,7 +328,7 @@ rule plot_multilingual:
     resources:
         **planners.resources("plot_multilingual"),
     script:
-        "../scripts/plot_multilingual.py"
+        RUN_STEP
 
 
 rule analysis_outputs:
@@ -338,6 +350,7 @@ rule nmt_tokenizer_metrics:
     wildcard_constraints:
         side=r"[a-z][a-z0-9_]*",
     params:
+        **step("tokstudy.steps.analysis.nmt_tokenizer_metrics"),
         language=lambda w: w.side,
     log:
         out(log_path("nmt_tokenizer_metrics", planners.nmt.SIDE_CELL)),
@@ -347,7 +360,7 @@ rule nmt_tokenizer_metrics:
     resources:
         **planners.resources("nmt_tokenizer_metrics"),
     script:
-        "../scripts/nmt_tokenizer_metrics.py"
+        RUN_STEP
 
 
 rule correlation:
@@ -383,6 +396,7 @@ rule correlation:
             labels={"analysis": "pooled mixed model of downstream scores"},
         ),
     params:
+        **step("tokstudy.steps.analysis.correlation"),
         metrics=planners.metrics.names,
         settings=planners.analyses.correlation_settings(),
         nmt_sides=planners.analyses.nmt_metric_sides(),
@@ -394,7 +408,7 @@ rule correlation:
     resources:
         **planners.resources("correlation"),
     script:
-        "../scripts/correlation.py"
+        RUN_STEP
 
 
 rule correlation_outputs:

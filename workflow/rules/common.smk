@@ -1,11 +1,34 @@
 from pathlib import Path
 
+from tokstudy.cell_priority import CellPriorities
+from tokstudy.code_fingerprint import code_fingerprint
 from tokstudy.study import Job
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
 from tokstudy.study.paths import CELL, benchmark_path, log_path
 
 # `study` and `planners` (its StudyPlan) come from the Snakefile, which builds them once.
 SPLITS = list(CORPUS_SPLITS)
+
+
+#: the script of every rule (one dispatcher); a rule names its step with step()
+RUN_STEP = str(Path(workflow.basedir) / "workflow/scripts/run_step.py")
+
+
+def step(function):
+    """A rule's params that run ``function`` (``tokstudy.steps.<module>.<function>``) through
+    RUN_STEP: its name and the fingerprint of its code (tokstudy.code_fingerprint), so that
+    a change to that code, and only to that code, reruns the rule's jobs."""
+    return {"step": function, "code": code_fingerprint(function)}
+
+
+#: the cell jobs' priorities, longest first (tokstudy.cell_priority)
+CELL_PRIORITIES = CellPriorities.from_table(planners.metrics.cell_costs())
+
+
+def cell_priority(wildcards):
+    """The Snakemake priority of a cell's job: its cost measured in an earlier run, or an
+    estimate from its tokenizer and size."""
+    return CELL_PRIORITIES.priority(wildcards.language, wildcards.tokenizer, wildcards.size)
 
 
 def out(pattern, **values):

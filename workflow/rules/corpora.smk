@@ -9,6 +9,7 @@ rule download_corpus:
     wildcard_constraints:
         sha256="[0-9a-f]{64}",
     params:
+        **step("tokstudy.steps.corpora.download_corpus"),
         source=lambda w: planners.corpora.download_source(w.sha256),
     log:
         out(log_path("download_corpus", "{sha256}")),
@@ -18,7 +19,7 @@ rule download_corpus:
     resources:
         **planners.resources("download_corpus"),
     script:
-        "../scripts/download_corpus.py"
+        RUN_STEP
 
 
 rule prepare_corpus:
@@ -29,6 +30,7 @@ rule prepare_corpus:
         heldout=out(planners.corpora.HELDOUT),
         stats=out(planners.corpora.STATS),
     params:
+        **step("tokstudy.steps.corpora.prepare_corpus"),
         settings=lambda w: planners.corpora.settings(w.language),
     log:
         out(log_path("prepare_corpus", "{language}")),
@@ -38,4 +40,4 @@ rule prepare_corpus:
     resources:
         **planners.resources("prepare_corpus"),
     script:
-        "../scripts/prepare_corpus.py"
+        RUN_STEP

@@ -11,6 +11,7 @@ rule compute_metrics:
         metrics=out(planners.metrics.METRICS),
         frequencies=out(planners.metrics.FREQUENCIES),
     params:
+        **step("tokstudy.steps.metrics.compute_metrics"),
         language=lambda w: w.language,
     log:
         out(log_path("compute_metrics", CELL)),
@@ -24,7 +25,7 @@ rule compute_metrics:
     resources:
         **planners.resources("compute_metrics"),
     script:
-        "../scripts/compute_metrics.py"
+        RUN_STEP
 
 
 rule collect_metrics:
@@ -36,6 +37,8 @@ rule collect_metrics:
             category="Tables",
             labels={"table": "all metrics (tidy)"},
         ),
+    params:
+        **step("tokstudy.steps.metrics.collect_metrics"),
     log:
         out(log_path("collect_metrics")),
     conda:
@@ -44,4 +47,4 @@ rule collect_metrics:
     resources:
         **planners.resources("collect_metrics"),
     script:
-        "../scripts/collect_metrics.py"
+        RUN_STEP

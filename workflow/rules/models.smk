@@ -22,6 +22,7 @@ rule silver_treebank:
     output:
         directory(out(plan.SILVER_TREEBANK)),
     params:
+        **step("tokstudy.steps.models.silver_treebank"),
         seed=study.seed,
     log:
         out(log_path("silver_treebank", "{language}")),
@@ -31,7 +32,7 @@ rule silver_treebank:
     resources:
         **planners.resources("silver_treebank"),
     script:
-        "../scripts/silver_treebank.py"
+        RUN_STEP
 
 
 rule pretokenize_mlm:
@@ -41,6 +42,7 @@ rule pretokenize_mlm:
     output:
         directory(out(plan.PRETOKENIZED)),
     params:
+        **step("tokstudy.steps.models.pretokenize_mlm"),
         whole_word_mask=plan.config.pretrain.whole_word_mask,
     log:
         out(log_path("pretokenize_mlm", CELL)),
@@ -50,7 +52,7 @@ rule pretokenize_mlm:
     resources:
         **planners.resources("pretokenize_mlm"),
     script:
-        "../scripts/pretokenize_mlm.py"
+        RUN_STEP
 
 
 rule prepare_characterbert:
@@ -59,6 +61,7 @@ rule prepare_characterbert:
     output:
         directory(out(plan.CHARACTERBERT_CORPUS)),
     params:
+        **step("tokstudy.steps.models.prepare_characterbert"),
         config=plan.characterbert(),
     log:
         out(log_path("prepare_characterbert", plan.CHARACTERBERT_CELL)),
@@ -68,7 +71,7 @@ rule prepare_characterbert:
     resources:
         **planners.resources("prepare_characterbert"),
     script:
-        "../scripts/prepare_characterbert.py"
+        RUN_STEP
 
 
 rule pretrain_mlm:
@@ -78,6 +81,7 @@ rule pretrain_mlm:
     output:
         directory(out(plan.PRETRAIN)),
     params:
+        **step("tokstudy.steps.models.pretrain_mlm"),
         config=lambda w: plan.seeded("pretrain", w.seed),
     log:
         out(log_path("pretrain_mlm", plan.RUN_CELL)),
@@ -87,7 +91,7 @@ rule pretrain_mlm:
     resources:
         **planners.resources("pretrain_mlm"),
     script:
-        "../scripts/pretrain_mlm.py"
+        RUN_STEP
 
 
 rule evaluate_mlm:
@@ -99,6 +103,7 @@ rule evaluate_mlm:
         metrics=out(plan.MLM),
         edits=out(plan.MLM_NOISE_EDITS),
     params:
+        **step("tokstudy.steps.models.evaluate_mlm"),
         config=plan.evaluation(),
     log:
         out(log_path("evaluate_mlm", plan.RUN_CELL)),
@@ -108,7 +113,7 @@ rule evaluate_mlm:
     resources:
         **planners.resources("evaluate_mlm"),
     script:
-        "../scripts/evaluate_mlm.py"
+        RUN_STEP
 
 
 rule finetune_model:
@@ -123,6 +128,7 @@ rule finetune_model:
     wildcard_constraints:
         task="pos|sentence",
     params:
+        **step("tokstudy.steps.models.finetune_model"),
         config=lambda w: plan.seeded("finetune", w.seed),
         noise_levels=plan.noise_levels(),
         noise_seed=plan.config.evaluation.noise_seed,
@@ -137,7 +143,7 @@ rule finetune_model:
     resources:
         **planners.resources("finetune_model"),
     script:
-        "../scripts/finetune_model.py"
+        RUN_STEP
 
 
 rule summarize_models:
@@ -163,6 +169,7 @@ rule summarize_models:
         ),
         pdf=out(plan.NOISE_PLOT, ext="pdf"),
     params:
+        **step("tokstudy.steps.models.summarize_models"),
         mlm=plan.mlm_files(),
         finetune=plan.finetune_files(plan.FINETUNE_METRICS),
         predictions=plan.finetune_files(plan.FINETUNE_PREDICTIONS),
@@ -175,7 +182,7 @@ rule summarize_models:
     resources:
         **planners.resources("summarize_models"),
     script:
-        "../scripts/summarize_models.py"
+        RUN_STEP
 
 
 rule model_outputs:

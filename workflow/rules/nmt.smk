@@ -19,6 +19,7 @@ rule nmt_cldr_corpus:
     output:
         out(nmt_plan.CLDR_CORPUS),
     params:
+        **step("tokstudy.steps.nmt.nmt_cldr_corpus"),
         languages=list(nmt_plan.languages),
     log:
         out(log_path("nmt_cldr_corpus")),
@@ -28,7 +29,7 @@ rule nmt_cldr_corpus:
     resources:
         **planners.resources("nmt_cldr_corpus"),
     script:
-        "../scripts/nmt_cldr_corpus.py"
+        RUN_STEP
 
 
 rule nmt_split:
@@ -37,6 +38,7 @@ rule nmt_split:
     output:
         **nmt_plan.split_outputs(),
     params:
+        **step("tokstudy.steps.nmt.nmt_split"),
         languages=list(nmt_plan.languages),
         split=to_dict(nmt_plan.config.split),
     log:
@@ -47,7 +49,7 @@ rule nmt_split:
     resources:
         **planners.resources("nmt_split"),
     script:
-        "../scripts/nmt_split.py"
+        RUN_STEP
 
 
 rule nmt_joint_text:
@@ -56,6 +58,7 @@ rule nmt_joint_text:
     output:
         out(nmt_plan.SPLIT, split="train", side=JOINT),
     params:
+        **step("tokstudy.steps.nmt.nmt_joint_text"),
         languages=list(nmt_plan.languages),
     log:
         out(log_path("nmt_joint_text")),
@@ -65,7 +68,7 @@ rule nmt_joint_text:
     resources:
         **planners.resources("nmt_joint_text"),
     script:
-        "../scripts/nmt_joint_text.py"
+        RUN_STEP
 
 
 rule nmt_train_tokenizer:
@@ -74,6 +77,7 @@ rule nmt_train_tokenizer:
     output:
         directory(out(nmt_plan.TOKENIZER)),
     params:
+        **step("tokstudy.steps.nmt.nmt_train_tokenizer"),
         spec=lambda w: nmt_plan.train_spec(w.side, w.tokenizer, w.size),
     log:
         out(log_path("nmt_train_tokenizer", nmt_plan.SIDE_CELL)),
@@ -83,7 +87,7 @@ rule nmt_train_tokenizer:
     resources:
         **planners.resources("nmt_train_tokenizer"),
     script:
-        "../scripts/nmt_train_tokenizer.py"
+        RUN_STEP
 
 
 rule nmt_train:
@@ -94,6 +98,7 @@ rule nmt_train:
     output:
         directory(out(nmt_plan.RUN)),
     params:
+        **step("tokstudy.steps.nmt.nmt_train"),
         config=lambda w: nmt_plan.seeded_training(w.seed),
     log:
         out(log_path("nmt_train", nmt_plan.RUN_CELL)),
@@ -103,7 +108,7 @@ rule nmt_train:
     resources:
         **planners.resources("nmt_train"),
     script:
-        "../scripts/nmt_train.py"
+        RUN_STEP
 
 
 rule nmt_translate:
@@ -115,6 +120,7 @@ rule nmt_translate:
     output:
         out(nmt_plan.TRANSLATION),
     params:
+        **step("tokstudy.steps.nmt.nmt_translate"),
         decode=to_dict(nmt_plan.config.decode),
     log:
         out(log_path("nmt_translate", nmt_plan.RUN_CELL)),
@@ -124,7 +130,7 @@ rule nmt_translate:
     resources:
         **planners.resources("nmt_translate"),
     script:
-        "../scripts/nmt_translate.py"
+        RUN_STEP
 
 
 rule nmt_score:
@@ -134,6 +140,8 @@ rule nmt_score:
         target_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
     output:
         out(nmt_plan.SCORE),
+    params:
+        **step("tokstudy.steps.nmt.nmt_score"),
     log:
         out(log_path("nmt_score", nmt_plan.RUN_CELL)),
     conda:
@@ -142,7 +150,7 @@ rule nmt_score:
     resources:
         **planners.resources("nmt_score"),
     script:
-        "../scripts/nmt_score.py"
+        RUN_STEP
 
 
 rule nmt_report:
@@ -156,6 +164,7 @@ rule nmt_report:
             for name, path in nmt_plan.report_outputs().items()
         },
     params:
+        **step("tokstudy.steps.nmt.nmt_report"),
         evaluation=to_dict(nmt_plan.config.evaluation),
     log:
         out(log_path("nmt_report")),
@@ -165,7 +174,7 @@ rule nmt_report:
     resources:
         **planners.resources("nmt_report"),
     script:
-        "../scripts/nmt_report.py"
+        RUN_STEP
 
 
 rule nmt_outputs:

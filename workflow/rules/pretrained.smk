@@ -4,6 +4,7 @@ rule download_pretrained:
     output:
         out(planners.tokenizers.PRETRAINED_DOWNLOAD),
     params:
+        **step("tokstudy.steps.pretrained.download_pretrained"),
         url=lambda w: planners.tokenizers.pretrained_hub_url(w.name),
         sha256=lambda w: planners.tokenizers.pretrained[w.name]["sha256"],
     log:
@@ -14,7 +15,7 @@ rule download_pretrained:
     resources:
         **planners.resources("download_pretrained"),
     script:
-        "../scripts/download_pretrained.py"
+        RUN_STEP
 
 
 rule import_pretrained:
@@ -23,6 +24,7 @@ rule import_pretrained:
     output:
         directory(out(planners.tokenizers.PRETRAINED)),
     params:
+        **step("tokstudy.steps.pretrained.import_pretrained"),
         entry=lambda w: planners.tokenizers.pretrained[w.name],
     log:
         out(log_path("import_pretrained", "{name}")),
@@ -32,4 +34,4 @@ rule import_pretrained:
     resources:
         **planners.resources("import_pretrained"),
     script:
-        "../scripts/import_pretrained.py"
+        RUN_STEP

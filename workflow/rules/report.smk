@@ -16,6 +16,7 @@ rule metric_tables:
             labels={"table": "wide tables", "split": "{split}", "format": "LaTeX"},
         ),
     params:
+        **step("tokstudy.steps.report.metric_tables"),
         metrics=planners.metrics.names,
     log:
         out(log_path("metric_tables", "{split}")),
@@ -25,7 +26,7 @@ rule metric_tables:
     resources:
         **planners.resources("metric_tables"),
     script:
-        "../scripts/metric_tables.py"
+        RUN_STEP
 
 
 # All metric plots in one job: one process instead of one per metric and split.
@@ -40,6 +41,7 @@ rule plot_metrics:
             for ext in ("png", "pdf")
         },
     params:
+        **step("tokstudy.steps.report.plot_metrics"),
         plots=[(metric, split) for metric in planners.metrics.names for split in SPLITS],
     log:
         out(log_path("plot_metrics")),
@@ -49,7 +51,7 @@ rule plot_metrics:
     resources:
         **planners.resources("plot_metrics"),
     script:
-        "../scripts/plot_metrics.py"
+        RUN_STEP
 
 
 rule plot_frequencies:
@@ -66,6 +68,7 @@ rule plot_frequencies:
         ),
         pdf=out(planners.metrics.FREQUENCY_PLOT, ext="pdf"),
     params:
+        **step("tokstudy.steps.report.plot_frequencies"),
         tokenizers=lambda w: [
             f"{j.tokenizer} ({j.size})" if planners.tokenizers.is_pretrained(j.tokenizer) else j.tokenizer
             for j in planners.metrics.frequency_plot_jobs(w.language)
@@ -80,7 +83,7 @@ rule plot_frequencies:
     resources:
         **planners.resources("plot_frequencies"),
     script:
-        "../scripts/plot_frequencies.py"
+        RUN_STEP
 
 
 rule report_outputs:
@@ -108,6 +111,7 @@ rule cost_table:
         ),
         pdf=out(planners.metrics.COST_PLOT, ext="pdf"),
     params:
+        **step("tokstudy.steps.report.cost_table"),
         sources=COST_SOURCES,
     log:
         out(log_path("cost_table")),
@@ -117,7 +121,7 @@ rule cost_table:
     resources:
         **planners.resources("cost_table"),
     script:
-        "../scripts/cost_table.py"
+        RUN_STEP
 
 
 # The study page: segmentation viewer, metrics, plots and "which tokenizer" panel, one
@@ -145,6 +149,7 @@ rule study_page:
         udhr=planners.page.udhr_article_one(),
         tables=planners.page.tables(),
         seed=study.seed,
+        **step("tokstudy.steps.report.study_page"),
     log:
         out(log_path("study_page")),
     conda:
@@ -153,4 +158,4 @@ rule study_page:
     resources:
         **planners.resources("study_page"),
     script:
-        "../scripts/study_page.py"
+        RUN_STEP

@@ -4,12 +4,17 @@ rule train_tokenizer:
     input:
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),
+    # update(): Snakemake keeps the trained tokenizer and its cost file while the job runs,
+    # which reuses them when the training code, settings and text are those that made them
+    # (a change to metric code rescores without retraining; tokstudy.cell_job)
     output:
-        directory(out(planners.tokenizers.TOKENIZER)),
+        update(directory(out(planners.tokenizers.TOKENIZER))),
         metrics=out(planners.metrics.METRICS),
         frequencies=out(planners.metrics.FREQUENCIES),
-        cost=out(planners.tokenizers.CELL_COST),
+        cost=update(out(planners.tokenizers.CELL_COST)),
     params:
+        **step("tokstudy.steps.tokenizers.train_tokenizer"),
+        training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
         spec=lambda w: planners.tokenizers.train_spec(job_of(w)),
     log:
         out(log_path("train_tokenizer", CELL)),
@@ -19,8 +24,9 @@ rule train_tokenizer:
         size=rf"\d+|{FULL_SIZE_LABEL}",
     conda:
         "../../envs/core.yaml"
+    priority: cell_priority
     threads: planners.threads("train_tokenizer")
     resources:
         **planners.resources("train_tokenizer"),
     script:
-        "../scripts/train_tokenizer.py"
+        RUN_STEP

@@ -1,8 +1,10 @@
 """The step layer: what each Snakemake rule runs, one module per ``.smk`` file.
 
 ``tokstudy.steps.<stage>.<rule>`` is the function that rule ``<rule>`` of
-``workflow/rules/<stage>.smk`` runs: its script ``workflow/scripts/<rule>.py`` is two
-lines that import it and call it with Snakemake's ``snakemake`` object. A step function
+``workflow/rules/<stage>.smk`` runs: the rule names it with ``params:
+**step("tokstudy.steps.<stage>.<rule>")`` and its script is ``workflow/scripts/run_step.py``,
+the one dispatcher, which calls it with Snakemake's ``snakemake`` object
+(:func:`tokstudy.workflow_step.run_named_step`). A step function
 reads the rule's files, parameters and wildcards, turns them into library arguments and
 calls the library through :func:`tokstudy.workflow_step.run_step` (the rule's log, one-line
 errors). Steps sit on top: no library module imports :mod:`tokstudy.steps`, and the steps
@@ -28,3 +30,10 @@ class Snakemake(Protocol):
     wildcards: Any
     threads: int
     log: Any
+
+
+def code_record(snakemake: Snakemake) -> dict[str, str]:
+    """The step a job runs and the fingerprint of its code (the rule's parameters ``step``
+    and ``code``: :mod:`tokstudy.code_fingerprint`), as ``meta.json`` and ``stats.json``
+    record them."""
+    return {"step": snakemake.params.step, "fingerprint": snakemake.params.code}

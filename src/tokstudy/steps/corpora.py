@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tokstudy import corpora
-from tokstudy.steps import Snakemake
+from tokstudy.steps import Snakemake, code_record
 from tokstudy.workflow_step import run_step
 
 
@@ -32,5 +32,6 @@ def prepare_corpus(snakemake: Snakemake) -> None:
         Path(snakemake.output.heldout),
         Path(snakemake.output.stats),
         label=snakemake.wildcards.language,
+        code=code_record(snakemake),
         **snakemake.params.settings,
     )

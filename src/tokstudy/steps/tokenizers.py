@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tokstudy.cell_job import train_and_evaluate
-from tokstudy.steps import Snakemake
+from tokstudy.steps import Snakemake, code_record
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.workflow_step import run_step
@@ -24,13 +24,16 @@ def train_tokenizer(snakemake: Snakemake) -> None:
     (:func:`~tokstudy.cell_job.train_and_evaluate`: the training text encoded once).
 
     ``params.spec`` holds the :class:`~tokstudy.tokenizers.base.TrainSpec` fields but
-    ``threads``, which are the job's.
+    ``threads``, which are the job's; ``params.training_code``, the fingerprint of the
+    training code, lets a study cell reuse the tokenizer already in its folder.
     """
     spec = TrainSpec(threads=snakemake.threads, **snakemake.params.spec)
     name, folder = snakemake.wildcards.tokenizer, Path(snakemake.output[0])
     train = Path(snakemake.input.train)
     if not hasattr(snakemake.output, "metrics"):  # a multilingual or NMT tokenizer
-        run_step(snakemake.log[0], train_to_directory, name, train, spec, folder)
+        run_step(
+            snakemake.log[0], train_to_directory, name, train, spec, folder, code_record(snakemake)
+        )
         return
     run_step(
         snakemake.log[0],
@@ -42,4 +45,6 @@ def train_tokenizer(snakemake: Snakemake) -> None:
         Path(snakemake.output.metrics),
         Path(snakemake.output.frequencies),
         Path(snakemake.output.cost),
+        code_record(snakemake),
+        snakemake.params.training_code,
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tokstudy.config_files import check_results_dir
+from tokstudy.results_dir import check_results_dir
 from tokstudy.study.defaults import with_defaults
 from tokstudy.study.paths import fill
 

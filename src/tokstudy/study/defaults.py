@@ -18,6 +18,7 @@ DEFAULTS: dict[str, Any] = {
     "seed": 42,
     "results_dir": "results",
     "data_root": None,
+    "cell_costs": None,
     "size_policy": "error",
     "corpus_defaults": {
         "heldout": 0.1,

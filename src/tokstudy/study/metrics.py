@@ -3,9 +3,11 @@ cell, their tables and plots, and the cost table of the training and metric pass
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, Job
+from tokstudy.errors import TokstudyError
 from tokstudy.metrics import check_metric_names
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.paths import CELL, benchmark_path, expand
@@ -101,3 +103,14 @@ class MetricsPlanner:
             expand(self.FREQUENCY_PLOT, language=languages, ext=["png", "pdf"]),
         ]
         return [self.study.out(pattern) for group in patterns for pattern in group]
+
+    def cell_costs(self) -> Path:
+        """The cost table whose measured cell costs order the cell jobs
+        (:mod:`tokstudy.cell_priority`): key ``cell_costs``, else the study's own."""
+        given = self.study.config["cell_costs"]
+        if given is None:
+            return Path(self.study.out(self.COST_TABLE))
+        path = Path(given) if Path(given).is_absolute() else self.study.base / given
+        if not path.is_file():
+            raise TokstudyError(f"config key cell_costs: file not found: {path}")
+        return path

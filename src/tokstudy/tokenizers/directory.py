@@ -32,11 +32,12 @@ def sha256_of(path: Path) -> str:
 
 
 def file_checksums(directory: Path) -> dict[str, str]:
-    """``name → sha256`` of every file in ``directory`` but ``meta.json``, sorted by name."""
+    """``name → sha256`` of every file in ``directory`` but ``meta.json`` and hidden files
+    (Snakemake's ``.snakemake_timestamp`` in a reused folder), sorted by name."""
     return {
         path.name: sha256_of(path)
         for path in sorted(Path(directory).iterdir())
-        if path.is_file() and path.name != META_FILE
+        if path.is_file() and path.name != META_FILE and not path.name.startswith(".")
     }
 
 

@@ -16,6 +16,7 @@ from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, read_meta
 
 __all__ = [
     "ADAPTERS",
+    "ESTIMATED_CELL_SECONDS",
     "META_FILE",
     "PRETRAINED_FORMATS",
     "VOCAB_FILE",
@@ -43,6 +44,24 @@ ADAPTERS: dict[str, str] = {
     "sp_unigram_hftpretok": (
         "tokstudy.tokenizers.hft.pretok_sentencepiece:PretokenizedSentencePieceUnigram"
     ),
+}
+
+#: rough CPU seconds of one cell (training and metrics) at 8,000 items on an HFT-2022
+#: corpus, per tokenizer: the cell jobs' priorities when no cost table has the tokenizer
+#: (tokstudy.cell_priority); only their order matters
+ESTIMATED_CELL_SECONDS: dict[str, float] = {
+    "sp_unigram": 30.0,
+    "sp_unigram_hftpretok": 30.0,
+    "hft": 15.0,
+    "sp_bpe": 10.0,
+    "sp_bpe_hftpretok": 10.0,
+    "wordmap_wordpiece": 10.0,
+    "bbpe": 8.0,
+    "hf_unigram": 6.0,
+    "hf_bpe": 4.0,
+    "hf_wordpiece": 4.0,
+    "hf_bytelevel_bpe": 4.0,
+    "char": 1.0,
 }
 
 

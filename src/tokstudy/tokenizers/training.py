@@ -9,6 +9,7 @@ every other file (see :mod:`tokstudy.tokenizers.directory`).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,29 +50,54 @@ def train_and_save(name: str, corpus: Path, spec: TrainSpec, directory: Path) ->
     return tokenizer
 
 
-def finish_directory(
-    name: str, spec: TrainSpec, vocab: list[str], counts: np.ndarray, directory: Path
-) -> dict[str, Any]:
-    """Add ``vocab.tsv`` (``counts``: the training frequency of every id) and ``meta.json``
-    to a directory written by :func:`train_and_save`; return the metadata (without the
-    checksums ``meta.json`` adds)."""
-    write_vocab_tsv(Path(directory) / VOCAB_FILE, vocab, counts)
-    meta = {
+def training_meta(name: str, spec: TrainSpec) -> dict[str, Any]:
+    """The fields of ``meta.json`` that say what was asked of the training."""
+    return {
         "tokenizer": name,
         "language": spec.label,
         "requested_vocab_size": spec.vocab_size,
-        "vocab_size": len(vocab),
         "params": spec.params,
         "seed": spec.seed,
         "size_policy": spec.size_policy,
+    }
+
+
+def finish_directory(
+    name: str,
+    spec: TrainSpec,
+    vocab: list[str],
+    counts: np.ndarray,
+    directory: Path,
+    code: Mapping[str, str] | None = None,
+    training: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Add ``vocab.tsv`` (``counts``: the training frequency of every id) and ``meta.json``
+    to a directory written by :func:`train_and_save`; return the metadata (without the
+    checksums ``meta.json`` adds). ``meta.json`` records ``code`` (the workflow step and
+    the fingerprint of its code, :mod:`tokstudy.code_fingerprint`) and ``training`` (what
+    decides whether a later job may reuse the tokenizer: :mod:`tokstudy.cell_job`)
+    when given."""
+    write_vocab_tsv(Path(directory) / VOCAB_FILE, vocab, counts)
+    meta = {
+        **training_meta(name, spec),
+        "vocab_size": len(vocab),
         "tokstudy_version": __version__,
+        **({"code": dict(code)} if code else {}),
+        **({"training": dict(training)} if training else {}),
     }
     write_meta(Path(directory), meta)
     return meta
 
 
-def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path) -> Tokenizer:
-    """Train adapter ``name`` on ``corpus`` and save it with its vocabulary and metadata.
+def train_to_directory(
+    name: str,
+    corpus: Path,
+    spec: TrainSpec,
+    directory: Path,
+    code: Mapping[str, str] | None = None,
+) -> Tokenizer:
+    """Train adapter ``name`` on ``corpus`` and save it with its vocabulary and metadata
+    (``code``: see :func:`finish_directory`).
 
     The frequencies of ``vocab.tsv`` come from one encoding of ``corpus`` by the trained
     tokenizer (:func:`token_counts`); a study cell gets them from its metric pass instead
@@ -79,7 +105,6 @@ def train_to_directory(name: str, corpus: Path, spec: TrainSpec, directory: Path
     """
     tokenizer = train_and_save(name, corpus, spec, directory)
     log.info("counting the training frequencies of %s", name)
-    finish_directory(
-        name, spec, tokenizer.vocab, token_counts(tokenizer, Path(corpus)), Path(directory)
-    )
+    counts = token_counts(tokenizer, Path(corpus))
+    finish_directory(name, spec, tokenizer.vocab, counts, Path(directory), code)
     return tokenizer

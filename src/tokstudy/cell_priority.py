@@ -1,0 +1,92 @@
+"""Priorities of the cell jobs (rule ``train_tokenizer``): the longest first, so that the
+long cells (SentencePiece Unigram at large sizes) do not start last and run alone at the
+end of a study.
+
+A cell's cost is the CPU seconds of its ``train`` and ``metrics`` phases in a cost table of
+an earlier run (``tables/cost.csv``, :mod:`tokstudy.report.cost`): the study's own, or the
+one its ``cell_costs`` key names. A cell the table does not have gets an estimate from its
+tokenizer and size, in the same unit: the table's median cost of that tokenizer per
+vocabulary item times the cell's size where the table has the tokenizer, else
+:data:`ESTIMATED_CELL_SECONDS` for a cell of :data:`ESTIMATE_SIZE` items, scaled by size
+(unsized tokenizers count as that size). Snakemake runs ready jobs in decreasing priority
+(its greedy scheduler too); the priority is the cost in centiseconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
+
+log = logging.getLogger(__name__)
+
+#: the phases of a cell job whose CPU seconds make its cost
+PHASES = ("train", "metrics")
+#: the size the rough estimates below are for, and the size of an unsized tokenizer's cell
+ESTIMATE_SIZE = 8000
+DEFAULT_ESTIMATE = 5.0
+Cell = tuple[str, str, str]
+
+
+def read_cell_costs(path: Path) -> dict[Cell, float]:
+    """(language, tokenizer, size) → CPU seconds of the cell's train and metrics phases,
+    from a cost table; a cell missing a phase or its CPU seconds is left out."""
+    try:
+        table = pd.read_csv(path, dtype={"size": str})
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise TokstudyError(f"cost table {path}: cannot be read ({exc})") from None
+    needed = {"language", "tokenizer", "size", "step", "cpu_seconds"}
+    if not needed <= set(table.columns):
+        missing = ", ".join(sorted(needed - set(table.columns)))
+        raise TokstudyError(f"cost table {path}: not a tokstudy cost table (no {missing})")
+    phases = table[table["step"].isin(PHASES)].dropna(subset=["cpu_seconds"])
+    per_cell = phases.groupby(["language", "tokenizer", "size"])["cpu_seconds"].agg(
+        ["sum", "count"]
+    )
+    complete = per_cell[per_cell["count"] == len(PHASES)]
+    return {cell: float(seconds) for cell, seconds in complete["sum"].items()}
+
+
+def _items(size: str) -> int:
+    return int(size) if size.isdigit() else ESTIMATE_SIZE
+
+
+class CellPriorities:
+    """The priority of each cell: its measured cost, else an estimate (module docstring)."""
+
+    def __init__(self, costs: dict[Cell, float]) -> None:
+        self.costs = costs
+        per_item: dict[str, list[float]] = {}
+        for (_, tokenizer, size), seconds in costs.items():
+            per_item.setdefault(tokenizer, []).append(seconds / _items(size))
+        self.per_item = {
+            name: float(pd.Series(values).median()) for name, values in per_item.items()
+        }
+
+    @classmethod
+    def from_table(cls, path: Path | None) -> CellPriorities:
+        """From the cost table at ``path``; estimates only when there is none."""
+        if path is None or not Path(path).is_file():
+            return cls({})
+        costs = read_cell_costs(Path(path))
+        log.info("cell priorities from %s: %d measured cells", path, len(costs))
+        return cls(costs)
+
+    def seconds(self, language: str, tokenizer: str, size: str) -> float:
+        """The cell's CPU seconds: measured, or estimated from tokenizer and size."""
+        measured = self.costs.get((language, tokenizer, str(size)))
+        if measured is not None:
+            return measured
+        items = _items(str(size))
+        if tokenizer in self.per_item:
+            return self.per_item[tokenizer] * items
+        return ESTIMATED_CELL_SECONDS.get(tokenizer, DEFAULT_ESTIMATE) * items / ESTIMATE_SIZE
+
+    def priority(self, language: str, tokenizer: str, size: str) -> int:
+        """Snakemake priority of the cell's job: its cost in centiseconds."""
+        return math.ceil(100 * self.seconds(language, tokenizer, size))

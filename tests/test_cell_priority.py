@@ -1,0 +1,131 @@
+"""Priorities of the cell jobs (:mod:`tokstudy.cell_priority`): measured cost first, then an
+estimate from tokenizer and size; and the workflow giving them to Snakemake."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from workflow_support import snakemake
+
+from tokstudy.cell_priority import (
+    ESTIMATE_SIZE,
+    CellPriorities,
+    read_cell_costs,
+)
+from tokstudy.errors import TokstudyError
+from tokstudy.study import Study, StudyPlan
+from tokstudy.study.metrics import MetricsPlanner
+from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
+
+COSTS = """language,tokenizer,size,step,seconds,cpu_seconds,max_rss_mb
+en,sp_unigram,1000,job,9.0,8.0,100
+en,sp_unigram,1000,train,5.0,4.5,90
+en,sp_unigram,1000,metrics,2.0,1.5,95
+en,sp_unigram,2000,train,9.0,8.0,90
+en,sp_unigram,2000,metrics,3.0,2.0,95
+en,char,full,train,0.2,0.25,50
+en,char,full,metrics,0.3,0.5,60
+de,hf_bpe,1000,train,1.0,0.8,50
+"""
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Path:
+    path = tmp_path / "cost.csv"
+    path.write_text(COSTS, encoding="utf-8")
+    return path
+
+
+def test_a_cells_cost_is_its_train_and_metrics_cpu_seconds(table: Path) -> None:
+    # by hand: 4.5 + 1.5, 8.0 + 2.0, 0.25 + 0.5; de/hf_bpe lacks its metrics phase
+    assert read_cell_costs(table) == {
+        ("en", "sp_unigram", "1000"): 6.0,
+        ("en", "sp_unigram", "2000"): 10.0,
+        ("en", "char", "full"): 0.75,
+    }
+
+
+def test_measured_cells_come_first_in_order_of_cost(table: Path) -> None:
+    priorities = CellPriorities.from_table(table)
+    assert priorities.priority("en", "sp_unigram", "2000") == 1000
+    assert priorities.priority("en", "sp_unigram", "1000") == 600
+    assert priorities.priority("en", "char", "full") == 75
+
+
+def test_an_unmeasured_cell_is_estimated_in_the_same_unit(table: Path) -> None:
+    priorities = CellPriorities.from_table(table)
+    # a tokenizer of the table: its median cost per vocabulary item (6/1000, 10/2000)
+    assert priorities.seconds("de", "sp_unigram", "4000") == pytest.approx(0.0055 * 4000)
+    assert priorities.seconds("de", "char", "full") == pytest.approx(0.75)
+    # a tokenizer the table lacks: the rough table, scaled by size
+    assert priorities.seconds("en", "hft", "4000") == pytest.approx(
+        ESTIMATED_CELL_SECONDS["hft"] * 4000 / ESTIMATE_SIZE
+    )
+
+
+def test_without_a_table_the_estimates_put_sentencepiece_unigram_first() -> None:
+    priorities = CellPriorities.from_table(None)
+    order = sorted(ESTIMATED_CELL_SECONDS, key=lambda t: -priorities.priority("en", t, "8000"))
+    assert order[:2] == ["sp_unigram", "sp_unigram_hftpretok"] and order[-1] == "char"
+    assert priorities.priority("en", "sp_bpe", "16000") == 2 * priorities.priority(
+        "en", "sp_bpe", "8000"
+    )
+
+
+def test_a_broken_cost_table_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "cost.csv"
+    path.write_text("language,size\nen,1\n", encoding="utf-8")
+    with pytest.raises(TokstudyError, match=r"not a tokstudy cost table \(no cpu_seconds, step"):
+        read_cell_costs(path)
+
+
+def _study(tmp_path: Path, **changes: object) -> MetricsPlanner:
+    config = {
+        "languages": {"en": {"chatterbot": "english"}},
+        "tokenizers": {"char": {}},
+        "metrics": ["mu"],
+        "results_dir": "res",
+        **changes,
+    }
+    return StudyPlan(Study(config, tmp_path)).metrics
+
+
+def test_the_cost_table_is_the_studys_own_or_the_one_named(tmp_path: Path, table: Path) -> None:
+    assert _study(tmp_path).cell_costs() == Path("res/tables/cost.csv")
+    assert _study(tmp_path, cell_costs=str(table)).cell_costs() == table
+    assert _study(tmp_path, cell_costs="cost.csv").cell_costs() == table
+    with pytest.raises(TokstudyError, match=r"config key cell_costs: file not found: .*none\.csv"):
+        _study(tmp_path, cell_costs="none.csv").cell_costs()
+
+
+@pytest.mark.slow
+def test_a_second_run_orders_the_cells_by_the_first_runs_costs(tmp_path: Path) -> None:
+    config = tmp_path / "study.yaml"
+    study = {
+        "seed": 2,
+        "languages": {"en": {"chatterbot": "english"}},
+        "vocab_sizes": [150, 300],
+        "tokenizers": {"sp_unigram": {}, "char": {}},
+        "metrics": ["mu"],
+        "plots": {"frequency_vocab_size": 150, "skip_top_ranks": 10},
+    }
+    config.write_text(yaml.safe_dump(study), encoding="utf-8")
+    first = snakemake(tmp_path, "--cores", "2", config=config)
+    assert first.returncode == 0, first.stderr[-3000:]
+    measured = CellPriorities.from_table(tmp_path / "results/tables/cost.csv")
+    assert len(measured.costs) == 3
+    dry = snakemake(tmp_path, "-n", "-F", config=config)
+    shown = {
+        wildcards: int(priority)
+        for wildcards, priority in re.findall(
+            r"wildcards: language=en, (tokenizer=\w+, size=\w+)\n(?:.*\n)*?\s+priority: (\d+)",
+            dry.stdout,
+        )
+    }
+    expected = {
+        f"tokenizer={t}, size={s}": measured.priority("en", t, s) for (_, t, s) in measured.costs
+    }
+    assert shown == expected
