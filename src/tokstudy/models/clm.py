@@ -463,6 +463,16 @@ def _train(
     }
 
 
+def _training_facts(summary_file: Path) -> dict[str, Any]:
+    """The budget of a training run (its ``train.json``), for the tables."""
+    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    keys = ("parameters", "epochs_done", "steps", "train_bytes", "train_tokens", "train_flops")
+    config = summary["config"]
+    return {"preset": config["preset"], "budget": config["budget"]} | {
+        key: summary[key] for key in keys
+    }
+
+
 # --- scoring a trained model -------------------------------------------------------------
 
 
@@ -552,6 +562,7 @@ def score_clm(
         "unigram": "add-one smoothed token frequencies of the training text over the "
         "whole vocabulary",
         "train_tokens_for_unigram": len(train_stream),
+        "training": _training_facts(Path(model_dir).parent / SUMMARY_FILE),
         "levels": details,
     }
     Path(out_tsv).with_name(DETAILS_FILE).write_text(

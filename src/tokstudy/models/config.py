@@ -262,6 +262,17 @@ class ClmConfig(DeviceSettings):
 
 
 @dataclass(frozen=True)
+class ClmScale:
+    """A further scale of the ``clm`` task (an item of ``models.clm_scales``): its own
+    settings ``clm`` (keys not given take :class:`ClmConfig`'s defaults), trained on
+    ``languages`` (a subset of ``models.languages``) with ``seeds``."""
+
+    languages: tuple[str, ...]
+    seeds: tuple[int, ...] = (0,)
+    clm: ClmConfig = field(default_factory=ClmConfig)
+
+
+@dataclass(frozen=True)
 class ModelsConfig:
     """The whole ``models:`` section: what to pretrain and how to evaluate it.
 
@@ -273,7 +284,8 @@ class ModelsConfig:
     ``sentence_feature`` is the UD feature whose presence on a
     word with a UPOS in ``sentence_upos`` labels a sentence ``yes``; ``sentence_tsv`` maps
     a language to a :class:`TsvDataset` its sentence task uses instead of the treebank.
-    ``clm``: the causal-LM task's settings (:class:`ClmConfig`).
+    ``clm``: the causal-LM task's settings (:class:`ClmConfig`); ``clm_scales``: further
+    presets on some languages and seeds (:class:`ClmScale`), each its own ``scale``.
     ``characterbert`` (when set) adds a CharacterBERT per language, pretrained with the
     ``pretrain`` settings and evaluated like the BERTs.
     """
@@ -284,6 +296,7 @@ class ModelsConfig:
     seeds: tuple[int, ...] = (0,)
     tasks: tuple[str, ...] = ("mlm", "noise", "pos", "sentence")
     clm: ClmConfig = field(default_factory=ClmConfig)
+    clm_scales: tuple[ClmScale, ...] = ()
     treebanks: dict[str, str] = field(default_factory=dict)
     ud_root: str = ""
     sentence_feature: str = "Tense=Past"
@@ -297,6 +310,14 @@ class ModelsConfig:
     def __post_init__(self) -> None:
         for task in self.tasks:
             choice("models.tasks", task, task_names())
+        presets = [self.clm.preset, *(scale.clm.preset for scale in self.clm_scales)]
+        if len(set(presets)) < len(presets):
+            raise TokstudyError(
+                f"models.clm_scales: presets {presets} repeat (one scale per preset)"
+            )
+        for scale in self.clm_scales:
+            for language in scale.languages:
+                choice("models.clm_scales.languages", language, self.languages)
         if "=" not in self.sentence_feature:
             raise TokstudyError(
                 f"models.sentence_feature must look like Name=Value, got {self.sentence_feature!r}"
