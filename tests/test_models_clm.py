@@ -18,7 +18,7 @@ from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 from transformers import LlamaForCausalLM, PreTrainedTokenizerFast
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models import clm
+from tokstudy.models import clm, study_tables
 from tokstudy.models.config import ClmConfig, ModelsConfig, from_mapping
 from tokstudy.models.data import pretokenize
 
@@ -215,6 +215,13 @@ def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
     below = 1 - table[(0, "bits_per_byte")] / table[(0, "unigram_bits_per_byte")]
     assert table[(0, "undertrained")] == float(below < 0.15)
     assert (50, "bits_per_byte") in table.index
+    keys = {"language": "xx", "tokenizer": "char", "vocab_size": "7", "seed": 0, "scale": "tiny"}
+    [row] = study_tables.clm_table({out: keys}).to_dict("records")
+    assert row["bits_per_byte"] == clean["bits_per_byte"] and row["budget"] == "bytes"
+    assert row["undertrained"] == bool(table[(0, "undertrained")]) and row["epochs_done"] >= 3
+    assert row["bits_per_byte_noise50"] == details["levels"]["50"]["bits_per_byte"]
+    results = study_tables.collect_results({}, {}, {out: keys})
+    assert set(results["task"]) == {"clm"} and set(results["scale"]) == {"tiny"}
 
 
 def test_compute_matched_budget_trains_the_steps_the_flops_pay_for(toy_cell, tmp_path) -> None:

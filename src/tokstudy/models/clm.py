@@ -402,6 +402,7 @@ def _train(
     model.train()
     running, interval, throughput = torch.zeros((), device=device), 0, Throughput()
     started, done, last_loss, stopped_early = time.perf_counter(), start, float("nan"), False
+    cpu_started = time.process_time()
     for step in range(start, steps):
         inputs, targets = (t.to(device) for t in batches(step))
         with run.autocast():
@@ -460,6 +461,8 @@ def _train(
         "final_loss": last_loss,
         "best_validation_loss": -best.get("neg_validation_loss", float("nan")),
         "train_seconds": time.perf_counter() - started,
+        # CPU time of this process: the wall time on an idle machine at one thread
+        "train_cpu_seconds": time.process_time() - cpu_started,
     }
 
 
