@@ -214,19 +214,17 @@ def test_a_failing_step_exits_with_one_line_and_logs_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("task", "inputs", "options", "expected"),
+    ("task", "inputs", "expected"),
     [
-        ("pos", {"treebank": "tb"}, {}, ("finetune_pos", {"treebank"})),
+        ("pos", {"treebank": "tb"}, ("finetune_pos", {"treebank"})),
         (
             "sentence",
             {"tsv_train": "a.tsv", "tsv_test": "b.tsv"},
-            {},
             ("finetune_sentence", {"tsv"}),
         ),
         (
             "sentence",
             {"treebank": "tb"},
-            {"feature": "Tense=Past", "upos": ["VERB"]},
             ("finetune_sentence", {"treebank", "feature", "upos"}),
         ),
     ],
@@ -236,7 +234,6 @@ def test_finetune_model_dispatches_on_the_task_and_its_data(
     monkeypatch: pytest.MonkeyPatch,
     task: str,
     inputs: dict[str, str],
-    options: dict[str, object],
     expected: tuple[str, set[str]],
 ) -> None:
     import torch
@@ -266,7 +263,8 @@ def test_finetune_model_dispatches_on_the_task_and_its_data(
                 "noise_levels": [10],
                 "noise_seed": 3,
                 "noise_word_fraction": 0.5,
-                "task_options": options,
+                "sentence_feature": "Tense=Past",
+                "sentence_upos": ["VERB"],
             },
             wildcards={"task": task},
         )

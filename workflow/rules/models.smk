@@ -129,7 +129,8 @@ rule finetune_model:
         noise_levels=plan.noise_levels(),
         noise_seed=plan.config.evaluation.noise_seed,
         noise_word_fraction=plan.config.evaluation.noise_word_fraction,
-        task_options=plan.finetune_options,
+        sentence_feature=plan.config.sentence_feature,
+        sentence_upos=list(plan.config.sentence_upos),
     log:
         out(log_path("finetune_model", plan.FINETUNE_CELL)),
     conda:

@@ -105,8 +105,8 @@ def finetune_model(snakemake: Snakemake) -> None:
     """Fine-tune one model (one seed) on task ``{task}`` with its registered function.
 
     Data: the input ``treebank``, or a user-supplied dataset, inputs ``tsv_train``,
-    ``tsv_test`` (and ``tsv_validation``); ``params.task_options`` adds the task's own
-    options (how a sequence task labels treebank sentences).
+    ``tsv_test`` (and ``tsv_validation``). A task with a ``sequence`` head labels treebank
+    sentences by ``params.sentence_feature`` on words of ``params.sentence_upos``.
     """
     torch.set_num_threads(snakemake.threads)
     params = snakemake.params
@@ -115,16 +115,18 @@ def finetune_model(snakemake: Snakemake) -> None:
         for name, path in snakemake.input.items()
         if name.startswith("tsv_")
     }
+    task = TASKS[snakemake.wildcards.task]
     data = {"tsv": tsv} if tsv else {"treebank": Path(snakemake.input.treebank)}
+    if task.head == "sequence" and not tsv:
+        data |= {"feature": params.sentence_feature, "upos": params.sentence_upos}
     run_step(
         snakemake.log[0],
-        TASKS[snakemake.wildcards.task].function(),
+        task.function(),
         Path(snakemake.input.pretrained) / MODEL_DIR,
         optional_path(snakemake.input.tokenizer),
         Path(snakemake.output.metrics).parent,
         from_mapping(FinetuneConfig, params.config, "models.finetune"),
         **data,
-        **params.task_options,
         noise_levels=params.noise_levels,
         noise_seed=params.noise_seed,
         noise_word_fraction=params.noise_word_fraction,

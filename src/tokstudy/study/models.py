@@ -193,14 +193,6 @@ class ModelsPlanner:
                 return {f"tsv_{split}": str(path) for split, path in files.items()}
         return {"treebank": self.treebank(wildcards.language)}
 
-    def finetune_options(self, wildcards: Any) -> dict[str, Any]:
-        """Labelling options of a fine-tuning job: a sequence task labelled from a treebank
-        gets ``feature`` and ``upos`` (``sentence_feature``, ``sentence_upos``)."""
-        task = TASKS[wildcards.task]
-        if task.head != "sequence" or "treebank" not in self.finetune_data(wildcards):
-            return {}
-        return {"feature": self.config.sentence_feature, "upos": list(self.config.sentence_upos)}
-
     @staticmethod
     def finetune_task_pattern() -> str:
         """The ``{task}`` wildcard's pattern of the fine-tuning rule: every finetune task."""
