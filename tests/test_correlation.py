@@ -588,3 +588,38 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
     nmt_metrics = pd.read_csv(results / "nmt/metrics/mr/sp_unigram/300.tsv", sep="\t")
     assert set(nmt_metrics["split"]) == {"train", "heldout"}
     assert "correlation_analysis: finished" in (results / "logs/correlation.log").read_text("utf-8")
+
+
+def test_model_scores_come_from_the_task_registry_one_column_per_scale() -> None:
+    from tokstudy.analysis.correlation_cells import (
+        DOWNSTREAM_METRICS,
+        _model_scores,
+        score_note,
+        score_task,
+    )
+    from tokstudy.models.task_registry import TASKS
+
+    # every task with scores is correlated, with the metrics the registry lists
+    assert DOWNSTREAM_METRICS["clm"] == ("bits_per_byte", "unigram_bits_per_byte")
+    assert {t for t in TASKS if TASKS[t].scores} <= set(DOWNSTREAM_METRICS)
+    row = {"language": "xx", "tokenizer": "sp_bpe", "vocab_size": 1000, "seed": 0, "level": 0}
+    results = pd.DataFrame(
+        [
+            {**row, "task": "clm", "metric": "bits_per_byte", "value": 1.5, "scale": "tiny"},
+            {**row, "task": "clm", "metric": "bits_per_byte", "value": 1.4, "scale": "small"},
+            {**row, "task": "pos", "metric": "accuracy", "value": 0.9, "scale": np.nan},
+            {**row, "task": "pos", "metric": "loss", "value": 9.0, "scale": np.nan},  # not a score
+        ]
+    )
+    wide = _model_scores(results)
+    # two scales are two columns: neither value is dropped
+    assert wide.loc[0, "clm_bits_per_byte_tiny"] == 1.5
+    assert wide.loc[0, "clm_bits_per_byte_small"] == 1.4
+    assert wide.loc[0, "pos_accuracy"] == 0.9
+    assert "pos_loss" not in wide.columns
+    assert score_task("clm_bits_per_byte_small") == "clm"
+    assert score_task("mlm_bits_per_char_noise20") == "mlm"
+    assert (
+        "Kauf & Ivanova" in score_note("mlm_pll_per_word")
+        and score_note("clm_bits_per_byte_tiny") == ""
+    )

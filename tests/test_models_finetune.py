@@ -204,7 +204,9 @@ def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
             blocks = handle.read().strip().split("\n\n")[:count]
         _write_gz(treebank / f"mr_small-ud-{split}.conllu.gz", "\n\n".join(blocks) + "\n\n")
     model_dir, tok_dir = model_and_tokenizer
-    metrics = finetune_pos(model_dir, tok_dir, treebank, tmp_path / "out", FAST, noise_levels=(30,))
+    metrics = finetune_pos(
+        model_dir, tok_dir, tmp_path / "out", FAST, treebank=treebank, noise_levels=(30,)
+    )
     assert set(metrics["level"]) == {0, 30}
     assert set(metrics["metric"]) == {"accuracy", "macro_f1"}
     assert metrics["value"].between(0, 1).all()
@@ -217,7 +219,9 @@ def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
     summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
     assert summary["best_epoch"] in (1, 2) and "NOUN" in summary["labels"]
     torch.manual_seed(12345)  # another torch RNG state (as in a fresh process) …
-    again = finetune_pos(model_dir, tok_dir, treebank, tmp_path / "again", FAST, noise_levels=(30,))
+    again = finetune_pos(
+        model_dir, tok_dir, tmp_path / "again", FAST, treebank=treebank, noise_levels=(30,)
+    )
     # … gives the same fine-tuned model: the classifier is initialised from the seed
     pd.testing.assert_frame_equal(again, metrics)
     assert (tmp_path / "again" / PREDICTIONS_FILE).read_bytes() == (

@@ -56,3 +56,41 @@ def test_sentence_task_needs_a_treebank_or_a_tsv_dataset(tmp_path: Path) -> None
     with pytest.raises(TokstudyError, match=r"task sentence needs .* models\.sentence_tsv\.xx"):
         _plan(tmp_path)
     assert _plan(tmp_path, tasks=["mlm"]).models.characterbert() == {}
+
+
+def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> None:
+    plan = _plan(
+        tmp_path,
+        tasks=["clm", "noise"],
+        seeds=[0, 1],
+        clm={"preset": "tiny", "epochs": 2},
+        clm_scales=[{"languages": ["xx"], "seeds": [0], "clm": {"preset": "small"}}],
+    )
+    plan = plan.models
+    files = plan.clm_files()
+    assert sorted(files) == [
+        "res/models/runs/xx/sp_bpe/50/seed0/clm/small/clm.tsv",
+        "res/models/runs/xx/sp_bpe/50/seed0/clm/tiny/clm.tsv",
+        "res/models/runs/xx/sp_bpe/50/seed1/clm/tiny/clm.tsv",
+    ]
+    assert files["res/models/runs/xx/sp_bpe/50/seed0/clm/small/clm.tsv"]["scale"] == "small"
+    tiny = plan.clm_settings("tiny", "1")
+    assert (tiny["preset"], tiny["epochs"], tiny["seed"]) == ("tiny", 2.0, 1)
+    assert plan.clm_settings("small", "0")["epochs"] == 4.0  # the ClmConfig default
+    assert plan.clm_scale_pattern() == "tiny|small"
+    assert plan.mlm_files() == {} and "clm" in plan.summary_tables()
+
+
+@pytest.mark.parametrize(
+    ("scales", "message"),
+    [
+        (
+            [{"languages": ["yy"], "clm": {"preset": "small"}}],
+            r"models\.clm_scales\.languages must be one of xx, got 'yy'",
+        ),
+        ([{"languages": ["xx"], "clm": {"preset": "tiny"}}], r"presets \['tiny', 'tiny'\] repeat"),
+    ],
+)
+def test_bad_clm_scales_are_one_line_errors(tmp_path: Path, scales: list, message: str) -> None:
+    with pytest.raises(TokstudyError, match=message):
+        _plan(tmp_path, tasks=["clm"], clm_scales=scales)

@@ -4,7 +4,8 @@ localrules: summarize_models  # trivial jobs: not worth a cluster job
 from tokstudy.training.config import to_dict
 
 # The model stage (config key models:): BERT MLM pretraining per (language, tokenizer, size,
-# seed), MLM evaluation clean and noised, POS / sentence fine-tuning, statistics tables.
+# seed), MLM evaluation clean and noised, fine-tuning tasks, the causal LM (task clm:
+# trained from scratch per run, scored in bits per byte), statistics tables.
 # CharacterBERT runs (models.characterbert) go through the same rules as tokenizer
 # "characterbert": they have no tokenizer folder and their corpus comes from
 # prepare_characterbert.
@@ -13,6 +14,7 @@ plan = planners.models
 
 wildcard_constraints:
     seed=r"\d+",
+    scale=plan.clm_scale_pattern(),
 
 
 rule silver_treebank:
@@ -126,7 +128,7 @@ rule finetune_model:
         predictions=out(plan.FINETUNE_PREDICTIONS),
         summary=out(plan.FINETUNE_SUMMARY),
     wildcard_constraints:
-        task="pos|sentence",
+        task=plan.finetune_task_pattern(),
     params:
         **step("tokstudy.steps.models.finetune_model"),
         config=lambda w: plan.seeded("finetune", w.seed),
@@ -146,9 +148,57 @@ rule finetune_model:
         RUN_STEP
 
 
+rule train_clm:
+    input:
+        tokenizer=out(planners.tokenizers.TOKENIZER),
+        corpus=out(plan.PRETOKENIZED),
+        train=out(planners.corpora.TRAIN),
+    output:
+        directory(out(plan.CLM_TRAIN)),
+    params:
+        config=lambda w: plan.clm_settings(w.scale, w.seed),
+        **step("tokstudy.steps.models.train_clm"),
+    log:
+        out(log_path("train_clm", plan.CLM_CELL)),
+    conda:
+        "../../envs/core.yaml"
+    threads: planners.threads("train_clm")
+    resources:
+        **planners.resources("train_clm"),
+    script:
+        RUN_STEP
+
+
+rule evaluate_clm:
+    input:
+        tokenizer=out(planners.tokenizers.TOKENIZER),
+        corpus=out(plan.PRETOKENIZED),
+        trained=out(plan.CLM_TRAIN),
+        heldout=out(planners.corpora.HELDOUT),
+    output:
+        scores=out(plan.CLM),
+        details=out(plan.CLM_DETAILS),
+    params:
+        config=lambda w: plan.clm_settings(w.scale, w.seed),
+        noise_levels=plan.noise_levels(),
+        noise_seed=plan.config.evaluation.noise_seed,
+        noise_word_fraction=plan.config.evaluation.noise_word_fraction,
+        **step("tokstudy.steps.models.evaluate_clm"),
+    log:
+        out(log_path("evaluate_clm", plan.CLM_CELL)),
+    conda:
+        "../../envs/core.yaml"
+    threads: planners.threads("evaluate_clm")
+    resources:
+        **planners.resources("evaluate_clm"),
+    script:
+        RUN_STEP
+
+
 rule summarize_models:
     input:
         mlm=list(plan.mlm_files()),
+        clm=list(plan.clm_files()),
         finetune=list(plan.finetune_files(plan.FINETUNE_METRICS)),
         predictions=list(plan.finetune_files(plan.FINETUNE_PREDICTIONS)),
     output:
@@ -173,6 +223,7 @@ rule summarize_models:
         mlm=plan.mlm_files(),
         finetune=plan.finetune_files(plan.FINETUNE_METRICS),
         predictions=plan.finetune_files(plan.FINETUNE_PREDICTIONS),
+        clm=plan.clm_files(),
         evaluation=to_dict(plan.config.evaluation),
     log:
         out(log_path("summarize_models")),

@@ -21,6 +21,7 @@ import pandas as pd
 from tokstudy.analysis.correlation_settings import MIN_CELLS
 from tokstudy.cells import FULL_SIZE_LABEL, size_label
 from tokstudy.errors import TokstudyError
+from tokstudy.models.task_registry import TASKS
 
 log = logging.getLogger(__name__)
 
@@ -29,18 +30,10 @@ KEYS = [*CELL_KEYS, "seed"]
 #: the downstream scores the study's cells carry, per task (the only list of them)
 DOWNSTREAM_METRICS: dict[str, tuple[str, ...]] = {
     "nmt": ("bleu", "chrf"),
-    "mlm": ("bits_per_char", "pll_per_word"),
-    "pos": ("accuracy", "macro_f1"),
-    "sentence": ("accuracy", "macro_f1"),
+    **{name: task.metrics() for name, task in TASKS.items() if task.scores},
 }
-#: what a reader must know about a task's scores, shown beside each of them
-SCORE_NOTES: dict[str, str] = {
-    "mlm": (
-        "pseudo-log-likelihood scores are not comparable across tokenizers: one token is "
-        "masked at a time, so a word cut into many pieces is predicted from its own other "
-        "pieces (Kauf & Ivanova 2023; PLL-word-l2r is their fix)"
-    ),
-}
+#: what a reader must know about a task's scores, shown beside each of them (the registry's)
+SCORE_NOTES: dict[str, str] = {name: task.note for name, task in TASKS.items() if task.note}
 
 
 def score_name(task: str, metric: str, level: int = 0) -> str:
@@ -52,7 +45,7 @@ def score_task(name: str) -> str | None:
     """The task whose score column ``name`` is (:func:`score_name`), or ``None``."""
     for task, metrics in DOWNSTREAM_METRICS.items():
         for metric in metrics:
-            if re.fullmatch(rf"{score_name(task, metric)}(_noise\d+)?", name):
+            if re.fullmatch(rf"{score_name(task, metric)}(_noise\d+)?(_[a-z]\w*)?", name):
                 return task
     return None
 
@@ -172,9 +165,13 @@ def _model_scores(results: pd.DataFrame) -> pd.DataFrame:
         if task != "nmt"
     ]
     chosen = results[np.logical_or.reduce(wanted)]
+    # a task run at several model scales (clm) keeps one column per scale: ``_{scale}``
+    scales = chosen["scale"] if "scale" in chosen else pd.Series(np.nan, index=chosen.index)
     names = [
-        score_name(t, m, int(lv))
-        for t, m, lv in zip(chosen["task"], chosen["metric"], chosen["level"], strict=True)
+        score_name(t, m, int(lv)) + (f"_{scale}" if isinstance(scale, str) and scale else "")
+        for t, m, lv, scale in zip(
+            chosen["task"], chosen["metric"], chosen["level"], scales, strict=True
+        )
     ]
     return _wide(chosen.assign(column=names, vocab_size=size_labels(chosen)), KEYS)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tokstudy.errors import TokstudyError
+from tokstudy.models.task_registry import task_names
 from tokstudy.tokenizers.base import SPECIAL_TOKENS
 from tokstudy.training.config import (
     BAD_CHECKPOINT_POLICIES,
@@ -44,8 +45,6 @@ PRESETS: dict[str, dict[str, int]] = {
         "intermediate_size": 3072,
     },
 }
-
-TASKS = ("mlm", "noise", "pos", "sentence")
 
 
 @dataclass(frozen=True)
@@ -167,17 +166,126 @@ class EvalConfig(DeviceSettings):
                 raise TokstudyError(f"models.evaluation.noise_levels: {level} is not a percentage")
 
 
+#: Llama-style decoder sizes of the ``clm`` task: layers, hidden size, attention heads,
+#: feed-forward size, and the longest context and largest vocabulary a cell may ask of it
+#: (about 1.0 M, 4.5 M and 100 M parameters with a 4000-token vocabulary; base with 32k)
+CLM_PRESETS: dict[str, dict[str, int]] = {
+    "tiny": {
+        "num_hidden_layers": 2,
+        "hidden_size": 128,
+        "num_attention_heads": 2,
+        "intermediate_size": 384,
+        "max_context": 512,
+        "max_vocab": 65536,
+    },
+    "small": {
+        "num_hidden_layers": 4,
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "intermediate_size": 768,
+        "max_context": 1024,
+        "max_vocab": 65536,
+    },
+    "base": {
+        "num_hidden_layers": 12,
+        "hidden_size": 768,
+        "num_attention_heads": 12,
+        "intermediate_size": 2048,
+        "max_context": 2048,
+        "max_vocab": 262144,
+    },
+}
+#: ``bytes``: every tokenizer sees the same training text ``epochs`` times; ``flops``:
+#: every model gets ``train_flops`` training FLOPs (as many steps as fit)
+CLM_BUDGETS = ("bytes", "flops")
+
+
+@dataclass(frozen=True)
+class ClmConfig(DeviceSettings):
+    """The causal-LM task (config key ``models.clm``): a decoder trained from scratch per
+    cell and seed, scored as bits per byte on the held-out text (see ``docs/clm.md``).
+
+    ``context``: tokens per training block and scoring window; ``stride``: tokens a
+    scoring window moves (0: ``context // 2``). ``validation_lines``: the last lines of
+    the training text, kept out of training, for early stopping (``patience``
+    evaluations every ``eval_every`` steps without a lower validation loss; 0: off).
+    ``heldout_max_lines``: held-out lines scored (0: all). ``undertrained_margin``: a
+    model whose bits per byte is less than this fraction below the unigram baseline's is
+    flagged ``undertrained``.
+    """
+
+    section: ClassVar[str] = "models.clm"
+
+    preset: str = setting("tiny", choices=tuple(CLM_PRESETS))
+    context: int = setting(128, low=8)
+    stride: int = setting(0, low=0)
+    batch_size: int = setting(16, low=1)
+    budget: str = setting("bytes", choices=CLM_BUDGETS)
+    epochs: float = setting(4.0, low=0, low_open=True)
+    train_flops: float = setting(0.0, low=0)
+    lr: float = setting(3e-3, low=0, low_open=True)
+    weight_decay: float = setting(0.01, low=0)
+    warmup_ratio: float = setting(0.05, low=0, high=1, high_open=True)
+    grad_clip: float = setting(1.0, low=0, low_open=True)
+    dropout: float = setting(0.0, low=0, high=1, high_open=True)
+    validation_lines: int = setting(200, low=1)
+    eval_every: int = setting(0, low=0)
+    patience: int = setting(0, low=0)
+    heldout_max_lines: int = setting(0, low=0)
+    eval_batch_size: int = setting(8, low=1)
+    undertrained_margin: float = proportion(0.15)
+    seed: int = 0
+    checkpoint_every: int = setting(200, low=1)
+    log_every: int = setting(20, low=1)
+    on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        max_context = CLM_PRESETS[self.preset]["max_context"]
+        if self.context > max_context:
+            raise TokstudyError(
+                f"models.clm.context: {self.context} does not fit preset {self.preset!r} "
+                f"(at most {max_context} positions)"
+            )
+        if self.stride >= self.context:
+            raise TokstudyError(
+                f"models.clm.stride: {self.stride} must be below the context ({self.context}) "
+                "so that every scored token has a token of left context"
+            )
+        if self.budget == "flops" and self.train_flops <= 0:
+            raise TokstudyError("models.clm.train_flops: budget flops needs train_flops > 0")
+
+    @property
+    def window_stride(self) -> int:
+        """Tokens a scoring window moves."""
+        return self.stride or max(1, self.context // 2)
+
+
+@dataclass(frozen=True)
+class ClmScale:
+    """A further scale of the ``clm`` task (an item of ``models.clm_scales``): its own
+    settings ``clm`` (keys not given take :class:`ClmConfig`'s defaults), trained on
+    ``languages`` (a subset of ``models.languages``) with ``seeds``."""
+
+    languages: tuple[str, ...]
+    seeds: tuple[int, ...] = (0,)
+    clm: ClmConfig = field(default_factory=ClmConfig)
+
+
 @dataclass(frozen=True)
 class ModelsConfig:
     """The whole ``models:`` section: what to pretrain and how to evaluate it.
 
     ``languages`` / ``tokenizers`` / ``vocab_sizes`` select which trained tokenizers get a
-    model (empty: none); ``seeds`` are run one pretraining each; ``tasks`` is a subset of
-    ``("mlm", "noise", "pos", "sentence")``; ``treebanks`` maps a language to a UD folder
+    model (empty: none); ``seeds`` are run one pretraining each; ``tasks`` is a subset of the
+    registered tasks (:data:`tokstudy.models.task_registry.TASKS`; default: every task but
+    ``clm``); ``treebanks`` maps a language to a UD folder
     name under ``ud_root`` (relative to the working directory unless absolute);
     ``sentence_feature`` is the UD feature whose presence on a
     word with a UPOS in ``sentence_upos`` labels a sentence ``yes``; ``sentence_tsv`` maps
     a language to a :class:`TsvDataset` its sentence task uses instead of the treebank.
+    ``clm``: the causal-LM task's settings (:class:`ClmConfig`); ``clm_scales``: further
+    presets on some languages and seeds (:class:`ClmScale`), each its own ``scale``.
     ``characterbert`` (when set) adds a CharacterBERT per language, pretrained with the
     ``pretrain`` settings and evaluated like the BERTs.
     """
@@ -187,6 +295,8 @@ class ModelsConfig:
     vocab_sizes: tuple[int, ...] = ()
     seeds: tuple[int, ...] = (0,)
     tasks: tuple[str, ...] = ("mlm", "noise", "pos", "sentence")
+    clm: ClmConfig = field(default_factory=ClmConfig)
+    clm_scales: tuple[ClmScale, ...] = ()
     treebanks: dict[str, str] = field(default_factory=dict)
     ud_root: str = ""
     sentence_feature: str = "Tense=Past"
@@ -199,7 +309,15 @@ class ModelsConfig:
 
     def __post_init__(self) -> None:
         for task in self.tasks:
-            choice("models.tasks", task, TASKS)
+            choice("models.tasks", task, task_names())
+        presets = [self.clm.preset, *(scale.clm.preset for scale in self.clm_scales)]
+        if len(set(presets)) < len(presets):
+            raise TokstudyError(
+                f"models.clm_scales: presets {presets} repeat (one scale per preset)"
+            )
+        for scale in self.clm_scales:
+            for language in scale.languages:
+                choice("models.clm_scales.languages", language, self.languages)
         if "=" not in self.sentence_feature:
             raise TokstudyError(
                 f"models.sentence_feature must look like Name=Value, got {self.sentence_feature!r}"

@@ -26,6 +26,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models import charbert, scoring
 from tokstudy.models.config import PretrainConfig
 from tokstudy.models.pretrain import pretrain_bert
+from tokstudy.models.task_registry import TASKS
 from tokstudy.tokenizers.registry import META_FILE, load_tokenizer
 
 #: the file ``save_pretrained`` writes into every ``transformers`` model folder
@@ -58,7 +59,8 @@ class ModelFamily(Protocol):
         ...
 
     def load_for_task(self, model_dir: Path, task: str, labels: Sequence[str]) -> Any:
-        """A token (``pos``) or sequence (``sentence``) classifier from a saved MLM."""
+        """A classifier on every token or on the sequence (the task's registered ``head``)
+        from a saved MLM."""
         ...
 
     def task_tokenizer(self, model_dir: Path, tokenizer_dir: Path | None) -> Any:
@@ -90,7 +92,8 @@ class Bert:
 
     def load_for_task(self, model_dir: Path, task: str, labels: Sequence[str]) -> Any:
         """``BertForTokenClassification`` or ``BertForSequenceClassification``."""
-        cls = BertForTokenClassification if task == "pos" else BertForSequenceClassification
+        per_token = TASKS[task].head == "token"
+        cls = BertForTokenClassification if per_token else BertForSequenceClassification
         return cls.from_pretrained(
             model_dir,
             num_labels=len(labels),
@@ -137,9 +140,9 @@ class CharacterBert:
     def load_for_task(
         self, model_dir: Path, task: str, labels: Sequence[str]
     ) -> charbert.CharacterBertForClassification:
-        """A classifier on every word (``pos``) or on ``[CLS]``."""
+        """A classifier on every word (a ``token`` head) or on ``[CLS]``."""
         return charbert.CharacterBertForClassification.from_mlm(
-            model_dir, len(labels), per_word=task == "pos"
+            model_dir, len(labels), per_word=TASKS[task].head == "token"
         )
 
     def task_tokenizer(self, model_dir: Path, tokenizer_dir: Path | None) -> Any:

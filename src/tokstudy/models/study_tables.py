@@ -9,6 +9,7 @@ vocab_size, seed). Outputs, in one folder: ``results.tsv`` (every row), and
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,14 +20,15 @@ matplotlib.use("Agg")
 import pandas as pd
 
 from tokstudy.errors import TokstudyError
+from tokstudy.models.clm import DETAILS_FILE
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.scores import bootstrap_table
 from tokstudy.models.tsv import write_tsv
 from tokstudy.report.plots import panel_grid, save_figure
 from tokstudy.statistics.significance import seed_summary, wilcoxon_table
 
-#: MLM metrics that the plot shows (finetuning tasks show every metric)
-PLOTTED_MLM_METRICS = ("pseudo_perplexity", "bits_per_char")
+#: the metrics the plot shows of these tasks (the others show every metric)
+PLOTTED_METRICS = {"mlm": ("pseudo_perplexity", "bits_per_char"), "clm": ("bits_per_byte",)}
 
 
 def read_tables(files: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
@@ -81,17 +83,61 @@ def summarize(
 
 
 def collect_results(
-    mlm: Mapping[Path, Mapping[str, Any]], finetune: Mapping[Path, Mapping[str, Any]]
+    mlm: Mapping[Path, Mapping[str, Any]],
+    finetune: Mapping[Path, Mapping[str, Any]],
+    clm: Mapping[Path, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
-    """One table of MLM rows (task ``mlm``) and fine-tuning rows, keys as columns."""
+    """One table of MLM rows (task ``mlm``), fine-tuning rows and causal-LM rows (task
+    ``clm``), keys as columns."""
     frames = []
     if mlm:
         frames.append(read_tables(mlm).assign(task="mlm"))
     if finetune:
         frames.append(read_tables(finetune))
+    if clm:
+        frames.append(read_tables(clm).assign(task="clm"))
     table = pd.concat(frames, ignore_index=True)
     keys = ["task", "language", "tokenizer", "vocab_size", "seed", "level", "metric"]
+    if clm:  # the clm preset; empty for the other tasks
+        table["scale"] = table["scale"].fillna("")
+        keys.insert(1, "scale")
     return table[[*keys, "value", "relative_change"]].sort_values(keys, ignore_index=True)
+
+
+#: training facts of a causal-LM run shown beside its scores (from ``clm.json``)
+CLM_TRAINING_COLUMNS = (
+    "preset",
+    "budget",
+    "parameters",
+    "epochs_done",
+    "steps",
+    "train_bytes",
+    "train_tokens",
+    "train_flops",
+)
+
+
+def clm_table(clm: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per causal-LM run: its training budget, held-out bits per byte beside the
+    unigram baseline's, the ``undertrained`` flag, and bits per byte at each noise level."""
+    rows = []
+    for path, keys in clm.items():
+        details = json.loads(Path(path).with_name(DETAILS_FILE).read_text(encoding="utf-8"))
+        training = details["training"]
+        clean = details["levels"]["0"]
+        row = {**keys, **{column: training[column] for column in CLM_TRAINING_COLUMNS}}
+        row |= {
+            "bits_per_byte": clean["bits_per_byte"],
+            "unigram_bits_per_byte": clean["unigram_bits_per_byte"],
+            "below_unigram": clean["below_unigram"],
+            "undertrained": bool(clean["undertrained"]),
+            "unk_tokens": clean["unk_tokens"],
+        }
+        for level in sorted(map(int, details["levels"]))[1:]:
+            row[f"bits_per_byte_noise{level}"] = details["levels"][str(level)]["bits_per_byte"]
+        rows.append(row)
+    keys = ["scale", "language", "tokenizer", "vocab_size", "seed"]
+    return pd.DataFrame(rows).sort_values(keys, ignore_index=True)
 
 
 def write_markdown(frame: pd.DataFrame, path: Path, title: str) -> None:
@@ -105,7 +151,11 @@ def plot_noise(results: pd.DataFrame, outputs: Sequence[Path]) -> None:
 
     Level 0 is the clean text, so each line shows how a tokenizer's model degrades.
     """
-    shown = results[(results["task"] != "mlm") | results["metric"].isin(PLOTTED_MLM_METRICS)]
+    plotted = [
+        task not in PLOTTED_METRICS or metric in PLOTTED_METRICS[task]
+        for task, metric in zip(results["task"], results["metric"], strict=True)
+    ]
+    shown = results[plotted]
     panels = sorted(shown.groupby(["task", "metric", "language"]).groups)
     figure, axes = panel_grid(max(1, len(panels)))
     for axis, (task, metric, language) in zip(axes.flat, panels, strict=False):
@@ -127,14 +177,16 @@ def summarize_models(
     mlm: Mapping[Path, Mapping[str, Any]],
     finetune: Mapping[Path, Mapping[str, Any]],
     predictions: Mapping[Path, Mapping[str, Any]],
+    clm: Mapping[Path, Mapping[str, Any]],
     out_dir: Path,
     plots: Sequence[Path],
     evaluation: EvalConfig,
 ) -> dict[str, pd.DataFrame]:
-    """Write the results table, the statistics (TSV + Markdown) and the noise plot."""
+    """Write the results table, the statistics (TSV + Markdown), the causal-LM table
+    (with ``clm`` runs) and the noise plot."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    results = collect_results(mlm, finetune)
+    results = collect_results(mlm, finetune, clm)
     results.to_csv(out_dir / "results.tsv", sep="\t", index=False)
     tables = summarize(
         results,
@@ -144,10 +196,15 @@ def summarize_models(
         bootstrap_resamples=evaluation.bootstrap_resamples,
         bootstrap_seed=evaluation.bootstrap_seed,
     )
+    if clm:
+        tables["clm"] = clm_table(clm)
+        write_tsv(tables["clm"], out_dir / "clm.tsv")
     titles = {
         "seed_summary": "Mean and standard deviation over seeds",
         "wilcoxon": "Wilcoxon signed-rank tests between tokenizers (paired over seeds)",
         "bootstrap": "Bootstrap 95% confidence intervals of fine-tuning test scores",
+        "clm": "Causal LM: held-out bits per byte beside the unigram baseline (budget: see "
+        "the budget column; undertrained: less than the margin below the baseline)",
     }
     for name, table in tables.items():
         write_markdown(table, out_dir / f"{name}.md", titles[name])

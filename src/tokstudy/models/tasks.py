@@ -82,10 +82,10 @@ def evaluate_mlm(
 def finetune_pos(
     model_dir: Path,
     tokenizer_dir: Path | None,
-    treebank: Path,
     out_dir: Path,
     config: FinetuneConfig,
     *,
+    treebank: Path,
     noise_levels: Sequence[int] = (),
     noise_seed: int = 0,
     noise_word_fraction: float = 0.2,

@@ -1,5 +1,5 @@
 """Steps of ``workflow/rules/models.smk``: BERT / CharacterBERT pretraining, MLM evaluation,
-fine-tuning and the model tables.
+fine-tuning, causal-LM training and scoring, and the model tables.
 
 The model jobs use as many torch threads as the rule gives the job. A tokenizer input
 left empty means CharacterBERT, which keeps its vocabularies in its corpus folder.
@@ -11,10 +11,11 @@ from pathlib import Path
 
 import torch
 
-from tokstudy.models import study_tables, tasks
+from tokstudy.models import clm, study_tables
 from tokstudy.models.charbert import prepare_charbert
 from tokstudy.models.config import (
     CharBertConfig,
+    ClmConfig,
     EvalConfig,
     FinetuneConfig,
     PretrainConfig,
@@ -24,6 +25,7 @@ from tokstudy.models.data import pretokenize
 from tokstudy.models.family import family_for_tokenizer, load_transformers_tokenizer
 from tokstudy.models.pretrain import MODEL_DIR
 from tokstudy.models.silver import make_silver_treebank
+from tokstudy.models.task_registry import TASKS
 from tokstudy.steps import Snakemake
 from tokstudy.workflow_step import optional_path, run_step
 
@@ -89,7 +91,7 @@ def evaluate_mlm(snakemake: Snakemake) -> None:
     torch.set_num_threads(snakemake.threads)
     run_step(
         snakemake.log[0],
-        tasks.evaluate_mlm,
+        TASKS["mlm"].function(),
         Path(snakemake.input.pretrained) / MODEL_DIR,
         optional_path(snakemake.input.tokenizer),
         Path(snakemake.input.heldout),
@@ -100,44 +102,68 @@ def evaluate_mlm(snakemake: Snakemake) -> None:
 
 
 def finetune_model(snakemake: Snakemake) -> None:
-    """Fine-tune one model (one seed) on task ``{task}``: POS tagging or sentences.
+    """Fine-tune one model (one seed) on task ``{task}`` with its registered function.
 
-    POS tagging reads the input ``treebank``. Sentence classification reads a
-    user-supplied dataset, inputs ``tsv_train``, ``tsv_test`` (and ``tsv_validation``),
-    or else labels the input ``treebank``'s sentences by ``params.sentence_feature``.
+    Data: the input ``treebank``, or a user-supplied dataset, inputs ``tsv_train``,
+    ``tsv_test`` (and ``tsv_validation``). A task with a ``sequence`` head labels treebank
+    sentences by ``params.sentence_feature`` on words of ``params.sentence_upos``.
     """
     torch.set_num_threads(snakemake.threads)
     params = snakemake.params
-    options = {
-        "noise_levels": params.noise_levels,
-        "noise_seed": params.noise_seed,
-        "noise_word_fraction": params.noise_word_fraction,
-    }
     tsv = {
         name.removeprefix("tsv_"): Path(path)
         for name, path in snakemake.input.items()
         if name.startswith("tsv_")
     }
-    step, data = tasks.finetune_sentence, ()
-    if snakemake.wildcards.task == "pos":
-        step, data = tasks.finetune_pos, (Path(snakemake.input.treebank),)
-    elif tsv:
-        options["tsv"] = tsv
-    else:
-        options |= {
-            "treebank": Path(snakemake.input.treebank),
-            "feature": params.sentence_feature,
-            "upos": params.sentence_upos,
-        }
+    task = TASKS[snakemake.wildcards.task]
+    data = {"tsv": tsv} if tsv else {"treebank": Path(snakemake.input.treebank)}
+    if task.head == "sequence" and not tsv:
+        data |= {"feature": params.sentence_feature, "upos": params.sentence_upos}
     run_step(
         snakemake.log[0],
-        step,
+        task.function(),
         Path(snakemake.input.pretrained) / MODEL_DIR,
         optional_path(snakemake.input.tokenizer),
-        *data,
         Path(snakemake.output.metrics).parent,
         from_mapping(FinetuneConfig, params.config, "models.finetune"),
-        **options,
+        **data,
+        noise_levels=params.noise_levels,
+        noise_seed=params.noise_seed,
+        noise_word_fraction=params.noise_word_fraction,
+    )
+
+
+def train_clm(snakemake: Snakemake) -> None:
+    """Train the causal LM of one cell and seed (task ``clm``); reruns resume."""
+    torch.set_num_threads(snakemake.threads)
+    run_step(
+        snakemake.log[0],
+        TASKS["clm"].function(),
+        Path(snakemake.input.tokenizer),
+        Path(snakemake.input.corpus),
+        Path(snakemake.input.train),
+        Path(snakemake.output[0]),
+        from_mapping(ClmConfig, snakemake.params.config, "models.clm"),
+    )
+
+
+def evaluate_clm(snakemake: Snakemake) -> None:
+    """Bits per byte of one causal LM on clean and noised held-out text, beside the
+    unigram baseline."""
+    torch.set_num_threads(snakemake.threads)
+    params = snakemake.params
+    run_step(
+        snakemake.log[0],
+        clm.score_clm,
+        Path(snakemake.input.trained) / MODEL_DIR,
+        Path(snakemake.input.tokenizer),
+        Path(snakemake.input.corpus),
+        Path(snakemake.input.heldout),
+        Path(snakemake.output.scores),
+        from_mapping(ClmConfig, params.config, "models.clm"),
+        noise_levels=params.noise_levels,
+        noise_seed=params.noise_seed,
+        noise_word_fraction=params.noise_word_fraction,
     )
 
 
@@ -150,6 +176,7 @@ def summarize_models(snakemake: Snakemake) -> None:
         {Path(path): keys for path, keys in params.mlm.items()},
         {Path(path): keys for path, keys in params.finetune.items()},
         {Path(path): keys for path, keys in params.predictions.items()},
+        {Path(path): keys for path, keys in params.clm.items()},
         Path(snakemake.output.results).parent,
         [Path(snakemake.output.png), Path(snakemake.output.pdf)],
         from_mapping(EvalConfig, params.evaluation, "models.evaluation"),

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import FULL_SIZE_LABEL, Job
 from tokstudy.errors import TokstudyError
-from tokstudy.models.config import ModelsConfig, from_mapping, to_dict
+from tokstudy.models.config import ClmScale, ModelsConfig, from_mapping, to_dict
+from tokstudy.models.task_registry import TASKS, tasks_of_kind, tasks_reading
 from tokstudy.models.tsv import check_header
 from tokstudy.study.checks import check_listed
 from tokstudy.study.paths import CELL, expand, fill
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from tokstudy.study.core import Study
     from tokstudy.study.tokenizers import TokenizersPlanner
 
-FINETUNE_TASKS = ("pos", "sentence")
+FINETUNE_TASKS = tasks_of_kind("finetune")
 #: the tokenizer column of CharacterBERT runs (its size is the word vocabulary size)
 CHARACTERBERT = "characterbert"
 #: the language that gets silver POS labels (HanTa's German model) without a UD treebank
@@ -34,6 +35,12 @@ class ModelsPlanner:
     PRETRAIN = f"{RUN}/pretrain"
     MLM = f"{RUN}/mlm.tsv"
     MLM_NOISE_EDITS = f"{RUN}/mlm_noise_edits.tsv"
+    #: the causal LM of a run at a scale (task clm): its training folder and its scores
+    CLM_CELL = f"{RUN_CELL}/clm/{{scale}}"
+    CLM_RUN = f"{RUN}/clm/{{scale}}"
+    CLM_TRAIN = f"{CLM_RUN}/train"
+    CLM = f"{CLM_RUN}/clm.tsv"
+    CLM_DETAILS = f"{CLM_RUN}/clm.json"
     #: one fine-tuning task of a run
     FINETUNE_CELL = f"{RUN_CELL}/{{task}}"
     FINETUNE_METRICS = f"{RUN}/{{task}}/metrics.tsv"
@@ -96,7 +103,7 @@ class ModelsPlanner:
     def treebank_folder(self, language: str) -> Path | None:
         """The UD treebank folder of a language, or ``None``: silver German labels (``de``)."""
         models = self.config
-        if not {"pos", "sentence"} & set(models.tasks):
+        if not set(tasks_reading("treebank")) & set(models.tasks):
             return None
         if language in models.treebanks:
             root = Path(models.ud_root)
@@ -121,7 +128,7 @@ class ModelsPlanner:
         """The TSV files (split → path) of a language's sentence task; empty: none given."""
         models = self.config
         dataset = models.sentence_tsv.get(language)
-        if dataset is None or "sentence" not in models.tasks:
+        if dataset is None or not set(tasks_reading("sentence_tsv")) & set(models.tasks):
             return {}
         files = {split: self.study.base / name for split, name in vars(dataset).items() if name}
         for split, path in files.items():
@@ -162,7 +169,7 @@ class ModelsPlanner:
         ]
 
     def has_task(self, task: str) -> bool:
-        """Whether the models section asks for a task (mlm, noise, pos, sentence)."""
+        """Whether the models section asks for a task (a name of the task registry)."""
         return self.models is not None and task in self.models.tasks
 
     def noise_levels(self) -> list[int]:
@@ -184,11 +191,16 @@ class ModelsPlanner:
 
     def finetune_data(self, wildcards: Any) -> dict[str, str]:
         """Data of a fine-tuning job: ``treebank``, or ``tsv_<split>`` files (sentence TSV)."""
-        if wildcards.task == "sentence":
+        if "sentence_tsv" in TASKS[wildcards.task].inputs:
             files = self.sentence_tsv(wildcards.language)
             if files:
                 return {f"tsv_{split}": str(path) for split, path in files.items()}
         return {"treebank": self.treebank(wildcards.language)}
+
+    @staticmethod
+    def finetune_task_pattern() -> str:
+        """The ``{task}`` wildcard's pattern of the fine-tuning rule: every finetune task."""
+        return "|".join(FINETUNE_TASKS)
 
     def tokenizer_dir(self, wildcards: Any) -> str | list[str]:
         """The tokenizer folder of a run; none for CharacterBERT, which spells words."""
@@ -232,6 +244,38 @@ class ModelsPlanner:
         """The MLM metrics file of every run (none without the mlm task)."""
         return self.run_files(self.MLM) if self.has_task("mlm") else {}
 
+    def clm_scales(self) -> dict[str, ClmScale]:
+        """Every scale of the clm task by preset: ``models.clm`` on every language and
+        seed, then each of ``models.clm_scales`` (none without the clm task)."""
+        if not self.has_task("clm"):
+            return {}
+        models = self.config
+        main = ClmScale(models.languages, models.seeds, models.clm)
+        return {scale.clm.preset: scale for scale in (main, *models.clm_scales)}
+
+    def clm_scale_pattern(self) -> str:
+        """The ``{scale}`` wildcard's pattern: the presets of the scales."""
+        return "|".join(self.clm_scales()) or "none"
+
+    def clm_settings(self, scale: str, seed: str) -> dict[str, Any]:
+        """The ``clm`` settings of a scale as a dict, with the run's seed."""
+        return to_dict(replace(self.clm_scales()[scale].clm, seed=int(seed)))
+
+    def clm_files(self) -> dict[str, dict[str, Any]]:
+        """The causal-LM scores of every run and scale with their keys (``scale`` is the
+        preset); none without the clm task. CharacterBERT has no subword vocabulary."""
+        files = {}
+        for preset, scale in self.clm_scales().items():
+            pattern = fill(self.CLM, scale=preset)
+            for job in self.jobs():
+                if job.tokenizer == CHARACTERBERT or job.language not in scale.languages:
+                    continue
+                for seed in scale.seeds:
+                    keys = {"language": job.language, "tokenizer": job.tokenizer}
+                    keys |= {"vocab_size": job.size, "seed": seed, "scale": preset}
+                    files[self.study.out(pattern, **vars(job), seed=seed)] = keys
+        return files
+
     def finetune_files(self, pattern: str) -> dict[str, dict[str, Any]]:
         """``pattern`` (``FINETUNE_METRICS``, ``FINETUNE_PREDICTIONS``) of every fine-tuning
         run with its keys."""
@@ -245,7 +289,8 @@ class ModelsPlanner:
     def summary_tables(self) -> list[str]:
         """Names of the statistics tables the summary writes."""
         tables = ["seed_summary", "wilcoxon"]
-        return tables + (["bootstrap"] if any(map(self.has_task, FINETUNE_TASKS)) else [])
+        tables += ["bootstrap"] if any(map(self.has_task, FINETUNE_TASKS)) else []
+        return tables + (["clm"] if self.has_task("clm") else [])
 
     def targets(self) -> list[str]:
         """What ``summarize_models`` writes: results, statistics tables and the noise plot

@@ -55,6 +55,8 @@ RULES: dict[str, RuleResources] = {
     **_rules("pretrain_mlm", 8000, 240, 2, "pretrain_mlm"),
     **_rules("evaluate_mlm", 4000, 60, 1, "evaluate_mlm"),
     **_rules("finetune_model", 4000, 120, 1, "finetune_model"),
+    **_rules("train_clm", 8000, 240, 2, "train_clm"),
+    **_rules("evaluate_clm", 4000, 60, 1, "evaluate_clm"),
     **_rules("nmt_cldr_corpus", 1000, 10, 1, "nmt_cldr_corpus"),
     **_rules("nmt_split", 4000, 30, 1, "nmt_split"),
     **_rules("nmt_joint_text", 2000, 10, 1, "nmt_joint_text"),

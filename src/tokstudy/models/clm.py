@@ -1,0 +1,574 @@
+"""The ``clm`` task: a Llama-style decoder trained from scratch per cell, scored in bits
+per byte on held-out text, beside the unigram baseline of the same tokenizer.
+
+Text as a token stream (training and scoring alike): each line's tokens followed by the
+tokenizer's ``[SEP]``, which stands for the line's newline; the scored stream starts with
+one ``[CLS]`` as the beginning-of-text token. Every token after it is scored (the
+first real token given ``[CLS]`` alone, every ``[SEP]`` included), and the scored
+text is the lines each followed by a newline::
+
+    bits per byte = Σ token NLL (nats) / ln 2 / UTF-8 bytes of the scored text
+
+Text longer than the context is scored with windows whose right edge moves ``stride``
+tokens at a time; each token is scored once, in the window where it first appears, with
+at least ``context - stride`` tokens of left context (all of them near the start).
+
+Training folder of one run::
+
+    checkpoint.pt     last checkpoint (removed when the run completes)
+    train_log.csv     step, loss, validation_loss, lr, tokens_per_s, elapsed_s
+    model/            the trained ``LlamaForCausalLM`` (``save_pretrained``)
+    train.json        settings, budget and summary, written last: the completion marker
+
+Reruns resume from ``checkpoint.pt``: the blocks of a step depend only on
+``(seed, step)`` and the RNG states are restored, so a resumed run ends with the same
+weights as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from tokstudy.corpus_io import iter_nonblank_lines, read_nonblank_lines
+from tokstudy.errors import TokstudyError
+from tokstudy.models import noise
+from tokstudy.models.config import CLM_PRESETS, ClmConfig, to_dict
+from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, vocab_fingerprint
+from tokstudy.models.family import load_transformers_tokenizer
+from tokstudy.models.pretrain import MODEL_DIR, build_optimizer
+from tokstudy.models.tsv import write_tsv
+from tokstudy.training.checkpoint import settings_fingerprint
+from tokstudy.training.core import (
+    CHECKPOINT_FILE,
+    EarlyStopping,
+    Throughput,
+    TrainingRun,
+    save_atomically,
+)
+from tokstudy.training.device import describe, resolve_device
+
+log = logging.getLogger(__name__)
+
+SUMMARY_FILE = "train.json"
+SCORES_FILE = "clm.tsv"
+DETAILS_FILE = "clm.json"
+LOG_COLUMNS = ("step", "loss", "validation_loss", "lr", "tokens_per_s", "elapsed_s")
+#: settings that do not change the trained weights (left out of the checkpoint fingerprint)
+NON_TRAINING_KEYS = frozenset(
+    {
+        "checkpoint_every",
+        "log_every",
+        "on_bad_checkpoint",
+        "device",
+        "on_missing_gpu",
+        "heldout_max_lines",
+        "eval_batch_size",
+        "undertrained_margin",
+        "stride",
+    }
+)
+
+LogitsModel = Callable[..., Any]
+
+
+# --- text as a token stream -------------------------------------------------------------
+
+
+def check_vocabulary(tokenizer: Any, where: str) -> None:
+    """A one-line error unless ``tokenizer`` has a decodable vocabulary: ids 0…V-1, each
+    a token string, and the ``[CLS]`` / ``[SEP]`` tokens that mark text start and line ends."""
+    vocab = tokenizer.get_vocab()
+    size = len(tokenizer)
+    if not vocab or set(vocab.values()) != set(range(size)):
+        raise TokstudyError(
+            f"{where}: the tokenizer has no decodable vocabulary (its {len(vocab)} vocabulary "
+            f"ids are not 0..{size - 1})"
+        )
+    if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
+        raise TokstudyError(
+            f"{where}: the tokenizer has no [CLS] / [SEP] token to mark text start and line ends"
+        )
+
+
+def line_stream(ids: np.ndarray, offsets: np.ndarray, eol_id: int) -> np.ndarray:
+    """The tokens of each line (``ids[offsets[i]:offsets[i+1]]``), each line followed by
+    ``eol_id``, as one int64 array."""
+    return np.insert(np.asarray(ids, dtype=np.int64), np.asarray(offsets[1:]), eol_id)
+
+
+def encode_lines(tokenizer: Any, lines: Sequence[str]) -> np.ndarray:
+    """``[CLS]``, then each line's tokens followed by ``[SEP]`` (the scored stream)."""
+    encoded = tokenizer(list(lines), add_special_tokens=False)["input_ids"]
+    offsets = np.cumsum([0, *map(len, encoded)])
+    flat = np.fromiter((i for ids in encoded for i in ids), dtype=np.int64, count=offsets[-1])
+    body = line_stream(flat, offsets, tokenizer.sep_token_id)
+    return np.concatenate([[tokenizer.cls_token_id], body]).astype(np.int64)
+
+
+def text_bytes(lines: Sequence[str]) -> int:
+    """UTF-8 bytes of the lines, each followed by a newline (the scored text)."""
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+
+
+# --- scoring ----------------------------------------------------------------------------
+
+
+def window_plan(n_tokens: int, context: int, stride: int) -> list[tuple[int, int, int]]:
+    """``(begin, end, first scored)`` of each scoring window over positions ``0…n-1``.
+
+    Window ``k`` ends at ``min(context + k·stride, n)``, starts ``context`` positions
+    before (at least 0) and scores the positions from the previous window's end (1 for
+    the first: position 0 is the beginning-of-text token) to its own end.
+    """
+    if not 0 < stride < context:
+        raise ValueError(f"stride {stride} must lie in 1..{context - 1}")
+    plan, scored_to, end = [], 1, min(context, n_tokens)
+    while scored_to < n_tokens:
+        plan.append((max(0, end - context), end, scored_to))
+        scored_to, end = end, min(end + stride, n_tokens)
+    return plan
+
+
+@torch.no_grad()
+def token_nll(
+    model: LogitsModel,
+    stream: np.ndarray,
+    context: int,
+    stride: int,
+    *,
+    batch_size: int = 8,
+    device: torch.device | None = None,
+) -> np.ndarray:
+    """NLL in nats of every position ``1…n-1`` of ``stream`` given what precedes it
+    (sliding windows of :func:`window_plan`); ``model(input_ids=…)`` returns ``.logits``."""
+    device = device or torch.device("cpu")
+    ids = torch.as_tensor(stream, dtype=torch.long)
+    nll = np.full(len(stream) - 1, np.nan)
+    plan = window_plan(len(stream), context, stride)
+    for first in range(0, len(plan), batch_size):
+        chunk = plan[first : first + batch_size]
+        width = max(end - begin for begin, end, _ in chunk)
+        # right padding: a causal model's earlier positions never see it
+        batch = torch.zeros(len(chunk), width, dtype=torch.long)
+        for row, (begin, end, _) in enumerate(chunk):
+            batch[row, : end - begin] = ids[begin:end]
+        logits = model(input_ids=batch.to(device)).logits.float()
+        log_probs = torch.log_softmax(logits, dim=-1).cpu()
+        for row, (begin, end, scored) in enumerate(chunk):
+            targets = ids[scored:end]
+            predicted_at = torch.arange(scored - 1, end - 1) - begin
+            picked = log_probs[row, predicted_at].gather(1, targets[:, None])[:, 0]
+            nll[scored - 1 : end - 1] = -picked.numpy()
+    return nll
+
+
+def bits_per_byte(nll_nats: float, n_bytes: int) -> float:
+    """Σ NLL / ln 2 / bytes."""
+    return nll_nats / math.log(2) / n_bytes
+
+
+def unigram_log2_probs(counts: np.ndarray) -> np.ndarray:
+    """log2 of add-one smoothed token probabilities ``(count + 1) / (N + V)``."""
+    counts = np.asarray(counts, dtype=np.float64)
+    return np.log2(counts + 1) - np.log2(counts.sum() + len(counts))
+
+
+def unigram_bits(train_stream: np.ndarray, scored: np.ndarray, vocab_size: int) -> float:
+    """Bits of the ``scored`` tokens under the add-one unigram of ``train_stream``."""
+    log2p = unigram_log2_probs(np.bincount(train_stream, minlength=vocab_size))
+    return float(-log2p[scored].sum())
+
+
+# --- the model and its budget ------------------------------------------------------------
+
+
+def llama_config(tokenizer: Any, config: ClmConfig) -> LlamaConfig:
+    """The decoder of ``config.preset`` for ``tokenizer``'s vocabulary (tied embeddings)."""
+    sizes = {k: v for k, v in CLM_PRESETS[config.preset].items() if not k.startswith("max_")}
+    return LlamaConfig(
+        vocab_size=len(tokenizer),
+        max_position_embeddings=config.context,
+        bos_token_id=tokenizer.cls_token_id,
+        eos_token_id=tokenizer.sep_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+        attention_dropout=config.dropout,
+        attn_implementation="sdpa",
+        **sizes,
+    )
+
+
+def train_flops_per_token(model_config: LlamaConfig, context: int) -> float:
+    """Training FLOPs per token: 6 · matmul parameters (layers and the output head) plus
+    12 · layers · context · hidden for the attention scores and values (counted in full)."""
+    d, layers = model_config.hidden_size, model_config.num_hidden_layers
+    per_layer = 4 * d * d + 3 * d * model_config.intermediate_size
+    matmul_params = layers * per_layer + model_config.vocab_size * d
+    return 6.0 * matmul_params + 12.0 * layers * context * d
+
+
+def training_steps(config: ClmConfig, n_blocks: int, flops_per_token: float) -> int:
+    """Optimizer steps of the budget: ``epochs`` over the blocks (``bytes``), or as many
+    steps as ``train_flops`` pays for (``flops``); at least 1."""
+    if config.budget == "flops":
+        return max(
+            1, int(config.train_flops // (flops_per_token * config.batch_size * config.context))
+        )
+    return max(1, math.ceil(config.epochs * n_blocks / config.batch_size))
+
+
+class StreamBatches:
+    """Blocks of ``context + 1`` tokens drawn per ``(seed, step)``: inputs and next tokens."""
+
+    def __init__(self, stream: np.ndarray, config: ClmConfig) -> None:
+        self.stream = stream
+        self.block_len = config.context + 1
+        self.sampler = BlockSampler(len(stream), self.block_len, config.batch_size, config.seed)
+
+    def __call__(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
+        blocks = gather_blocks(self.stream, self.sampler.starts(step), self.block_len)
+        blocks = torch.from_numpy(blocks)
+        return blocks[:, :-1], blocks[:, 1:]
+
+
+# --- training -------------------------------------------------------------------------
+
+
+def _split_corpus(corpus: TokenCorpus, train_text: Path, config: ClmConfig, eol: int) -> dict:
+    """Training and validation streams (the last ``validation_lines`` lines) and bytes."""
+    lines = corpus.n_lines
+    if config.validation_lines >= lines:
+        raise TokstudyError(
+            f"{corpus.directory}: {lines} lines do not leave training text beside "
+            f"models.clm.validation_lines ({config.validation_lines})"
+        )
+    sizes = [len(line.encode("utf-8")) + 1 for line in iter_nonblank_lines(train_text)]
+    if len(sizes) != lines:
+        raise TokstudyError(
+            f"{train_text}: {len(sizes)} lines, but its pre-tokenized corpus has {lines}"
+        )
+    cut = lines - config.validation_lines
+    ids, offsets = corpus.ids, corpus.line_offsets
+    return {
+        "train": line_stream(ids[: offsets[cut]], offsets[: cut + 1], eol),
+        "validation": line_stream(ids[offsets[cut] :], offsets[cut:] - offsets[cut], eol),
+        "train_bytes": sum(sizes[:cut]),
+        "train_lines": cut,
+    }
+
+
+def _check_fits(config: ClmConfig, vocab_size: int, n_blocks: int, where: str) -> None:
+    """One-line errors for a vocabulary the preset cannot hold or a corpus below a batch."""
+    max_vocab = CLM_PRESETS[config.preset]["max_vocab"]
+    if vocab_size > max_vocab:
+        raise TokstudyError(
+            f"{where}: vocabulary of {vocab_size} does not fit models.clm.preset "
+            f"{config.preset!r} (at most {max_vocab})"
+        )
+    if n_blocks < config.batch_size:
+        raise TokstudyError(
+            f"{where}: corpus too small: {n_blocks} blocks of models.clm.context + 1 = "
+            f"{config.context + 1} tokens, fewer than one batch (models.clm.batch_size "
+            f"{config.batch_size})"
+        )
+
+
+def validation_loss(model: LogitsModel, stream: np.ndarray, config: ClmConfig, device) -> float:
+    """Mean NLL (nats) per token of the validation stream, in non-overlapping windows."""
+    model.eval()
+    nll = token_nll(model, stream, config.context, config.context - 1, device=device)
+    model.train()
+    return float(nll.mean())
+
+
+def train_clm(
+    tokenizer_dir: Path,
+    corpus_dir: Path,
+    train_text: Path,
+    out_dir: Path,
+    config: ClmConfig,
+    *,
+    on_step: Callable[[int], None] | None = None,
+) -> Path:
+    """Train one decoder on the cell's pre-tokenized training text; the model folder.
+
+    ``on_step(step)`` runs after each step (progress hooks, tests).
+    """
+    out_dir = Path(out_dir)
+    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    check_vocabulary(tokenizer, str(tokenizer_dir))
+    corpus = TokenCorpus.open(corpus_dir, vocab_fingerprint(tokenizer.get_vocab()))
+    data = _split_corpus(corpus, Path(train_text), config, tokenizer.sep_token_id)
+    model_config = llama_config(tokenizer, config)
+    n_blocks = len(data["train"]) // (config.context + 1)
+    _check_fits(config, len(tokenizer), n_blocks, str(corpus_dir))
+    flops_per_token = train_flops_per_token(model_config, config.context)
+    steps = training_steps(config, n_blocks, flops_per_token)
+    device = resolve_device(config.device, config.on_missing_gpu)
+    torch.manual_seed(config.seed)
+    model = LlamaForCausalLM(model_config).to(device)
+    settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
+    fingerprint = settings_fingerprint(settings, corpus.meta["fingerprint"])
+    log.info(
+        "%s: %d parameters, %d training tokens (%d bytes, %d blocks), %d steps (%s budget), "
+        "%.3g training FLOPs",
+        out_dir,
+        sum(p.numel() for p in model.parameters()),
+        len(data["train"]),
+        data["train_bytes"],
+        n_blocks,
+        steps,
+        config.budget,
+        flops_per_token * steps * config.batch_size * config.context,
+    )
+    result = _train(
+        model,
+        StreamBatches(data["train"], config),
+        data["validation"],
+        config,
+        steps,
+        out_dir,
+        device,
+        fingerprint,
+        on_step,
+    )
+    tokens = result["steps"] * config.batch_size * config.context
+    summary = {
+        "architecture": "llama",
+        "config": to_dict(config),
+        "corpus": str(corpus_dir),
+        "corpus_fingerprint": corpus.meta["fingerprint"],
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "vocab_size": len(tokenizer),
+        "train_lines": data["train_lines"],
+        "train_bytes": data["train_bytes"],
+        "train_stream_tokens": len(data["train"]),
+        "blocks_per_epoch": n_blocks,
+        "dropped_tail_tokens": len(data["train"]) - n_blocks * (config.context + 1),
+        "planned_steps": steps,
+        "train_tokens": tokens,
+        "epochs_done": result["steps"] * config.batch_size / n_blocks,
+        "flops_per_token": flops_per_token,
+        "train_flops": flops_per_token * tokens,
+        **result,
+        "device": describe(device),
+    }
+    model_dir = save_atomically(model.save_pretrained, out_dir / MODEL_DIR)
+    (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    (out_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
+    return model_dir
+
+
+def _train(
+    model: torch.nn.Module,
+    batches: StreamBatches,
+    validation: np.ndarray,
+    config: ClmConfig,
+    steps: int,
+    out_dir: Path,
+    device: torch.device,
+    fingerprint: str,
+    on_step: Callable[[int], None] | None,
+) -> dict[str, Any]:
+    """The step loop on the shared core: resume, log, validate, stop early, checkpoint."""
+    optimizer, scheduler = build_optimizer(model, config, steps, int(config.warmup_ratio * steps))
+    run = TrainingRun(
+        out_dir,
+        model,
+        optimizer,
+        scheduler,
+        device=device,
+        bf16=config.bf16,
+        grad_clip=config.grad_clip,
+        run_fingerprint=fingerprint,
+        log_columns=LOG_COLUMNS,
+        on_bad_checkpoint=config.on_bad_checkpoint,
+        restart_hint="delete it to restart, or set models.clm.on_bad_checkpoint: restart",
+    )
+    start, state = run.resume()
+    stopper = EarlyStopping(config.patience, "neg_validation_loss", **state.get("stopping", {}))
+    eval_every = config.eval_every or max(1, batches.sampler.n_blocks // config.batch_size)
+    model.train()
+    running, interval, throughput = torch.zeros((), device=device), 0, Throughput()
+    started, done, last_loss, stopped_early = time.perf_counter(), start, float("nan"), False
+    cpu_started = time.process_time()
+    for step in range(start, steps):
+        inputs, targets = (t.to(device) for t in batches(step))
+        with run.autocast():
+            logits = model(input_ids=inputs).logits
+        loss = torch.nn.functional.cross_entropy(
+            logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1)
+        )
+        run.update(loss)
+        running += loss.detach().float()
+        throughput.add(targets.numel())
+        interval, done = interval + 1, step + 1
+        evaluate = done % eval_every == 0 or done == steps
+        if done % config.log_every == 0 or evaluate:
+            last_loss = running.item() / interval
+            row = {
+                "step": done,
+                "loss": last_loss,
+                "validation_loss": "",
+                "lr": run.lr,
+                "tokens_per_s": throughput.per_second(),
+                "elapsed_s": time.perf_counter() - started,
+            }
+            if evaluate:
+                row["validation_loss"] = validation_loss(model, validation, config, device)
+                stopper.update({"step": done, "neg_validation_loss": -row["validation_loss"]})
+            run.log.append(row)
+            log.info(
+                "step %d/%d loss %.4f validation %s lr %.2e %.0f tokens/s",
+                done,
+                steps,
+                last_loss,
+                row["validation_loss"],
+                row["lr"],
+                row["tokens_per_s"],
+            )
+            running.zero_()
+            interval = 0
+            throughput.restart()
+        stopped_early = config.patience > 0 and evaluate and stopper.stop
+        if stopped_early:
+            log.warning(
+                "early stopping at step %d of %d: %d evaluations without a lower validation loss",
+                done,
+                steps,
+                config.patience,
+            )
+            break
+        if done % config.checkpoint_every == 0 and done < steps:
+            run.checkpoint(done, stopping=stopper.state())
+        if on_step is not None:
+            on_step(done)
+    best = stopper.best or {}
+    return {
+        "steps": done,
+        "stopped_early": stopped_early,
+        "final_loss": last_loss,
+        "best_validation_loss": -best.get("neg_validation_loss", float("nan")),
+        "train_seconds": time.perf_counter() - started,
+        # CPU time of this process: the wall time on an idle machine at one thread
+        "train_cpu_seconds": time.process_time() - cpu_started,
+    }
+
+
+def _training_facts(summary_file: Path) -> dict[str, Any]:
+    """The budget of a training run (its ``train.json``), for the tables."""
+    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    keys = ("parameters", "epochs_done", "steps", "train_bytes", "train_tokens", "train_flops")
+    config = summary["config"]
+    return {"preset": config["preset"], "budget": config["budget"]} | {
+        key: summary[key] for key in keys
+    }
+
+
+# --- scoring a trained model -------------------------------------------------------------
+
+
+def score_clm(
+    model_dir: Path,
+    tokenizer_dir: Path,
+    corpus_dir: Path,
+    heldout: Path,
+    out_tsv: Path,
+    config: ClmConfig,
+    *,
+    noise_levels: Sequence[int] = (),
+    noise_seed: int = 0,
+    noise_word_fraction: float = 0.2,
+) -> pd.DataFrame:
+    """Bits per byte of the held-out text, clean (level 0) and at each noise level, beside
+    the unigram bits per byte of the same tokens and the ``undertrained`` flag.
+
+    Writes ``level, metric, value, relative_change`` rows to ``out_tsv`` and the counts
+    behind them to ``clm.json`` beside it.
+    """
+    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    check_vocabulary(tokenizer, str(tokenizer_dir))
+    corpus = TokenCorpus.open(corpus_dir, vocab_fingerprint(tokenizer.get_vocab()))
+    train_stream = line_stream(corpus.ids, corpus.line_offsets, tokenizer.sep_token_id)
+    lines = read_nonblank_lines(heldout, config.heldout_max_lines or None)
+    if not lines:
+        raise TokstudyError(f"{heldout}: no text lines to score")
+    device = resolve_device(config.device, config.on_missing_gpu)
+    model = LlamaForCausalLM.from_pretrained(model_dir).to(device).eval()
+    noised, _ = noise.noise_lines(
+        lines, noise_levels, seed=noise_seed, word_fraction=noise_word_fraction
+    )
+    results, details = {}, {}
+    for level, text in {0: lines, **noised}.items():
+        stream = encode_lines(tokenizer, text)
+        nll = token_nll(
+            model,
+            stream,
+            config.context,
+            config.window_stride,
+            batch_size=config.eval_batch_size,
+            device=device,
+        )
+        n_bytes = text_bytes(text)
+        model_bpb = bits_per_byte(float(nll.sum()), n_bytes)
+        unigram_bpb = unigram_bits(train_stream, stream[1:], len(tokenizer)) / n_bytes
+        below = 1 - model_bpb / unigram_bpb
+        results[level] = {
+            "bits_per_byte": model_bpb,
+            "unigram_bits_per_byte": unigram_bpb,
+            "below_unigram": below,
+            "undertrained": float(below < config.undertrained_margin),
+        }
+        unk = (
+            int(np.sum(stream == tokenizer.unk_token_id))
+            if tokenizer.unk_token_id is not None
+            else 0
+        )
+        details[level] = {
+            "lines": len(text),
+            "bytes": n_bytes,
+            "tokens_scored": len(stream) - 1,
+            "unk_tokens": unk,
+            **results[level],
+        }
+        log.info(
+            "level %d%%: %.4f bits per byte (unigram %.4f, %.1f %% below), %d tokens, "
+            "%d bytes, %d [UNK]",
+            level,
+            model_bpb,
+            unigram_bpb,
+            100 * below,
+            len(stream) - 1,
+            n_bytes,
+            unk,
+        )
+        if unk:
+            log.warning("%s: %d held-out tokens are [UNK] (level %d%%)", heldout, unk, level)
+    table = noise.relative_changes(results)
+    write_tsv(table, out_tsv)
+    summary = {
+        "convention": "[CLS] begins the text, [SEP] ends each line; every token after [CLS] "
+        "scored; bytes = UTF-8 bytes of the lines plus one newline each",
+        "context": config.context,
+        "stride": config.window_stride,
+        "unigram": "add-one smoothed token frequencies of the training text over the "
+        "whole vocabulary",
+        "train_tokens_for_unigram": len(train_stream),
+        "training": _training_facts(Path(model_dir).parent / SUMMARY_FILE),
+        "levels": details,
+    }
+    Path(out_tsv).with_name(DETAILS_FILE).write_text(
+        json.dumps(summary, indent=1), encoding="utf-8"
+    )
+    return table

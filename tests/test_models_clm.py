@@ -1,0 +1,267 @@
+"""The ``clm`` task: bits per byte against hand computations, sliding windows, the unigram
+baseline, bad input at start, and resuming a killed training."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+from transformers import LlamaForCausalLM, PreTrainedTokenizerFast
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models import clm, study_tables
+from tokstudy.models.config import ClmConfig, ModelsConfig, from_mapping
+from tokstudy.models.data import pretokenize
+
+#: a character tokenizer over "a" and "b" with the five special tokens
+VOCAB = {"[UNK]": 0, "[PAD]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "a": 5, "b": 6}
+
+
+def char_tokenizer() -> PreTrainedTokenizerFast:
+    backend = Tokenizer(models.WordLevel(VOCAB, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex("."), "isolated")]
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
+
+
+class FixedLogits(torch.nn.Module):
+    """The same next-token logits at every position, whatever the context."""
+
+    def __init__(self, logits: torch.Tensor) -> None:
+        super().__init__()
+        self.logits = logits
+
+    def forward(self, input_ids: torch.Tensor) -> SimpleNamespace:
+        return SimpleNamespace(logits=self.logits.expand(*input_ids.shape, -1).clone())
+
+
+def test_encode_lines_begins_with_cls_and_ends_every_line_with_sep() -> None:
+    stream = clm.encode_lines(char_tokenizer(), ["ab", "b"])
+    assert stream.tolist() == [2, 5, 6, 3, 6, 3]
+    assert clm.text_bytes(["ab", "b", "é"]) == 3 + 2 + 3
+
+
+@pytest.mark.parametrize(("context", "stride"), [(4, 1), (4, 3), (64, 32)])
+def test_a_uniform_model_gives_tokens_log2_v_per_byte(context: int, stride: int) -> None:
+    lines = ["abba a", "b", "aab bb ab"]
+    stream = clm.encode_lines(char_tokenizer(), lines)
+    nll = clm.token_nll(FixedLogits(torch.zeros(len(VOCAB))), stream, context, stride)
+    tokens = (5 + 1) + (1 + 1) + (7 + 1)  # letters and one [SEP] per line
+    n_bytes = 7 + 2 + 10
+    assert len(nll) == tokens
+    assert clm.bits_per_byte(nll.sum(), n_bytes) == pytest.approx(
+        tokens * math.log2(len(VOCAB)) / n_bytes
+    )
+
+
+def test_a_hand_made_model_on_three_lines() -> None:
+    # p(a) = 1/2, p(b) = 1/4, p([SEP]) = 1/8; the four other ids share 1/8
+    probs = torch.tensor([1 / 32, 1 / 32, 1 / 32, 1 / 8, 1 / 32, 1 / 2, 1 / 4])
+    lines = ["ab", "b", "aab"]
+    stream = clm.encode_lines(char_tokenizer(), lines)
+    nll = clm.token_nll(FixedLogits(probs.log()), stream, context=3, stride=1)
+    # a: 3 x 1 bit, b: 3 x 2 bits, [SEP]: 3 x 3 bits = 18 bits over "ab\nb\naab\n" (9 bytes)
+    assert clm.bits_per_byte(nll.sum(), clm.text_bytes(lines)) == pytest.approx(18 / 9)
+
+
+@given(
+    n_tokens=st.integers(2, 300),
+    context=st.integers(2, 40),
+    data=st.data(),
+)
+def test_windows_score_every_token_once_with_enough_left_context(
+    n_tokens: int, context: int, data: st.DataObject
+) -> None:
+    stride = data.draw(st.integers(1, context - 1))
+    plan = clm.window_plan(n_tokens, context, stride)
+    scored = [p for begin, end, first in plan for p in range(first, end)]
+    assert scored == list(range(1, n_tokens))
+    for begin, end, first in plan:
+        assert end - begin <= context and begin < first
+        assert begin == 0 or first - begin >= context - stride
+
+
+def test_sliding_windows_equal_full_context_when_the_text_fits() -> None:
+    torch.manual_seed(0)
+    tokenizer = char_tokenizer()
+    config = ClmConfig(context=64, batch_size=2)
+    model = LlamaForCausalLM(clm.llama_config(tokenizer, config)).eval()
+    stream = clm.encode_lines(tokenizer, ["abba ab", "bab", "aaab b"])
+    full = torch.log_softmax(model(input_ids=torch.tensor(stream)[None]).logits[0], -1)
+    by_hand = -full[torch.arange(len(stream) - 1), torch.tensor(stream[1:])].detach().numpy()
+    for stride in (1, 7, 63):
+        nll = clm.token_nll(model, stream, 64, stride, batch_size=3)
+        np.testing.assert_allclose(nll, by_hand, rtol=1e-5, atol=1e-6)
+
+
+def test_unigram_baseline_by_hand() -> None:
+    tokenizer = char_tokenizer()
+    train = clm.encode_lines(tokenizer, ["ab", "b"])[1:]  # a, b, [SEP], b, [SEP]
+    scored = clm.encode_lines(tokenizer, ["ab"])[1:]  # a, b, [SEP]
+    # add-one over V = 7: p(a) = 2/12, p(b) = 3/12, p([SEP]) = 3/12
+    expected = -(math.log2(2 / 12) + math.log2(3 / 12) + math.log2(3 / 12))
+    assert clm.unigram_bits(train, scored, len(VOCAB)) == pytest.approx(expected)
+
+
+# --- training on a toy corpus -----------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """One torch thread: two spin-waiting threads crawl on a loaded two-core machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+TRAIN_LINES = [("ab " * (i % 5 + 1) + "b" * (i % 3 + 1)) for i in range(60)]
+
+
+@pytest.fixture(scope="module")
+def toy_cell(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("clm_cell")
+    tokenizer = char_tokenizer()
+    tokenizer.save_pretrained(root / "tokenizer")
+    train = root / "train.txt"
+    train.write_text("\n".join(TRAIN_LINES) + "\n", encoding="utf-8")
+    heldout = root / "heldout.txt"
+    heldout.write_text("ab ab b\nb ab\nab ab ab bb\n", encoding="utf-8")
+    pretokenize(tokenizer, train, root / "corpus")
+    return {
+        "root": root,
+        "tokenizer": root / "tokenizer",
+        "corpus": root / "corpus",
+        "train": train,
+        "heldout": heldout,
+    }
+
+
+FAST = {
+    "context": 16,
+    "batch_size": 4,
+    "epochs": 2,
+    "validation_lines": 20,
+    "checkpoint_every": 3,
+    "log_every": 2,
+    "device": "cpu",
+    "lr": 0.01,
+}
+
+
+def _train(cell: dict[str, Path], out: Path, on_step=None, **changes) -> Path:
+    config = from_mapping(ClmConfig, {**FAST, **changes}, "models.clm")
+    return clm.train_clm(
+        cell["tokenizer"], cell["corpus"], cell["train"], out, config, on_step=on_step
+    )
+
+
+def test_a_killed_training_resumes_to_the_same_weights(toy_cell, tmp_path: Path) -> None:
+    whole = _train(toy_cell, tmp_path / "whole")
+
+    def kill(step: int) -> None:
+        if step == 7:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _train(toy_cell, tmp_path / "killed", on_step=kill)
+    assert (tmp_path / "killed" / "checkpoint.pt").is_file()
+    resumed = _train(toy_cell, tmp_path / "killed")
+    a = LlamaForCausalLM.from_pretrained(whole).state_dict()
+    b = LlamaForCausalLM.from_pretrained(resumed).state_dict()
+    assert all(torch.equal(a[key], b[key]) for key in a)  # bitwise: same ops, same order
+    summary = json.loads((tmp_path / "killed" / "train.json").read_text())
+    assert summary["steps"] == summary["planned_steps"] and summary["epochs_done"] >= 2
+    assert not (tmp_path / "killed" / "checkpoint.pt").exists()
+    log = pd.read_csv(tmp_path / "killed" / "train_log.csv")
+    assert log["step"].is_monotonic_increasing and log["step"].is_unique
+
+
+def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
+    model_dir = _train(toy_cell, tmp_path / "run", epochs=3)
+    config = from_mapping(ClmConfig, FAST, "models.clm")
+    out = tmp_path / "clm.tsv"
+    clm.score_clm(
+        model_dir,
+        toy_cell["tokenizer"],
+        toy_cell["corpus"],
+        toy_cell["heldout"],
+        out,
+        config,
+        noise_levels=(50,),
+    )
+    table = pd.read_csv(out, sep="\t").set_index(["level", "metric"])["value"]
+    details = json.loads((tmp_path / "clm.json").read_text())
+    clean = details["levels"]["0"]
+    assert clean["bytes"] == 8 + 5 + 12 and clean["tokens_scored"] == 5 + 3 + 8 + 3
+    assert table[(0, "bits_per_byte")] == pytest.approx(clean["bits_per_byte"])
+    below = 1 - table[(0, "bits_per_byte")] / table[(0, "unigram_bits_per_byte")]
+    assert table[(0, "undertrained")] == float(below < 0.15)
+    assert (50, "bits_per_byte") in table.index
+    keys = {"language": "xx", "tokenizer": "char", "vocab_size": "7", "seed": 0, "scale": "tiny"}
+    [row] = study_tables.clm_table({out: keys}).to_dict("records")
+    assert row["bits_per_byte"] == clean["bits_per_byte"] and row["budget"] == "bytes"
+    assert row["undertrained"] == bool(table[(0, "undertrained")]) and row["epochs_done"] >= 3
+    assert row["bits_per_byte_noise50"] == details["levels"]["50"]["bits_per_byte"]
+    results = study_tables.collect_results({}, {}, {out: keys})
+    assert set(results["task"]) == {"clm"} and set(results["scale"]) == {"tiny"}
+
+
+def test_compute_matched_budget_trains_the_steps_the_flops_pay_for(toy_cell, tmp_path) -> None:
+    probe = clm.llama_config(char_tokenizer(), ClmConfig(context=16))
+    per_step = clm.train_flops_per_token(probe, 16) * 4 * 16
+    _train(toy_cell, tmp_path / "run", budget="flops", train_flops=5.5 * per_step)
+    assert json.loads((tmp_path / "run" / "train.json").read_text())["steps"] == 5
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"batch_size": 64}, r"corpus too small: \d+ blocks .* fewer than one batch"),
+        ({"validation_lines": 500}, r"do not leave training text"),
+    ],
+)
+def test_bad_cells_fail_at_start_with_one_line(toy_cell, tmp_path, changes, message) -> None:
+    with pytest.raises(TokstudyError, match=message) as error:
+        _train(toy_cell, tmp_path / "run", **changes)
+    assert "\n" not in str(error.value) and not (tmp_path / "run" / "model").exists()
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"preset": "tiny", "context": 4096}, r"models\.clm\.context: 4096 does not fit"),
+        ({"context": 32, "stride": 32}, r"models\.clm\.stride"),
+        ({"budget": "flops"}, r"models\.clm\.train_flops"),
+        ({"preset": "huge"}, r"models\.clm\.preset must be one of"),
+    ],
+)
+def test_bad_settings_are_one_line_errors(section: dict, message: str) -> None:
+    with pytest.raises(TokstudyError, match=message):
+        from_mapping(ModelsConfig, {"tasks": ["clm"], "clm": section})
+
+
+def test_a_vocabulary_the_preset_cannot_hold_and_an_undecodable_one() -> None:
+    with pytest.raises(TokstudyError, match=r"vocabulary of 70000 does not fit .* 'tiny'"):
+        clm._check_fits(ClmConfig(), 70000, 100, "cell")
+    tokenizer = char_tokenizer()
+    tokenizer.cls_token = None
+    with pytest.raises(TokstudyError, match=r"no \[CLS\] / \[SEP\] token"):
+        clm.check_vocabulary(tokenizer, "tok")

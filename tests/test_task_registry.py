@@ -1,0 +1,55 @@
+"""The task registry is the one list of downstream tasks: settings, schema, planner and
+model families read it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models import task_registry
+from tokstudy.models.config import ModelsConfig, from_mapping
+from tokstudy.models.task_registry import TASKS, Score, Task
+from tokstudy.study.models import ModelsPlanner
+
+SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def test_the_schema_enum_lists_the_registered_tasks() -> None:
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    enum = schema["properties"]["models"]["properties"]["tasks"]["items"]["enum"]
+    assert sorted(enum) == sorted(TASKS)
+
+
+def test_every_task_function_exists_and_every_score_has_a_direction() -> None:
+    for task in TASKS.values():
+        if task.kind != "modifier":
+            assert callable(task.function()), task.name
+        assert all(isinstance(score.higher_is_better, bool) for score in task.scores)
+    scores = task_registry.scores()
+    assert scores["clm"][0].metric == "bits_per_byte"
+    assert not scores["clm"][0].higher_is_better and scores["clm"][0].comparable_across_tokenizers
+    assert not any(s.comparable_across_tokenizers for s in scores["mlm"])
+    assert "noise" not in scores
+
+
+def test_a_registered_task_is_a_setting_choice_and_a_finetune_wildcard(monkeypatch) -> None:
+    toy = Task(
+        "toy",
+        "finetune",
+        ("treebank",),
+        "tokstudy.models.tasks:finetune_pos",
+        (Score("accuracy", True, True),),
+        head="token",
+    )
+    monkeypatch.setitem(TASKS, "toy", toy)
+    monkeypatch.setattr(
+        "tokstudy.study.models.FINETUNE_TASKS", task_registry.tasks_of_kind("finetune")
+    )
+    assert from_mapping(ModelsConfig, {"tasks": ["toy"]}).tasks == ("toy",)
+    assert ModelsPlanner.finetune_task_pattern().split("|") == ["pos", "sentence", "toy"]
+    assert "toy" in task_registry.tasks_reading("treebank")
+    with pytest.raises(TokstudyError, match=r"models\.tasks must be one of clm, mlm, noise, pos, "):
+        from_mapping(ModelsConfig, {"tasks": ["nope"]})
