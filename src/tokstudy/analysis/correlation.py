@@ -21,8 +21,6 @@ from typing import Any
 import pandas as pd
 
 from tokstudy.analysis.correlation_cells import (
-    KEYS,
-    check_cells,
     read_cells,
     study_cells,
     study_scores,
@@ -128,12 +126,14 @@ def correlation_analysis(
         metrics_csv, metric_names, model_results, nmt_score_files, nmt_metric_files, nmt_sides
     )
     scores = study_scores(cells)
-    cells.to_csv(outputs["cells"], index=False, float_format="%.8g")
+    # every digit: the tables below are computed from this file as written, exactly what
+    # ``tokstudy correlate`` on it computes (rounded values could tie and change ranks)
+    cells.to_csv(outputs["cells"], index=False)
     Path(outputs["cells_json"]).write_text(
         json.dumps({"rows": len(cells), "scores": scores, "left_out": notes}, indent=2) + "\n",
         encoding="utf-8",
     )
-    checked_cells = check_cells(cells.astype({k: str for k in KEYS}), scores, str(outputs["cells"]))
+    checked_cells = read_cells(Path(outputs["cells"]), scores)
     result = correlate(checked_cells, scores, checked)
     write_correlations(result, notes, checked, outputs)
     plot_correlation_grid(checked_cells, scores, result.table, checked.plot_split, [outputs["png"]])
