@@ -192,7 +192,8 @@ STUDY = {
     "metrics": ["mu", "fertility"],
     "plots": {"frequency_vocab_size": 200, "skip_top_ranks": 10},
 }
-PLOT_RULES = {"plot_metrics", "plot_frequencies", "cost_table"}  # cost_table draws plots/cost.png
+# cost_table draws plots/cost.png; the study page shows the plots (they are its inputs)
+PLOT_RULES = {"plot_metrics", "plot_frequencies", "cost_table", "study_page"}
 
 
 def _insert_statement(path: Path, function: str, statement: str) -> None:
