@@ -596,7 +596,7 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
 def test_model_scores_come_from_the_task_registry_one_column_per_scale() -> None:
     from tokstudy.analysis.correlation_cells import (
         DOWNSTREAM_METRICS,
-        _model_scores,
+        model_score_columns,
         score_note,
         score_task,
     )
@@ -614,7 +614,7 @@ def test_model_scores_come_from_the_task_registry_one_column_per_scale() -> None
             {**row, "task": "pos", "metric": "loss", "value": 9.0, "scale": np.nan},  # not a score
         ]
     )
-    wide = _model_scores(results)
+    wide = model_score_columns(results)
     # two scales are two columns: neither value is dropped
     assert wide.loc[0, "clm_bits_per_byte_tiny"] == 1.5
     assert wide.loc[0, "clm_bits_per_byte_small"] == 1.4

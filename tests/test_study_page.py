@@ -414,3 +414,37 @@ def test_serve_without_a_study_is_one_error_line(
     assert "no such results folder" in capsys.readouterr().err
     assert main(["serve", str(tmp_path)]) == 1
     assert "no tokenizers" in capsys.readouterr().err
+
+
+def test_downstream_criteria_take_their_direction_from_the_task_registry() -> None:
+    from tokstudy.report.page.recommend import StudyTables, recommendation_table
+
+    cell = {"language": "xx", "split": "heldout", "kind": "trained", "metric": "fertility"}
+    metrics = pd.DataFrame(
+        [
+            {**cell, "tokenizer": "sp_bpe", "vocab_size": 1000, "value": 1.5},
+            {**cell, "tokenizer": "sp_bpe", "vocab_size": 2000, "value": 1.3},
+        ]
+    )
+    run = {"language": "xx", "tokenizer": "sp_bpe", "task": "mlm", "level": 0}
+    downstream = pd.DataFrame(
+        [
+            {**run, "vocab_size": size, "seed": seed, "metric": metric, "value": value}
+            for size, seed, metric, value in [
+                (1000, 0, "pll_per_word", -3.0),
+                (1000, 1, "pll_per_word", -5.0),  # seed mean -4.0
+                (2000, 0, "pll_per_word", -2.0),
+                (1000, 0, "bits_per_char", 1.2),
+                (2000, 0, "bits_per_char", 1.1),
+            ]
+        ]
+    )
+    table, criteria = recommendation_table(StudyTables(metrics, downstream=downstream), "xx")
+    better = {criterion.name: criterion.better for criterion in criteria}
+    # PLL per word is -NLL per word: higher is better; bits per character: lower
+    assert better == {
+        "fertility": "lower",
+        "mlm_bits_per_char": "lower",
+        "mlm_pll_per_word": "higher",
+    }
+    assert table["mlm_pll_per_word"].tolist() == [-4.0, -2.0]

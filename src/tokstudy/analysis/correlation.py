@@ -133,7 +133,7 @@ def correlation_analysis(
         json.dumps({"rows": len(cells), "scores": scores, "left_out": notes}, indent=2) + "\n",
         encoding="utf-8",
     )
-    checked_cells = read_cells(Path(outputs["cells"]), scores)
+    checked_cells = read_cells(Path(outputs["cells"]), scores, min_cells=1)
     result = correlate(checked_cells, scores, checked)
     write_correlations(result, notes, checked, outputs)
     plot_correlation_grid(checked_cells, scores, result.table, checked.plot_split, [outputs["png"]])

@@ -50,6 +50,16 @@ def score_task(name: str) -> str | None:
     return None
 
 
+def score_higher_is_better(name: str) -> bool:
+    """Whether a higher value of the score column ``name`` is better (the task registry's
+    direction of its metric; NMT's BLEU and chrF are)."""
+    task = score_task(name)
+    for score in TASKS[task].scores if task in TASKS else ():
+        if re.fullmatch(rf"{score_name(task, score.metric)}(_noise\d+)?(_[a-z]\w*)?", name):
+            return score.higher_is_better
+    return True
+
+
 def score_note(name: str) -> str:
     """The note on a score column (its task's entry of :data:`SCORE_NOTES`), or ``""``."""
     return SCORE_NOTES.get(score_task(name) or "", "")
@@ -67,7 +77,9 @@ def _numeric(frame: pd.DataFrame, column: str, source: str) -> pd.Series:
     return values
 
 
-def check_cells(frame: pd.DataFrame, scores: Sequence[str], source: str) -> pd.DataFrame:
+def check_cells(
+    frame: pd.DataFrame, scores: Sequence[str], source: str, min_cells: int = MIN_CELLS
+) -> pd.DataFrame:
     """``frame`` as a checked cells table: numbers parsed, one row per cell and seed.
 
     One-line :class:`TokstudyError` naming ``source`` and the column for: a missing key
@@ -114,20 +126,21 @@ def check_cells(frame: pd.DataFrame, scores: Sequence[str], source: str) -> pd.D
         row = int(np.flatnonzero(repeated.to_numpy())[0])
         raise TokstudyError(f"{source}: row {row + 2} repeats a (cell, seed) of an earlier row")
     cells = len(checked[CELL_KEYS].drop_duplicates())
-    if cells < MIN_CELLS:
-        raise TokstudyError(f"{source}: {cells} cell(s), at least {MIN_CELLS} are needed")
+    if cells < min_cells:
+        raise TokstudyError(f"{source}: {cells} cell(s), at least {min_cells} are needed")
     return checked
 
 
-def read_cells(path: Path, scores: Sequence[str]) -> pd.DataFrame:
-    """The cells table at ``path``, checked (:func:`check_cells`)."""
+def read_cells(path: Path, scores: Sequence[str], min_cells: int = MIN_CELLS) -> pd.DataFrame:
+    """The cells table at ``path``, checked (:func:`check_cells`; a study's own table may
+    have fewer than ``MIN_CELLS`` cells: its rows then say "not computed")."""
     if not Path(path).is_file():
         raise TokstudyError(f"{path}: no such file")
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise TokstudyError(f"{path}: not a CSV table ({exc})") from exc
-    return check_cells(frame, scores, str(path))
+    return check_cells(frame, scores, str(path), min_cells)
 
 
 def size_labels(frame: pd.DataFrame) -> pd.Series:
@@ -157,7 +170,7 @@ def _wide(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return wide.reset_index().rename_axis(columns=None)
 
 
-def _model_scores(results: pd.DataFrame) -> pd.DataFrame:
+def model_score_columns(results: pd.DataFrame) -> pd.DataFrame:
     """The model stage's scores (``results.tsv``) as one column per task, metric and level."""
     wanted = [
         (results["task"] == task) & results["metric"].isin(metrics)
@@ -211,7 +224,7 @@ def study_cells(
     if model_results is not None:
         intrinsic = _wide_intrinsic(pd.read_csv(metrics_csv), metric_names, str(metrics_csv))
         results = pd.read_csv(model_results, sep="\t")
-        parts.append(_join(intrinsic, _model_scores(results), notes))
+        parts.append(_join(intrinsic, model_score_columns(results), notes))
     if nmt_score_files and not nmt_metric_files:
         notes.append("NMT scores left out: joint vocabularies have no per-language metrics")
     if nmt_score_files and nmt_metric_files:

@@ -17,15 +17,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tokstudy.analysis.correlation_cells import score_higher_is_better
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 
 CELL = ["tokenizer", "size"]
 #: the held-out split: criteria are measured on text the tokenizers were not trained on
 SPLIT = "heldout"
+
+
 #: downstream score metrics where lower is better (the rest: higher is better)
-LOWER_DOWNSTREAM = ("bits_per_char", "pll_per_word")
-
-
 @dataclass(frozen=True)
 class Criterion:
     """A column of the recommendation table and whether ``lower`` or ``higher`` is better."""
@@ -86,16 +86,15 @@ def _parity_values(parity: pd.DataFrame, language: str) -> dict[tuple[str, str |
 
 
 def _downstream_values(results: pd.DataFrame, language: str) -> pd.DataFrame:
-    from tokstudy.analysis.correlation import model_scores  # scipy: only with downstream
+    """The model stage's scores of ``language``, one column per score (seed means)."""
+    from tokstudy.analysis.correlation_cells import model_score_columns
 
-    scores = model_scores(results)
-    scores = scores[scores["scope"] == language]
+    scores = model_score_columns(results)
+    scores = scores[scores["language"] == language].drop(columns=["language", "seed"])
     if scores.empty:
         return pd.DataFrame(columns=CELL)
-    wide = scores.pivot_table(
-        index=["tokenizer", "vocab_size"], columns="downstream", values="value"
-    )
-    return wide.reset_index().rename(columns={"vocab_size": "size"})
+    means = scores.groupby(["tokenizer", "vocab_size"], sort=True).mean().reset_index()
+    return means.rename(columns={"vocab_size": "size"})
 
 
 def recommendation_table(study: StudyTables, language: str) -> tuple[pd.DataFrame, list[Criterion]]:
@@ -137,7 +136,7 @@ def recommendation_table(study: StudyTables, language: str) -> tuple[pd.DataFram
         downstream = _downstream_values(study.downstream, language)
         cells = cells.merge(downstream, on=CELL, how="left")
         criteria += [
-            Criterion(name, name, "lower" if name.split()[1] in LOWER_DOWNSTREAM else "higher")
+            Criterion(name, name, "higher" if score_higher_is_better(name) else "lower")
             for name in downstream.columns
             if name not in CELL
         ]
