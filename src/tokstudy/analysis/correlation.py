@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from tokstudy.analysis.correlation_cells import (
+    KEYS,
     read_cells,
     study_cells,
     study_scores,
@@ -133,7 +134,11 @@ def correlation_analysis(
         json.dumps({"rows": len(cells), "scores": scores, "left_out": notes}, indent=2) + "\n",
         encoding="utf-8",
     )
-    checked_cells = read_cells(Path(outputs["cells"]), scores, min_cells=1)
+    intrinsic = [column for column in cells.columns if column not in KEYS and column not in scores]
+    if not scores or not intrinsic:
+        notes.append("no downstream score or no intrinsic metric varies over the cells")
+        log.warning("%s: nothing to correlate", notes[-1])
+    checked_cells = read_cells(Path(outputs["cells"]), scores, study_table=True)
     result = correlate(checked_cells, scores, checked)
     write_correlations(result, notes, checked, outputs)
     plot_correlation_grid(checked_cells, scores, result.table, checked.plot_split, [outputs["png"]])

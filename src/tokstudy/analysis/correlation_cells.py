@@ -78,19 +78,22 @@ def _numeric(frame: pd.DataFrame, column: str, source: str) -> pd.Series:
 
 
 def check_cells(
-    frame: pd.DataFrame, scores: Sequence[str], source: str, min_cells: int = MIN_CELLS
+    frame: pd.DataFrame, scores: Sequence[str], source: str, study_table: bool = False
 ) -> pd.DataFrame:
     """``frame`` as a checked cells table: numbers parsed, one row per cell and seed.
 
     One-line :class:`TokstudyError` naming ``source`` and the column for: a missing key
     column, no score or an unknown one, a non-numeric value (empty is missing), a repeated
-    (cell, seed), fewer than 4 cells, a constant or empty column, no intrinsic column.
+    (cell, seed), fewer than 4 cells, a constant or empty column, no intrinsic column. A
+    study's own table (``study_table``) may have no score, no intrinsic metric or fewer
+    than 4 cells: its tables then say so (empty, or rows "not computed") instead of
+    stopping the study.
     """
     missing = [column for column in KEYS if column not in frame.columns]
     if missing:
         raise TokstudyError(f"{source}: missing column(s) {', '.join(missing)}")
     numeric = [column for column in frame.columns if column not in KEYS]
-    if not scores:
+    if not scores and not study_table:
         raise TokstudyError("--scores: name at least one downstream score column")
     unknown = [score for score in scores if score not in numeric]
     if unknown:
@@ -98,7 +101,7 @@ def check_cells(
             f"--scores: unknown score(s) {', '.join(unknown)} (columns of {source}: "
             f"{', '.join(numeric) or 'none'})"
         )
-    if len(numeric) == len(set(scores)):
+    if len(numeric) == len(set(scores)) and not study_table:
         raise TokstudyError(f"{source}: no intrinsic metric column besides the scores")
     checked = frame[KEYS].astype(str).copy()
     for column in ("language", "tokenizer", "seed"):
@@ -126,21 +129,20 @@ def check_cells(
         row = int(np.flatnonzero(repeated.to_numpy())[0])
         raise TokstudyError(f"{source}: row {row + 2} repeats a (cell, seed) of an earlier row")
     cells = len(checked[CELL_KEYS].drop_duplicates())
-    if cells < min_cells:
-        raise TokstudyError(f"{source}: {cells} cell(s), at least {min_cells} are needed")
+    if cells < MIN_CELLS and not study_table:
+        raise TokstudyError(f"{source}: {cells} cell(s), at least {MIN_CELLS} are needed")
     return checked
 
 
-def read_cells(path: Path, scores: Sequence[str], min_cells: int = MIN_CELLS) -> pd.DataFrame:
-    """The cells table at ``path``, checked (:func:`check_cells`; a study's own table may
-    have fewer than ``MIN_CELLS`` cells: its rows then say "not computed")."""
+def read_cells(path: Path, scores: Sequence[str], study_table: bool = False) -> pd.DataFrame:
+    """The cells table at ``path``, checked (:func:`check_cells`)."""
     if not Path(path).is_file():
         raise TokstudyError(f"{path}: no such file")
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise TokstudyError(f"{path}: not a CSV table ({exc})") from exc
-    return check_cells(frame, scores, str(path), min_cells)
+    return check_cells(frame, scores, str(path), study_table)
 
 
 def size_labels(frame: pd.DataFrame) -> pd.Series:
