@@ -160,33 +160,29 @@ class AnalysesPlanner:
                     )
         return {language: files[language] for language in sorted({parity["reference"], *wanted})}
 
+    def _trained(self, job: Job) -> ParityTokenizer:
+        """A tokenizer trained per language, for a parity: it covers its language."""
+        name = job.tokenizer if job.size == FULL_SIZE_LABEL else f"{job.tokenizer} {job.size}"
+        return ParityTokenizer(name, "trained", self.tokenizers.tokenizer_dir(job), (job.language,))
+
+    def _multilingual(self, job: Job, languages: tuple[str, ...]) -> ParityTokenizer:
+        """A multilingual tokenizer, for a parity, covering ``languages``."""
+        return ParityTokenizer(
+            f"{job.tokenizer} {job.size} ({job.language})",
+            "multilingual",
+            self.study.out(self.MULTILINGUAL_TOKENIZER, **vars(job)),
+            languages,
+        )
+
     def parity_tokenizers(self) -> list[ParityTokenizer]:
         """The tokenizers the multi-parallel parity scores, each with the parity languages
         it covers: a tokenizer trained per language covers that language, a multilingual
         one all of its languages, a pretrained one every parity language (or those of its
         ``languages`` list). Empty without ``analyses.parity.pud_root``."""
         languages = set(self.parity_files())
-        entries = [
-            ParityTokenizer(
-                j.tokenizer if j.size == FULL_SIZE_LABEL else f"{j.tokenizer} {j.size}",
-                "trained",
-                self.tokenizers.tokenizer_dir(j),
-                (j.language,),
-            )
-            for j in self.tokenizers.jobs()
-            if j.language in languages
-        ]
+        entries = [self._trained(j) for j in self.tokenizers.jobs() if j.language in languages]
         covered = tuple(sorted(languages & set(self.multilingual_languages())))
-        entries += [
-            ParityTokenizer(
-                f"{j.tokenizer} {j.size} ({j.language})",
-                "multilingual",
-                self.study.out(self.MULTILINGUAL_TOKENIZER, **vars(j)),
-                covered,
-            )
-            for j in self.multilingual_jobs()
-            if covered
-        ]
+        entries += [self._multilingual(j, covered) for j in self.multilingual_jobs() if covered]
         for name in self.tokenizers.pretrained_names():
             listed = self.tokenizers.pretrained[name].get("languages")
             reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
@@ -461,24 +457,9 @@ class AnalysesPlanner:
         The step finds their translations and records who is left out; empty without."""
         if self.udhr_root() is None:
             return []
-        entries = [
-            ParityTokenizer(
-                j.tokenizer if j.size == FULL_SIZE_LABEL else f"{j.tokenizer} {j.size}",
-                "trained",
-                self.tokenizers.tokenizer_dir(j),
-                (j.language,),
-            )
-            for j in self.tokenizers.jobs()
-        ]
-        entries += [
-            ParityTokenizer(
-                f"{j.tokenizer} {j.size} ({j.language})",
-                "multilingual",
-                self.study.out(self.MULTILINGUAL_TOKENIZER, **vars(j)),
-                tuple(self.multilingual_languages()),
-            )
-            for j in self.multilingual_jobs()
-        ]
+        entries = [self._trained(j) for j in self.tokenizers.jobs()]
+        languages = tuple(self.multilingual_languages())
+        entries += [self._multilingual(j, languages) for j in self.multilingual_jobs()]
         entries += [
             ParityTokenizer(
                 name, "pretrained", self.tokenizers.pretrained_dir(name), EVERY_TRANSLATION
