@@ -81,6 +81,6 @@ def test_the_default_run_ends_with_the_study_page(tmp_path: Path) -> None:
     assert all(cell["lines"] is not None for cell in data["cells"])
     assert any(line["dir"] == "rtl" for line in data["samples"]["fa"]["lines"])
     german = pd.read_csv(tmp_path / "results" / "tables" / "recommendation_de.csv")
-    assert {"fertility", "train_seconds", "pos accuracy"} <= set(german.columns)
+    assert {"fertility", "train_seconds", "pos_accuracy"} <= set(german.columns)
     again = snakemake(tmp_path, "-n", config=DEFAULT)
     assert "Nothing to be done" in again.stdout + again.stderr
