@@ -290,7 +290,8 @@ class ModelsPlanner:
         """Names of the statistics tables the summary writes."""
         tables = ["seed_summary", "wilcoxon"]
         tables += ["bootstrap"] if any(map(self.has_task, FINETUNE_TASKS)) else []
-        return tables + (["clm"] if self.has_task("clm") else [])
+        tables += ["clm"] if self.has_task("clm") else []
+        return tables + (["clm_scales"] if len(self.clm_scales()) > 1 else [])
 
     def targets(self) -> list[str]:
         """What ``summarize_models`` writes: results, statistics tables and the noise plot
