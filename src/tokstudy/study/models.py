@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import FULL_SIZE_LABEL, Job
 from tokstudy.errors import TokstudyError
-from tokstudy.models.config import ClmScale, ModelsConfig, from_mapping, to_dict
+from tokstudy.models.config import CLM_PRESETS, ClmScale, ModelsConfig, from_mapping, to_dict
 from tokstudy.models.task_registry import TASKS, tasks_of_kind, tasks_reading
 from tokstudy.models.tsv import check_header
 from tokstudy.study.checks import check_listed
@@ -256,6 +256,14 @@ class ModelsPlanner:
     def clm_scale_pattern(self) -> str:
         """The ``{scale}`` wildcard's pattern: the presets of the scales."""
         return "|".join(self.clm_scales()) or "none"
+
+    def clm_priority(self, wildcards: Any) -> int:
+        """The Snakemake priority of a causal-LM training job, longest first: a larger
+        preset before a smaller one, and within a preset a tokenizer without a size
+        (``char``: several times the tokens of a subword vocabulary) before the sized ones,
+        so that no long model starts last and runs alone at the end."""
+        rank = list(CLM_PRESETS).index(wildcards.scale)
+        return 2 * rank + int(wildcards.size == FULL_SIZE_LABEL)
 
     def clm_settings(self, scale: str, seed: str) -> dict[str, Any]:
         """The ``clm`` settings of a scale as a dict, with the run's seed."""
