@@ -78,7 +78,18 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
     assert (tiny["preset"], tiny["epochs"], tiny["seed"]) == ("tiny", 2.0, 1)
     assert plan.clm_settings("small", "0")["epochs"] == 4.0  # the ClmConfig default
     assert plan.clm_scale_pattern() == "tiny|small"
-    assert plan.mlm_files() == {} and "clm" in plan.summary_tables()
+    assert plan.mlm_files() == {} and {"clm", "clm_scales"} <= set(plan.summary_tables())
+    priority = {
+        (scale, size): plan.clm_priority(SimpleNamespace(scale=scale, size=size))
+        for scale in ("tiny", "small")
+        for size in ("50", "full")
+    }  # longest first: the larger preset, then char (no size: several times the tokens)
+    assert sorted(priority, key=priority.get, reverse=True) == [
+        ("small", "full"),
+        ("small", "50"),
+        ("tiny", "full"),
+        ("tiny", "50"),
+    ]
 
 
 @pytest.mark.parametrize(

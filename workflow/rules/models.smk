@@ -162,6 +162,7 @@ rule train_clm:
         out(log_path("train_clm", plan.CLM_CELL)),
     conda:
         "../../envs/core.yaml"
+    priority: plan.clm_priority
     threads: planners.threads("train_clm")
     resources:
         **planners.resources("train_clm"),

@@ -94,12 +94,21 @@ class TsvDataset:
 
 
 @dataclass(frozen=True)
-class PretrainConfig(DeviceSettings):
-    """One pretraining run (one seed).
+class RunSettings(DeviceSettings):
+    """What every model training run shares: its seed, how often it checkpoints and logs,
+    and what an unreadable checkpoint does (``on_bad_checkpoint``: ``error`` stops,
+    ``restart`` logs a warning, ignores it and trains from step 0). Device keys:
+    :class:`DeviceSettings`."""
 
-    Device keys: :class:`DeviceSettings`. ``on_bad_checkpoint``: ``error`` stops on an
-    unreadable checkpoint, ``restart`` logs a warning, ignores it and trains from step 0.
-    """
+    seed: int = 0
+    checkpoint_every: int = setting(200, low=1)
+    log_every: int = setting(20, low=1)
+    on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
+
+
+@dataclass(frozen=True)
+class PretrainConfig(RunSettings):
+    """One pretraining run (one seed); run keys: :class:`RunSettings`."""
 
     section: ClassVar[str] = "models.pretrain"
 
@@ -116,10 +125,6 @@ class PretrainConfig(DeviceSettings):
     mask_replace_prob: float = 0.8
     random_replace_prob: float = 0.1
     whole_word_mask: bool = False
-    seed: int = 0
-    checkpoint_every: int = setting(200, low=1)
-    log_every: int = setting(20, low=1)
-    on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -201,7 +206,7 @@ CLM_BUDGETS = ("bytes", "flops")
 
 
 @dataclass(frozen=True)
-class ClmConfig(DeviceSettings):
+class ClmConfig(RunSettings):
     """The causal-LM task (config key ``models.clm``): a decoder trained from scratch per
     cell and seed, scored as bits per byte on the held-out text (see ``docs/clm.md``).
 
@@ -234,10 +239,6 @@ class ClmConfig(DeviceSettings):
     heldout_max_lines: int = setting(0, low=0)
     eval_batch_size: int = setting(8, low=1)
     undertrained_margin: float = proportion(0.15)
-    seed: int = 0
-    checkpoint_every: int = setting(200, low=1)
-    log_every: int = setting(20, low=1)
-    on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
 
     def __post_init__(self) -> None:
         super().__post_init__()

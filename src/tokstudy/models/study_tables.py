@@ -21,6 +21,7 @@ import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.clm import DETAILS_FILE
+from tokstudy.models.clm_scales import scale_agreement
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.scores import bootstrap_table
 from tokstudy.models.tsv import write_tsv
@@ -199,12 +200,22 @@ def summarize_models(
     if clm:
         tables["clm"] = clm_table(clm)
         write_tsv(tables["clm"], out_dir / "clm.tsv")
+        if tables["clm"]["scale"].nunique() > 1:
+            tables["clm_scales"] = scale_agreement(
+                tables["clm"],
+                bootstrap_resamples=evaluation.bootstrap_resamples,
+                bootstrap_seed=evaluation.bootstrap_seed,
+            )
+            write_tsv(tables["clm_scales"], out_dir / "clm_scales.tsv")
     titles = {
         "seed_summary": "Mean and standard deviation over seeds",
         "wilcoxon": "Wilcoxon signed-rank tests between tokenizers (paired over seeds)",
         "bootstrap": "Bootstrap 95% confidence intervals of fine-tuning test scores",
         "clm": "Causal LM: held-out bits per byte beside the unigram baseline (budget: see "
         "the budget column; undertrained: less than the margin below the baseline)",
+        "clm_scales": "Causal LM: does the tokenizer ranking hold at the larger scale? "
+        "(Kendall's tau of the cells' bits per byte; larger minus smaller scale; seeds both "
+        "scales trained; 95% bootstrap intervals over cells; Holm-adjusted p)",
     }
     for name, table in tables.items():
         write_markdown(table, out_dir / f"{name}.md", titles[name])

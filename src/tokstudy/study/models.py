@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import FULL_SIZE_LABEL, Job
 from tokstudy.errors import TokstudyError
-from tokstudy.models.config import ClmScale, ModelsConfig, from_mapping, to_dict
+from tokstudy.models.config import CLM_PRESETS, ClmScale, ModelsConfig, from_mapping, to_dict
 from tokstudy.models.task_registry import TASKS, tasks_of_kind, tasks_reading
 from tokstudy.models.tsv import check_header
 from tokstudy.study.checks import check_listed
@@ -257,6 +257,14 @@ class ModelsPlanner:
         """The ``{scale}`` wildcard's pattern: the presets of the scales."""
         return "|".join(self.clm_scales()) or "none"
 
+    def clm_priority(self, wildcards: Any) -> int:
+        """The Snakemake priority of a causal-LM training job, longest first: a larger
+        preset before a smaller one, and within a preset a tokenizer without a size
+        (``char``: several times the tokens of a subword vocabulary) before the sized ones,
+        so that no long model starts last and runs alone at the end."""
+        rank = list(CLM_PRESETS).index(wildcards.scale)
+        return 2 * rank + int(wildcards.size == FULL_SIZE_LABEL)
+
     def clm_settings(self, scale: str, seed: str) -> dict[str, Any]:
         """The ``clm`` settings of a scale as a dict, with the run's seed."""
         return to_dict(replace(self.clm_scales()[scale].clm, seed=int(seed)))
@@ -290,7 +298,8 @@ class ModelsPlanner:
         """Names of the statistics tables the summary writes."""
         tables = ["seed_summary", "wilcoxon"]
         tables += ["bootstrap"] if any(map(self.has_task, FINETUNE_TASKS)) else []
-        return tables + (["clm"] if self.has_task("clm") else [])
+        tables += ["clm"] if self.has_task("clm") else []
+        return tables + (["clm_scales"] if len(self.clm_scales()) > 1 else [])
 
     def targets(self) -> list[str]:
         """What ``summarize_models`` writes: results, statistics tables and the noise plot
