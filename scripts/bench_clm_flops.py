@@ -32,7 +32,7 @@ from tokstudy.models.config import ClmConfig
 from tokstudy.training.device import describe
 
 #: batch and context of each CPU preset in the benchmark (the predictive study's shapes)
-SHAPES = {"tiny": (16, 128), "small": (16, 256)}
+SHAPES = {"tiny": (16, 128), "small": (8, 128)}
 VOCAB = 4000
 
 
