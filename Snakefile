@@ -58,7 +58,12 @@ include: "workflow/rules/tokenizers.smk"
 include: "workflow/rules/pretrained.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/models.smk"
-include: "workflow/rules/analysis.smk"
+include: "workflow/rules/analyses/segmentation.smk"
+include: "workflow/rules/analyses/morphology.smk"
+include: "workflow/rules/analyses/parity.smk"
+include: "workflow/rules/analyses/multilingual.smk"
+include: "workflow/rules/analyses/udhr.smk"
+include: "workflow/rules/analyses/correlation.smk"
 include: "workflow/rules/nmt.smk"
 include: "workflow/rules/report.smk"
 
@@ -67,3 +72,8 @@ rule all:
     input:
         planners.targets(),
     default_target: True
+
+
+rule analysis_outputs:
+    input:
+        planners.analyses.targets(),

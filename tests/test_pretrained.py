@@ -14,7 +14,7 @@ from figures import capture_figures, lines_of
 from matplotlib.image import imread
 from workflow_support import snakemake
 
-from tokstudy.analysis.tables import write_multilingual_tables
+from tokstudy.analyses.multilingual.tables import write_multilingual_tables
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report import plots
@@ -348,7 +348,7 @@ def test_pretrained_tokenizers_join_the_multilingual_tables(
             "analyses": {"multilingual": {"tokenizers": ["sp_bpe"], "vocab_sizes": [300]}},
         }
     )
-    comparisons = StudyPlan(study).analyses.multilingual_comparisons()
+    comparisons = StudyPlan(study).analyses["multilingual"].comparisons()
     assert comparisons == [Job("xx+yy", "every", PRETRAINED)]  # not "one"
     directory = tmp_path / "pretrained" / "small"
     import_pretrained("small", {}, sources["tiktoken"].parent, directory)

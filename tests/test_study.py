@@ -160,18 +160,22 @@ def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:
         analyses={"multilingual": section},
     )
     analyses = plan.analyses
-    assert analyses.multilingual_languages() == ["en", "xx"]  # default: every language
-    assert [(j.language, j.tokenizer, j.size) for j in analyses.multilingual_jobs()] == [
+    assert analyses["multilingual"].languages() == ["en", "xx"]  # default: every language
+    assert [(j.language, j.tokenizer, j.size) for j in analyses["multilingual"].jobs()] == [
         ("en+xx", "bbpe", "600"),
         ("en+xx", "bbpe", "900"),
         ("en+xx", "sp_bpe", "600"),
         ("en+xx", "sp_bpe", "900"),
     ]
-    spec = analyses.multilingual_spec("bbpe", "600")
+    spec = analyses["multilingual"].spec("bbpe", "600")
     assert (spec["vocab_size"], spec["params"], spec["label"]) == (600, {}, "en+xx")
-    assert analyses.multilingual_spec("sp_bpe", "900")["params"] == {"split_digits": True}
-    assert analyses.multilingual_sampling() == {"temperature": 5.0, "seed": 42, "total_lines": None}
-    assert _plan(tmp_path).analyses.multilingual_jobs() == []
+    assert analyses["multilingual"].spec("sp_bpe", "900")["params"] == {"split_digits": True}
+    assert analyses["multilingual"].sampling() == {
+        "temperature": 5.0,
+        "seed": 42,
+        "total_lines": None,
+    }
+    assert _plan(tmp_path).analyses["multilingual"].jobs() == []
 
 
 @pytest.mark.parametrize(

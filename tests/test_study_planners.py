@@ -17,7 +17,7 @@ from tokstudy.study.defaults import DEFAULTS, SECTION_DEFAULTS
 from tokstudy.study.resources import RULES, rule_resources
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
-RULE_FILES = sorted((REPO / "workflow/rules").glob("*.smk"))
+RULE_FILES = sorted((REPO / "workflow/rules").rglob("*.smk"))
 
 
 def _config(tmp_path: Path, **changes: Any) -> dict[str, Any]:
@@ -57,7 +57,7 @@ def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
         "res/tables/analysis/segmentation_xx.csv",
         "res/tables/analysis/segmentation_xx.md",
     ]
-    assert plan.analyses.correlation_targets() == []  # no downstream stage
+    assert plan.analyses["correlation"].targets() == []  # no downstream stage
     assert plan.models.targets() == plan.nmt.targets() == []
     sources = plan.cost_sources()
     assert [(s["language"], s["tokenizer"], s["step"]) for s in sources[:3]] == [
@@ -135,20 +135,20 @@ def test_the_downstream_planners_list_their_tables(tmp_path: Path) -> None:
         "res/plots/models/noise.pdf",
     ]
     assert "res/tables/nmt/table1_bleu.csv" in plan.nmt.targets()
-    assert "res/tables/analysis/correlation.csv" in plan.analyses.correlation_targets()
+    assert "res/tables/analysis/correlation.csv" in plan.analyses["correlation"].targets()
     assert set(plan.nmt.targets()) <= set(plan.targets())
 
 
 def test_the_line_aligned_parity_compares_two_held_out_corpora(tmp_path: Path) -> None:
     parity = {"parity": {"reference": "xx", "target": "yy"}}
     analyses = StudyPlan(Study(_config(tmp_path, analyses=parity))).analyses
-    assert analyses.parity_texts() == {
+    assert analyses["parity"].texts() == {
         "reference_text": "res/corpora/xx/heldout.txt",
         "target_text": "res/corpora/yy/heldout.txt",
     }
-    assert [(a.tokenizer, b.language) for a, b in analyses.parity_pairs()] == [("sp_bpe", "yy")]
+    assert [(a.tokenizer, b.language) for a, b in analyses["parity"].pairs()] == [("sp_bpe", "yy")]
     assert "res/tables/analysis/parity.csv" in analyses.targets()
-    assert StudyPlan(Study(_config(tmp_path))).analyses.parity_texts() == {}
+    assert StudyPlan(Study(_config(tmp_path))).analyses["parity"].texts() == {}
 
 
 # --- one check per section, one line each --------------------------------------------
@@ -242,7 +242,7 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
     assert study.results_dir == "results" and study.seed == 42
     assert plan.tokenizers.train_spec(plan.tokenizers.jobs()[0])["size_policy"] == "error"
     assert plan.corpora.settings("xx")["heldout"] == 0.1
-    assert plan.analyses.multilingual_sampling()["temperature"] == 5.0
+    assert plan.analyses["multilingual"].sampling()["temperature"] == 5.0
     assert "seed" not in config  # the study's own copy gets the defaults
 
 
@@ -284,8 +284,12 @@ def test_a_study_overrides_the_rule_defaults_entry_by_entry() -> None:
         "slurm_partition": "big",
     }
     assert rule_resources("cost_table", study_resources)["threads"] == 1
-    with pytest.raises(TokstudyError, match="rule 'nope' has no entry"):
-        rule_resources("nope", {})
+    # a rule without a row (a new analysis's) takes the default entry's sizes
+    assert rule_resources("new_rule", study_resources) == {
+        "threads": 1,
+        "mem_mb": 500,
+        "runtime": 5,
+    }
 
 
 # --- the .smk files ask the study ------------------------------------------------------
@@ -326,7 +330,8 @@ def test_no_rule_file_spells_a_results_path() -> None:
 
 def test_each_results_path_has_one_planner_that_owns_it(tmp_path: Path) -> None:
     plan = StudyPlan(Study(_config(tmp_path)))
-    planners = [plan.corpora, plan.tokenizers, plan.metrics, plan.analyses, plan.models, plan.nmt]
+    stages = [plan.corpora, plan.tokenizers, plan.metrics, plan.models, plan.nmt]
+    planners = [*stages, *plan.analyses.values()]
     patterns = [
         (type(planner).__name__, name, value)
         for planner in planners

@@ -125,8 +125,8 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
 
 def correlate_command(args: argparse.Namespace) -> None:
     """Run ``tokstudy correlate`` and say where the tables are."""
-    from tokstudy.analysis.correlation import OUTPUT_FILES, correlate_file
-    from tokstudy.analysis.correlation_settings import CorrelationSettings
+    from tokstudy.analyses.correlation.run import OUTPUT_FILES, correlate_file
+    from tokstudy.analyses.correlation.settings import CorrelationSettings
 
     settings = CorrelationSettings(
         bootstrap_samples=args.bootstrap_samples,

@@ -30,3 +30,25 @@ rule train_tokenizer:
         **planners.resources("train_tokenizer"),
     script:
         RUN_STEP
+
+
+# a tokenizer trained on the mixed text of analyses.multilingual
+rule train_multilingual_tokenizer:
+    input:
+        train=out(planners.analyses["multilingual"].MULTILINGUAL_TRAIN),
+    output:
+        directory(out(planners.tokenizers.MULTILINGUAL_TOKENIZER)),
+    params:
+        **step("tokstudy.steps.tokenizers.train_multilingual_tokenizer"),
+        spec=lambda w: planners.analyses["multilingual"].spec(w.tokenizer, w.size),
+    log:
+        out(log_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL)),
+    benchmark:
+        out(benchmark_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL))
+    conda:
+        "../../envs/core.yaml"
+    threads: planners.threads("train_multilingual_tokenizer")
+    resources:
+        **planners.resources("train_multilingual_tokenizer"),
+    script:
+        RUN_STEP

@@ -7,9 +7,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.analysis.ud import treebank_files
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import registered_adapter
+from tokstudy.ud import treebank_files
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study

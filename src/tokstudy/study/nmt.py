@@ -50,6 +50,9 @@ class NMTPlanner:
     #: an NMT tokenizer: its side, tokenizer and size
     SIDE_CELL = "{side}/{tokenizer}/{size}"
     TOKENIZER = f"nmt/tokenizers/{SIDE_CELL}"
+    #: intrinsic metrics of an NMT tokenizer on its side's split (for the correlation)
+    TOKENIZER_METRICS = f"nmt/metrics/{SIDE_CELL}.tsv"
+    TOKENIZER_FREQUENCIES = f"nmt/frequencies/{SIDE_CELL}.tsv"
     #: one translation model
     RUN_CELL = "{direction}/{tokenizer}/{size}/seed{seed}"
     RUN = f"nmt/runs/{RUN_CELL}"

@@ -33,6 +33,9 @@ class TokenizersPlanner:
     PRETRAINED = "pretrained/{name}"
     #: where a ``hub:`` tokenizer is downloaded to (never without ``hub:``)
     PRETRAINED_DOWNLOAD = "downloads/pretrained/{name}/tokenizer.json"
+    #: a multilingual tokenizer (its language is the mix; analyses.multilingual)
+    MULTILINGUAL_CELL = "{tokenizer}/{size}"
+    MULTILINGUAL_TOKENIZER = f"multilingual/tokenizers/{MULTILINGUAL_CELL}"
 
     def __init__(self, study: Study) -> None:
         self.study = study

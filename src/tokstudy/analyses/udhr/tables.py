@@ -12,17 +12,17 @@ from typing import Any
 
 import pandas as pd
 
-from tokstudy.analysis.udhr import (
-    dominant_script,
-    read_index,
-    read_translations,
-    udhr_coverage,
-)
-from tokstudy.analysis.udhr_parity import (
+from tokstudy.analyses.udhr.parity import (
     describe_translations,
     udhr_fairness,
     udhr_premiums,
     udhr_scripts,
+)
+from tokstudy.analyses.udhr.udhr import (
+    dominant_script,
+    read_index,
+    read_translations,
+    udhr_coverage,
 )
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import set_library_threads

@@ -1,6 +1,6 @@
 """The size-controlled correlation of every intrinsic metric with every downstream score,
 per scope (a language or direction) and pooled over scopes, from a checked cells table
-(:mod:`tokstudy.analysis.correlation_cells`); every statistic comes from
+(:mod:`tokstudy.analyses.correlation.cells`); every statistic comes from
 :mod:`tokstudy.statistics`.
 
 Per (score, scope): the baseline ρ(log vocabulary size, score). Per (score, metric, scope):
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tokstudy.analysis.correlation_cells import CELL_KEYS, KEYS, score_note
-from tokstudy.analysis.correlation_settings import MIN_CELLS, CorrelationSettings
+from tokstudy.analyses.correlation.cells import CELL_KEYS, KEYS, score_note
+from tokstudy.analyses.correlation.settings import MIN_CELLS, CorrelationSettings
 from tokstudy.statistics.bootstrap import Interval, Statistic, hierarchical_interval
 from tokstudy.statistics.correlation import (
     partial_spearman,

@@ -1,9 +1,9 @@
-"""Tokenization premiums on the UDHR (:mod:`tokstudy.analysis.udhr`): a row per tokenizer
+"""Tokenization premiums on the UDHR (:mod:`tokstudy.analyses.udhr.udhr`): a row per tokenizer
 and translation, the fairness of each tokenizer over ISO 639-3 languages, and the median
 premium per script.
 
 The premium of a translation is its tokens over the reference's tokens on the articles both
-have (:func:`tokstudy.analysis.parity.language_premium`, articles in place of sentences);
+have (:func:`tokstudy.analyses.parity.parity.language_premium`, articles in place of sentences);
 every article of every translation a tokenizer covers is encoded in one batched pass.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from tokstudy.analysis.parity import gini, language_premium, text_measures
-from tokstudy.analysis.udhr import script_name
+from tokstudy.analyses.parity.parity import gini, language_premium, text_measures
+from tokstudy.analyses.udhr.udhr import script_name
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
 
@@ -26,7 +26,7 @@ PREMIUM_THRESHOLDS = (2.0, 4.0)
 def article_measures(
     tokenizer: Tokenizer, texts: Mapping[str, Mapping[int, str]]
 ) -> dict[str, pd.DataFrame]:
-    """Translation code → :func:`~tokstudy.analysis.parity.text_measures` of its articles,
+    """Translation code → :func:`~tokstudy.analyses.parity.parity.text_measures` of its articles,
     indexed by article number; all articles encoded together."""
     keys = [(code, number) for code in sorted(texts) for number in sorted(texts[code])]
     measures = text_measures(tokenizer, [texts[code][number] for code, number in keys])

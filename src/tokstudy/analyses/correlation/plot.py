@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from tokstudy.analysis.correlation_cells import CELL_KEYS, KEYS
-from tokstudy.analysis.correlation_table import POOLED
+from tokstudy.analyses.correlation.cells import CELL_KEYS, KEYS
+from tokstudy.analyses.correlation.table import POOLED
 from tokstudy.report.palette import tokenizer_colour
 
 MARKERS = "osD^vP*Xhp<>"

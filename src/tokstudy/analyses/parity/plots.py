@@ -1,6 +1,6 @@
 """Plots of the multi-parallel parity analysis: premiums as a heat map and as bar charts.
 
-Both read the table of :func:`tokstudy.analysis.parity.parallel_parity` (columns
+Both read the table of :func:`tokstudy.analyses.parity.parity.parallel_parity` (columns
 ``tokenizer``, ``language``, ``premium``); labels are language codes and tokenizer names.
 """
 

@@ -3,8 +3,8 @@ cells table in, the correlation, ranking and mixed-model tables (and the plot) o
 
 :func:`correlate_file` is ``tokstudy correlate``; :func:`correlation_analysis` is the
 workflow's rule, which first builds the study's cells table
-(:func:`~tokstudy.analysis.correlation_cells.study_cells`) and then runs the same code.
-The statistics are described in :mod:`tokstudy.analysis.correlation_table`.
+(:func:`~tokstudy.analyses.correlation.cells.study_cells`) and then runs the same code.
+The statistics are described in :mod:`tokstudy.analyses.correlation.table`.
 """
 
 from __future__ import annotations
@@ -20,20 +20,20 @@ from typing import Any
 
 import pandas as pd
 
-from tokstudy.analysis.correlation_cells import (
+from tokstudy.analyses.correlation.cells import (
     KEYS,
     read_cells,
     study_cells,
     study_scores,
 )
-from tokstudy.analysis.correlation_markdown import (
+from tokstudy.analyses.correlation.markdown import (
     correlation_markdown,
     left_out_markdown,
     mixed_markdown,
     ranking_markdown,
 )
-from tokstudy.analysis.correlation_settings import CorrelationSettings
-from tokstudy.analysis.correlation_table import correlation_table, mixed_table, ranking
+from tokstudy.analyses.correlation.settings import CorrelationSettings
+from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def correlation_analysis(
     """The workflow's analysis: the study's cells table (``cells``, with ``cells_json``
     recording what was left out), then :func:`correlate` and the tables, and the plot
     (``png``)."""
-    from tokstudy.analysis.correlation_plot import plot_correlation_grid
+    from tokstudy.analyses.correlation.plot import plot_correlation_grid
 
     checked = CorrelationSettings(**settings)
     cells, notes = study_cells(

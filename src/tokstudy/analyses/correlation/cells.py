@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tokstudy.analysis.correlation_settings import MIN_CELLS
+from tokstudy.analyses.correlation.settings import MIN_CELLS
 from tokstudy.cells import FULL_SIZE_LABEL, size_label
 from tokstudy.errors import TokstudyError
 from tokstudy.models.task_registry import TASKS

@@ -1,5 +1,5 @@
 """Settings of the correlation analysis, light enough for the study to import
-(the analysis itself, :mod:`tokstudy.analysis.correlation`, needs pandas and scipy)."""
+(the analysis itself, :mod:`tokstudy.analyses.correlation.run`, needs pandas and scipy)."""
 
 from __future__ import annotations
 

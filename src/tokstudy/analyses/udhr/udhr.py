@@ -218,8 +218,8 @@ def udhr_coverage(
     reference and another translation of ``codes``.
 
     An entry's ``languages`` are study language codes (its translations: those of
-    :func:`~tokstudy.analysis.udhr.translations_of`) or
-    :data:`~tokstudy.analysis.udhr.EVERY_TRANSLATION`. A language without a translation,
+    :func:`~tokstudy.analyses.udhr.udhr.translations_of`) or
+    :data:`~tokstudy.analyses.udhr.udhr.EVERY_TRANSLATION`. A language without a translation,
     and a label left with too little, is logged and recorded under ``skipped_tokenizers``.
     """
     selected = set(codes)

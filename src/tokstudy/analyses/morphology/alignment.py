@@ -11,7 +11,7 @@ logged: forms equal to their lemma, forms sharing no first character with the le
 (suppletion: ``ist``/``sein``), forms that are a prefix of their lemma (nothing follows the
 stem: ``geh``/``gehen``), punctuation, symbols, numbers, ``X`` and ``_`` lemmas, and
 multiword tokens. A word counts as aligned when one of the tokenizer's boundaries inside
-the word (:func:`tokstudy.analysis.spans.token_boundaries`) is at the stem boundary.
+the word (:func:`tokstudy.analyses.morphology.spans.token_boundaries`) is at the stem boundary.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.analysis.spans import comparable_form, token_boundaries
-from tokstudy.analysis.ud import iter_ud_words
+from tokstudy.analyses.morphology.spans import comparable_form, token_boundaries
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.ud import iter_ud_words
 
 log = logging.getLogger(__name__)
 

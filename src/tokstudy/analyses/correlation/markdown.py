@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from tokstudy.analysis.correlation_settings import CorrelationSettings
-from tokstudy.analysis.correlation_table import POOLED
+from tokstudy.analyses.correlation.settings import CorrelationSettings
+from tokstudy.analyses.correlation.table import POOLED
 
 SIGNIFICANCE = 0.05
 POOLED_WARNING = (

@@ -1,7 +1,7 @@
 """Plots of the UDHR parity: a latitude/longitude "world map" of premiums per tokenizer,
 the sorted premium curves, and a script × tokenizer heat map.
 
-They read the table of :func:`tokstudy.analysis.udhr_tables.write_udhr_parity` (columns
+They read the table of :func:`tokstudy.analyses.udhr.tables.write_udhr_parity` (columns
 ``tokenizer``, ``language``, ``iso6393``, ``script``, ``premium``, ``latitude``,
 ``longitude``). No coastlines are drawn: no installed package ships them for offline use;
 the points are the index's representative location of each language.
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import LogNorm
 
-from tokstudy.analysis.udhr_parity import language_means
+from tokstudy.analyses.udhr.parity import language_means
 from tokstudy.report.plots import panel_grid, save_figure
 
 
@@ -74,7 +74,7 @@ def plot_premium_curves(table: pd.DataFrame, reference: str, outputs: Sequence[P
 
 def plot_script_heatmap(scripts: pd.DataFrame, reference: str, outputs: Sequence[Path]) -> None:
     """Scripts × tokenizers, coloured by median premium on a log scale, annotated; the
-    scripts table of :func:`tokstudy.analysis.udhr_parity.udhr_scripts`."""
+    scripts table of :func:`tokstudy.analyses.udhr.parity.udhr_scripts`."""
     matrix = scripts.set_index("script").drop(columns=["script_name", "languages"])
     values = matrix.to_numpy(dtype=np.float64)
     rows, columns = values.shape
