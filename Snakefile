@@ -8,7 +8,8 @@ from snakemake.utils import min_version, validate
 from tokstudy.config_files import check_config_files, check_schema
 from tokstudy.errors import TokstudyError
 from tokstudy.results_dir import mark_results_dir
-from tokstudy.study import Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 
 min_version("9.0")
 

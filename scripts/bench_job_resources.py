@@ -26,8 +26,9 @@ from pathlib import Path
 import yaml
 
 from tokstudy.cell_job import evaluate_job, train_and_evaluate
-from tokstudy.cells import PRETRAINED
-from tokstudy.study import Job, Study, StudyPlan
+from tokstudy.cells import PRETRAINED, Job
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -13,7 +13,8 @@ from conftest import REPO, write_lines
 
 from tokstudy.analyses.base import AnalysisPlanner
 from tokstudy.analyses.registry import ANALYSES
-from tokstudy.study import Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 SECTION = SCHEMA["properties"]["analyses"]

@@ -9,7 +9,7 @@ import graphlib
 from pathlib import Path
 
 import pytest
-from conftest import REPO, module_graph
+from conftest import REPO, module_graph, packages_run
 
 PACKAGE = REPO / "src/tokstudy"
 
@@ -59,6 +59,14 @@ def is_planner(module: str) -> bool:
     the analyses' registry, plan and planner base."""
     parts = module.split(".")
     return parts[:2] == ["tokstudy", "analyses"] and parts[-1] in {"plan", "registry", "base"}
+
+
+def test_importing_a_module_runs_its_packages_unless_the_importer_is_inside_them() -> None:
+    # importing tokstudy.study.paths runs tokstudy/study/__init__.py first: an edge the
+    # cycle search must see (a planner importing the study, whose __init__ imported it back)
+    modules = {"t", "t.study", "t.study.paths", "t.study.core", "t.analyses", "t.analyses.plan"}
+    assert packages_run("t.analyses.plan", {"t.study.paths"}, modules) == {"t.study"}
+    assert packages_run("t.study.core", {"t.study.paths"}, modules) == set()
 
 
 def test_models_and_nmt_never_import_the_study_and_the_study_imports_nothing_that_does() -> None:

@@ -31,8 +31,10 @@ from tokstudy.analyses.parity.parity import (
 )
 from tokstudy.analyses.parity.plots import plot_premiums, premium_matrix
 from tokstudy.analyses.parity.tables import write_parallel_parity
+from tokstudy.cells import ParityTokenizer
 from tokstudy.errors import TokstudyError
-from tokstudy.study import ParityTokenizer, Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.hf_adapter import HFBPE

@@ -38,9 +38,11 @@ from tokstudy.analyses.udhr.udhr import (
     translations_of,
     udhr_coverage,
 )
+from tokstudy.cells import ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.report.page.segments import udhr_article_one
-from tokstudy.study import ParityTokenizer, Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.training import train_to_directory

@@ -15,12 +15,14 @@ from matplotlib.image import imread
 from workflow_support import snakemake
 
 from tokstudy.analyses.multilingual.tables import write_multilingual_tables
+from tokstudy.cells import PRETRAINED, Job
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report import plots
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide
-from tokstudy.study import PRETRAINED, Job, Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.external import load_any

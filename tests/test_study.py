@@ -9,9 +9,11 @@ import pytest
 import yaml
 from conftest import REPO, SHARED, write_lines
 
+from tokstudy.cells import Job
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS
-from tokstudy.study import Job, Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.registry import adapter_names
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())

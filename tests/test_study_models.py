@@ -8,9 +8,11 @@ from types import SimpleNamespace
 import pytest
 from conftest import write_lines
 
+from tokstudy.cells import Job
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Job, Study, StudyPlan
+from tokstudy.study.core import Study
 from tokstudy.study.models import CHARACTERBERT
+from tokstudy.study.planners import StudyPlan
 
 
 def _plan(tmp_path: Path, **models: object) -> StudyPlan:

@@ -12,8 +12,9 @@ import yaml
 from conftest import REPO, write_lines
 
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Study, StudyPlan
+from tokstudy.study.core import Study
 from tokstudy.study.defaults import DEFAULTS, SECTION_DEFAULTS
+from tokstudy.study.planners import StudyPlan
 from tokstudy.study.resources import RULES, rule_resources
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())

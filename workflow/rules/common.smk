@@ -2,7 +2,7 @@ from pathlib import Path
 
 from tokstudy.cell_priority import CellPriorities
 from tokstudy.code_fingerprint import code_fingerprint
-from tokstudy.study import Job
+from tokstudy.cells import Job
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
 from tokstudy.study.paths import CELL, benchmark_path, log_path
 
