@@ -241,7 +241,7 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
     study = Study(config)
     plan = StudyPlan(study)
     assert study.results_dir == "results" and study.seed == 42
-    assert plan.tokenizers.train_spec(plan.tokenizers.jobs()[0])["size_policy"] == "error"
+    assert plan.tokenizers.train_spec(plan.tokenizers.cells()[0])["size_policy"] == "error"
     assert plan.corpora.settings("xx")["heldout"] == 0.1
     assert plan.analyses["multilingual"].sampling()["temperature"] == 5.0
     assert "seed" not in config  # the study's own copy gets the defaults
@@ -266,6 +266,27 @@ def test_every_rule_has_its_resources_in_the_one_table() -> None:
         declared = re.findall(r'threads: planners\.threads\("(\w+)"\)', text)
         rules = re.findall(r"^rule (\w+):", text, re.M)
         assert declared == [rule for rule in rules if rule in RULES], path.name
+
+
+def test_no_rule_file_or_planner_sizes_a_rule_itself() -> None:
+    # threads, memory and run time come from study/resources.py, the study's resources:
+    # and a profile only: a rule asks planners.threads/resources, a planner sets none
+    planners = [
+        path
+        for path in sorted((REPO / "src/tokstudy").rglob("*.py"))
+        # resources.py is the table; planners.py hands its rows to the rules
+        if path.name == "plan.py"
+        or (path.parent.name == "study" and path.name not in {"resources.py", "planners.py"})
+    ]
+    sized = [
+        f"{path.name}: {line.strip()}"
+        for path in [*RULE_FILES, REPO / "Snakefile", *planners]
+        for line in path.read_text().splitlines()
+        if re.search(r"\bmem_mb\b|\bruntime\b|threads:\s*\d", line.split("#", 1)[0])
+        and "planners.resources" not in line
+    ]
+    assert len(planners) > 10
+    assert sized == []
 
 
 def test_a_study_overrides_the_rule_defaults_entry_by_entry() -> None:

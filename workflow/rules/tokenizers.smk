@@ -15,7 +15,7 @@ rule train_tokenizer:
     params:
         **step("tokstudy.steps.tokenizers.train_tokenizer"),
         training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
-        spec=lambda w: planners.tokenizers.train_spec(job_of(w)),
+        spec=lambda w: planners.tokenizers.train_spec(cell_of(w)),
     log:
         out(log_path("train_tokenizer", CELL)),
     benchmark:

@@ -125,7 +125,7 @@ class CorporaPlanner:
 
     def targets(self) -> list[str]:
         """The prepared corpus (train, heldout, stats) of every language a cell scores."""
-        languages = sorted({job.language for job in self.tokenizers.scored_jobs()})
+        languages = sorted({job.language for job in self.tokenizers.scored_cells()})
         return [
             self.study.out(pattern, language=language)
             for language in languages

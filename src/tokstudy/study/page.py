@@ -49,7 +49,7 @@ class PagePlanner:
                 "directory": self.tokenizers.tokenizer_dir(job),
                 "frequencies": out(MetricsPlanner.FREQUENCIES, **vars(job)),
             }
-            for job in self.tokenizers.scored_jobs()
+            for job in self.tokenizers.scored_cells()
         ]
 
     def heldout(self) -> dict[str, str]:

@@ -6,7 +6,7 @@ morphology_plan = planners.analyses["morphology"]
 
 rule morphological_alignment:
     input:
-        [planners.tokenizers.tokenizer_dir(j) for j in planners.tokenizers.scored_jobs()],
+        [planners.tokenizers.tokenizer_dir(j) for j in planners.tokenizers.scored_cells()],
     output:
         csv=out(morphology_plan.MORPHOLOGICAL_ALIGNMENT, ext="csv"),
         markdown=report(
@@ -17,7 +17,7 @@ rule morphological_alignment:
     params:
         **step("tokstudy.analyses.morphology.steps.morphological_alignment"),
         ud_root=morphology_plan.ud_root,
-        jobs=[(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_jobs()],
+        jobs=[(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_cells()],
     log:
         out(log_path("morphological_alignment")),
     conda:

@@ -34,7 +34,7 @@ rule multilingual_tables:
     input:
         tokenizers=[
             out(planners.tokenizers.MULTILINGUAL_TOKENIZER, **vars(j))
-            for j in multilingual_plan.jobs()
+            for j in multilingual_plan.cells()
         ]
         + [planners.tokenizers.pretrained_dir(j.tokenizer) for j in multilingual_plan.comparisons()],
         train=[out(planners.corpora.TRAIN, language=lang) for lang in multilingual_plan.languages()],
@@ -58,7 +58,7 @@ rule multilingual_tables:
         languages=multilingual_plan.languages(),
         tokenizers=[
             (j.tokenizer, j.size)
-            for j in multilingual_plan.jobs() + multilingual_plan.comparisons()
+            for j in multilingual_plan.cells() + multilingual_plan.comparisons()
         ],
     log:
         out(log_path("multilingual_tables")),

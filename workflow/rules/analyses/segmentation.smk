@@ -11,7 +11,7 @@ segmentation_plan = planners.analyses["segmentation"]
 rule segmentation_table:
     input:
         train=out(planners.corpora.TRAIN),
-        tokenizers=lambda w: [planners.tokenizers.tokenizer_dir(j) for j in segmentation_plan.jobs(w.language)],
+        tokenizers=lambda w: [planners.tokenizers.tokenizer_dir(j) for j in segmentation_plan.cells(w.language)],
     output:
         csv=out(segmentation_plan.SEGMENTATION, ext="csv"),
         markdown=report(
@@ -23,7 +23,7 @@ rule segmentation_table:
         **step("tokstudy.analyses.segmentation.steps.segmentation_table"),
         words=lambda w: segmentation_plan.words(w.language),
         tokenizers=lambda w: [
-            f"{j.tokenizer} ({j.size})" for j in segmentation_plan.jobs(w.language)
+            f"{j.tokenizer} ({j.size})" for j in segmentation_plan.cells(w.language)
         ],
     log:
         out(log_path("segmentation_table", "{language}")),

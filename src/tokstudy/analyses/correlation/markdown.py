@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -39,11 +40,42 @@ def _notes(scores: Sequence[str], notes: dict[str, str]) -> list[str]:
     return [f"- **{score}**: {note}" for score, note in shown]
 
 
+def _header(title: str, explanation: str, table: pd.DataFrame) -> list[str]:
+    """The opening of the correlation and ranking documents: title, what the columns are,
+    the warning on pooled rows and the notes on the table's scores."""
+    lines = [f"# {title}", "", explanation, "", f"**{POOLED_WARNING}**", ""]
+    notes = (
+        dict(zip(table["score"], table["score_note"].fillna(""), strict=True)) if len(table) else {}
+    )
+    if any(notes.values()):
+        lines += ["Notes on scores:", "", *_notes(list(notes), notes), ""]
+    return lines
+
+
+def _test_columns(rows: pd.DataFrame, within_size: bool) -> dict[str, Any]:
+    """The columns of the size-controlled tests both documents show: partial ρ with its
+    interval, (the within-size ρ,) the within-size p, Holm's p and the design's floor."""
+    columns: dict[str, Any] = {
+        "partial ρ [CI]": [
+            _interval(*v)
+            for v in rows[["partial_spearman", "partial_low", "partial_high"]].to_numpy()
+        ]
+    }
+    if within_size:
+        columns["ρ within size"] = rows["within_size_spearman"].map(
+            lambda v: "–" if pd.isna(v) else f"{v:.2f}"
+        )
+    return columns | {
+        "p within size": rows["p_within_size"].map(_p),
+        "p (Holm)": rows["p_adjusted"].map(_p),
+        "floor": rows["min_attainable_p"].map(_floor),
+    }
+
+
 def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> str:
     """The correlation table: one section per score, its size baseline in the heading."""
-    lines = [
-        "# Intrinsic metrics against downstream scores, vocabulary size controlled",
-        "",
+    lines = _header(
+        "Intrinsic metrics against downstream scores, vocabulary size controlled",
         f"Per score and scope: ρ(log size, score) as the baseline; Spearman ρ and partial "
         f"Spearman ρ given log size (and language, pooled) with {settings.confidence:.0%} "
         f"hierarchical bootstrap intervals ({settings.bootstrap_samples} resamples of cells, "
@@ -53,13 +85,8 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
         f"p(Holm) adjusts over the metrics tested for the score in the scope. `floor` is the "
         f"smallest p the design can reach, shown where it is above {SIGNIFICANCE}: no "
         f"metric can be significant there, whatever the data.",
-        "",
-        f"**{POOLED_WARNING}**",
-        "",
-    ]
-    notes = dict(zip(table["score"], table["score_note"].fillna(""), strict=True))
-    if notes and any(notes.values()):
-        lines += ["Notes on scores:", "", *_notes(list(notes), notes), ""]
+        table,
+    )
     for (score, scope), rows in table.groupby(["score", "scope"], sort=True):
         first = rows.iloc[0]
         size = _interval(first["size_spearman"], first["size_low"], first["size_high"])
@@ -72,16 +99,7 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
                     _interval(*v)
                     for v in rows[["spearman", "spearman_low", "spearman_high"]].to_numpy()
                 ],
-                "partial ρ [CI]": [
-                    _interval(*v)
-                    for v in rows[["partial_spearman", "partial_low", "partial_high"]].to_numpy()
-                ],
-                "ρ within size": rows["within_size_spearman"].map(
-                    lambda v: "–" if pd.isna(v) else f"{v:.2f}"
-                ),
-                "p within size": rows["p_within_size"].map(_p),
-                "p (Holm)": rows["p_adjusted"].map(_p),
-                "floor": rows["min_attainable_p"].map(_floor),
+                **_test_columns(rows, within_size=True),
                 "note": rows["note"].fillna(""),
             }
         )
@@ -93,20 +111,14 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
 
 def ranking_markdown(ranked: pd.DataFrame) -> str:
     """The ranking: per score and scope, by Holm-adjusted p; ``=`` marks a tie."""
-    lines = [
-        "# Intrinsic metrics ranked per downstream score",
-        "",
+    lines = _header(
+        "Intrinsic metrics ranked per downstream score",
         "By Holm-adjusted within-size p (ascending), then |partial ρ|; `=` marks a metric whose "
         "partial-ρ interval overlaps the one ranked just above (a tie: they share the rank).",
-        "",
-        f"**{POOLED_WARNING}**",
-        "",
-    ]
+        ranked,
+    )
     if ranked.empty:
         return "\n".join([*lines, "No metric could be tested (see correlation.md).", ""])
-    notes = dict(zip(ranked["score"], ranked["score_note"].fillna(""), strict=True))
-    if any(notes.values()):
-        lines += ["Notes on scores:", "", *_notes(list(notes), notes), ""]
     shown = pd.DataFrame(
         {
             "score": ranked["score"],
@@ -117,13 +129,7 @@ def ranking_markdown(ranked: pd.DataFrame) -> str:
             ],
             "intrinsic": ranked["intrinsic"],
             "n": ranked["n"],
-            "partial ρ [CI]": [
-                _interval(*v)
-                for v in ranked[["partial_spearman", "partial_low", "partial_high"]].to_numpy()
-            ],
-            "p within size": ranked["p_within_size"].map(_p),
-            "p (Holm)": ranked["p_adjusted"].map(_p),
-            "floor": ranked["min_attainable_p"].map(_floor),
+            **_test_columns(ranked, within_size=False),
         }
     )
     return "\n".join([*lines, shown.to_markdown(index=False, disable_numparse=True), ""])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tokstudy.analyses.base import AnalysisPlanner
-from tokstudy.cells import PRETRAINED, Job
+from tokstudy.cells import PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import check_listed, registered_adapter
 from tokstudy.study.paths import benchmark_path, expand
@@ -36,31 +36,31 @@ class MultilingualPlanner(AnalysisPlanner):
             return []
         return sorted(set(section.get("languages", self.study.languages)))
 
-    def jobs(self) -> list[Job]:
-        """One job per multilingual tokenizer and size; its language is the mix (``bn+en``)."""
+    def cells(self) -> list[Cell]:
+        """One cell per multilingual tokenizer and size; its language is the mix (``bn+en``)."""
         section = self.multilingual
         if section is None:
             return []
         label = "+".join(self.languages())
         return [
-            Job(label, tokenizer, str(size))
+            Cell(label, tokenizer, str(size))
             for tokenizer in sorted(set(section["tokenizers"]))
             for size in sorted(set(section["vocab_sizes"]))
         ]
 
-    def comparisons(self) -> list[Job]:
+    def comparisons(self) -> list[Cell]:
         """Pretrained tokenizers scored on every multilingual language: they appear in the
         multilingual tables beside the tokenizers trained on the mix."""
         languages = set(self.languages())
         return [
-            Job("+".join(sorted(languages)), name, PRETRAINED)
+            Cell("+".join(sorted(languages)), name, PRETRAINED)
             for name in self.tokenizers.pretrained_names()
             if languages and languages <= set(self.tokenizers.pretrained_languages(name))
         ]
 
     def spec(self, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one multilingual tokenizer: its study params, if any."""
-        return self.tokenizers.train_spec(Job("+".join(self.languages()), tokenizer, size))
+        return self.tokenizers.train_spec(Cell("+".join(self.languages()), tokenizer, size))
 
     def cost_sources(self) -> list[dict[str, Any]]:
         """The cost table's ``train_multilingual`` row of each multilingual tokenizer (its
@@ -73,7 +73,7 @@ class MultilingualPlanner(AnalysisPlanner):
             {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
             | {"step": "train_multilingual", "figures": out(benchmark, **vars(job))}
             | {"texts": [out(self.MULTILINGUAL_TRAIN)]}
-            for job in self.jobs()
+            for job in self.cells()
         ]
 
     def sampling(self) -> dict[str, Any]:
@@ -127,7 +127,7 @@ class MultilingualPlanner(AnalysisPlanner):
 
     def targets(self) -> list[str]:
         """The vocabulary-share and fertility tables and the plot (none without)."""
-        tables, plots = (["csv", "md"], ["png", "pdf"]) if self.jobs() else ([], [])
+        tables, plots = (["csv", "md"], ["png", "pdf"]) if self.cells() else ([], [])
         patterns = [
             *expand(self.MULTILINGUAL_TABLE, table=["vocabulary_share", "fertility"], ext=tables),
             *expand(self.MULTILINGUAL_PLOT, ext=plots),

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.analyses.base import AnalysisPlanner
-from tokstudy.cells import FULL_SIZE_LABEL, Job, ParityTokenizer
+from tokstudy.cells import FULL_SIZE_LABEL, Cell, ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.paths import expand
@@ -17,14 +17,14 @@ from tokstudy.ud import pud_treebanks
 PARITY_KEY = "config key analyses.parity"
 
 
-def trained_entry(tokenizers: TokenizersPlanner, job: Job) -> ParityTokenizer:
+def trained_entry(tokenizers: TokenizersPlanner, job: Cell) -> ParityTokenizer:
     """A tokenizer trained per language, for a parity: it covers its language."""
     name = job.tokenizer if job.size == FULL_SIZE_LABEL else f"{job.tokenizer} {job.size}"
     return ParityTokenizer(name, "trained", tokenizers.tokenizer_dir(job), (job.language,))
 
 
 def multilingual_entry(
-    tokenizers: TokenizersPlanner, job: Job, languages: tuple[str, ...]
+    tokenizers: TokenizersPlanner, job: Cell, languages: tuple[str, ...]
 ) -> ParityTokenizer:
     """A multilingual tokenizer, for a parity, covering ``languages``."""
     return ParityTokenizer(
@@ -64,12 +64,12 @@ class ParityPlanner(AnalysisPlanner):
             for language in [self.language(role)]
         }
 
-    def pairs(self) -> list[tuple[Job, Job]]:
+    def pairs(self) -> list[tuple[Cell, Cell]]:
         """(reference job, target job) for every tokenizer and size both parity languages train."""
         parity = self.parity
         if "target" not in parity:
             return []
-        scored = self.tokenizers.scored_jobs()
+        scored = self.tokenizers.scored_cells()
         targets = {(j.tokenizer, j.size): j for j in scored if j.language == parity["target"]}
         return [
             (j, targets[(j.tokenizer, j.size)])
@@ -109,12 +109,12 @@ class ParityPlanner(AnalysisPlanner):
         languages = set(self.files())
         tokenizers = self.tokenizers
         entries = [
-            trained_entry(tokenizers, j) for j in tokenizers.jobs() if j.language in languages
+            trained_entry(tokenizers, j) for j in tokenizers.cells() if j.language in languages
         ]
         multilingual = self.plan.analyses["multilingual"]
         covered = tuple(sorted(languages & set(multilingual.languages())))
         entries += [
-            multilingual_entry(tokenizers, j, covered) for j in multilingual.jobs() if covered
+            multilingual_entry(tokenizers, j, covered) for j in multilingual.cells() if covered
         ]
         for name in tokenizers.pretrained_names():
             listed = tokenizers.pretrained[name].get("languages")

@@ -4,7 +4,7 @@ segmentations of a word list."""
 from __future__ import annotations
 
 from tokstudy.analyses.base import AnalysisPlanner
-from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.study.paths import expand
 
@@ -31,13 +31,13 @@ class SegmentationPlanner(AnalysisPlanner):
         """Languages with a word list for the segmentation table."""
         return sorted(lang for lang in self._words() if lang in self.study.config["languages"])
 
-    def jobs(self, language: str) -> list[Job]:
-        """Jobs shown in a language's segmentation table: the chosen size, plus unsized and
+    def cells(self, language: str) -> list[Cell]:
+        """Cells shown in a language's segmentation table: the chosen size, plus unsized and
         pretrained ones."""
         size = str((self.section.get("segmentation") or {}).get("vocab_size", ""))
         return [
             j
-            for j in self.tokenizers.scored_jobs()
+            for j in self.tokenizers.scored_cells()
             if j.language == language and j.size in (size, FULL_SIZE_LABEL, PRETRAINED)
         ]
 

@@ -87,10 +87,10 @@ class UdhrPlanner(AnalysisPlanner):
         if self.root() is None:
             return []
         tokenizers = self.tokenizers
-        entries = [trained_entry(tokenizers, j) for j in tokenizers.jobs()]
+        entries = [trained_entry(tokenizers, j) for j in tokenizers.cells()]
         multilingual = self.plan.analyses["multilingual"]
         languages = tuple(multilingual.languages())
-        entries += [multilingual_entry(tokenizers, j, languages) for j in multilingual.jobs()]
+        entries += [multilingual_entry(tokenizers, j, languages) for j in multilingual.cells()]
         entries += [
             ParityTokenizer(name, "pretrained", tokenizers.pretrained_dir(name), EVERY_TRANSLATION)
             for name in tokenizers.pretrained_names()
