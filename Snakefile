@@ -8,7 +8,8 @@ from snakemake.utils import min_version, validate
 from tokstudy.config_files import check_config_files, check_schema
 from tokstudy.errors import TokstudyError
 from tokstudy.results_dir import mark_results_dir
-from tokstudy.study import Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 
 min_version("9.0")
 
@@ -58,7 +59,12 @@ include: "workflow/rules/tokenizers.smk"
 include: "workflow/rules/pretrained.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/models.smk"
-include: "workflow/rules/analysis.smk"
+include: "workflow/rules/analyses/segmentation.smk"
+include: "workflow/rules/analyses/morphology.smk"
+include: "workflow/rules/analyses/parity.smk"
+include: "workflow/rules/analyses/multilingual.smk"
+include: "workflow/rules/analyses/udhr.smk"
+include: "workflow/rules/analyses/correlation.smk"
 include: "workflow/rules/nmt.smk"
 include: "workflow/rules/report.smk"
 
@@ -67,3 +73,8 @@ rule all:
     input:
         planners.targets(),
     default_target: True
+
+
+rule analysis_outputs:
+    input:
+        planners.analyses.targets(),

@@ -26,14 +26,15 @@ from pathlib import Path
 import yaml
 
 from tokstudy.cell_job import evaluate_job, train_and_evaluate
-from tokstudy.cells import PRETRAINED
-from tokstudy.study import Job, Study, StudyPlan
+from tokstudy.cells import PRETRAINED, Cell
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_job(config: Path, job: Job, scratch: Path) -> None:
+def run_job(config: Path, job: Cell, scratch: Path) -> None:
     """The job's function, writing into ``scratch``: train and score a trained cell, or
     score a pretrained one."""
     study = Study(yaml.safe_load(config.read_text(encoding="utf-8")))
@@ -70,7 +71,7 @@ def main() -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:  # one job, into a scratch folder
-        run_job(args.configfile, Job(*args.jobs[0].split("/")), Path(args.jobs[1]))
+        run_job(args.configfile, Cell(*args.jobs[0].split("/")), Path(args.jobs[1]))
         return
     dry_run = [sys.executable, "-m", "snakemake", "-n", "-s", str(REPO / "Snakefile")]
     rss, wall = measure([*dry_run, "--configfile", str(args.configfile)])

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tokstudy.analysis.udhr_parity import most_expensive, udhr_fairness
-from tokstudy.analysis.udhr_tables import read_udhr_table
+from tokstudy.analyses.udhr.parity import most_expensive, udhr_fairness
+from tokstudy.analyses.udhr.tables import read_udhr_table
 
 
 def main() -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 from scipy.stats import spearmanr
 
-from tokstudy.analysis.udhr_parity import flores_comparison
-from tokstudy.analysis.udhr_tables import read_udhr_table
+from tokstudy.analyses.udhr.parity import flores_comparison
+from tokstudy.analyses.udhr.tables import read_udhr_table
 
 
 def main() -> None:

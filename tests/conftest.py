@@ -23,7 +23,7 @@ import pytest
 from hypothesis import settings
 
 from tokstudy.corpora import CleaningStats, clean_lines
-from tokstudy.study import chatterbot_files
+from tokstudy.study.corpora import chatterbot_files
 
 # Property tests check results, never time: a machine shared with other jobs (CI runners,
 # a study running beside the tests) must not turn a slow example into a failure.
@@ -116,7 +116,21 @@ def module_graph(folder: Path, type_checking: bool = True) -> dict[str, set[str]
     for path in folder.rglob("*.py"):
         parts = path.relative_to(REPO / "src").with_suffix("").parts
         modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return {
+    graph = {
         name: imported_modules(path, name, type_checking) & set(modules) - {name}
         for name, path in modules.items()
     }
+    return {
+        name: targets | packages_run(name, targets, set(modules)) for name, targets in graph.items()
+    }
+
+
+def packages_run(name: str, targets: set[str], modules: set[str]) -> set[str]:
+    """The packages whose ``__init__`` importing ``targets`` runs first: each package of a
+    target that does not also contain ``name`` (those are already being imported)."""
+    own = {name.rsplit(".", depth)[0] for depth in range(1, name.count(".") + 1)}
+    return {
+        target.rsplit(".", depth)[0]
+        for target in targets
+        for depth in range(1, target.count(".") + 1)
+    } & modules - own - {name}

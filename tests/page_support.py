@@ -10,7 +10,7 @@ from tokstudy.corpora import CleaningStats, clean_lines
 from tokstudy.report.page.build import PageCell, build_study_page
 from tokstudy.report.page.recommend import StudyTables
 from tokstudy.report.tables import collect
-from tokstudy.study import chatterbot_files
+from tokstudy.study.corpora import chatterbot_files
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.training import train_to_directory
 

@@ -14,23 +14,27 @@ from conftest import UD_ROOT
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers
 
-from tokstudy.analysis.morphology import alignment_summary, morphological_alignment, stem_boundary
-from tokstudy.analysis.multilingual import (
+from tokstudy.analyses.morphology.alignment import (
+    alignment_summary,
+    morphological_alignment,
+    stem_boundary,
+)
+from tokstudy.analyses.morphology.spans import token_boundaries
+from tokstudy.analyses.multilingual.multilingual import (
     allocate,
     fertility_by_language,
     sample_mixed_corpus,
     temperature_probabilities,
     vocabulary_share,
 )
-from tokstudy.analysis.parity import parity_summary, tokenization_parity
-from tokstudy.analysis.segmentation import segmentation_table, word_set
-from tokstudy.analysis.spans import token_boundaries
-from tokstudy.analysis.ud import find_ud_treebank, treebank_files
+from tokstudy.analyses.parity.parity import parity_summary, tokenization_parity
+from tokstudy.analyses.segmentation.segmentation import segmentation_table, word_set
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.hf_adapter import HFBPE, HFUnigram, HFWordPiece
+from tokstudy.ud import find_ud_treebank, treebank_files
 
 
 def wordpiece(tokens: list[str], lowercase: bool = False) -> HFWordPiece:

@@ -16,8 +16,9 @@ from tokstudy.cell_priority import (
     read_cell_costs,
 )
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Study, StudyPlan
+from tokstudy.study.core import Study
 from tokstudy.study.metrics import MetricsPlanner
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
 
 COSTS = """language,tokenizer,size,step,seconds,cpu_seconds,max_rss_mb

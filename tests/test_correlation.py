@@ -17,13 +17,14 @@ from scipy import stats
 from test_models_workflow import TINY_TRAINING
 from workflow_support import snakemake
 
-from tokstudy.analysis.correlation import OUTPUT_FILES
-from tokstudy.analysis.correlation_cells import SCORE_NOTES, check_cells, study_cells, study_scores
-from tokstudy.analysis.correlation_settings import CorrelationSettings
-from tokstudy.analysis.correlation_table import correlation_table, mixed_table, ranking
+from tokstudy.analyses.correlation.cells import SCORE_NOTES, check_cells, study_cells, study_scores
+from tokstudy.analyses.correlation.run import OUTPUT_FILES
+from tokstudy.analyses.correlation.settings import CorrelationSettings
+from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
 from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 
 FAST = CorrelationSettings(bootstrap_samples=200, permutations=20000, seed=1)
 SIZES = (1000, 2000, 4000)
@@ -456,7 +457,7 @@ def test_study_cells_keep_every_seed_and_say_what_was_left_out(tmp_path: Path) -
 
 
 def test_study_cells_run_through_the_command_code(tmp_path: Path) -> None:
-    from tokstudy.analysis.correlation import correlation_analysis
+    from tokstudy.analyses.correlation.run import correlation_analysis
 
     outputs = {name: tmp_path / file for name, file in OUTPUT_FILES.items()}
     outputs |= {
@@ -511,12 +512,14 @@ def _study(**sections: object) -> dict:
 
 
 def test_correlation_is_on_with_a_downstream_stage_and_can_be_turned_off() -> None:
-    assert StudyPlan(Study(_study())).analyses.correlation() is None
-    assert StudyPlan(Study(_study(nmt={}))).analyses.correlation() == {}
+    assert StudyPlan(Study(_study())).analyses["correlation"].settings() is None
+    assert StudyPlan(Study(_study(nmt={}))).analyses["correlation"].settings() == {}
     tuned = {"analyses": {"correlation": {"permutations": 99}}, "nmt": {}}
-    assert StudyPlan(Study(_study(**tuned))).analyses.correlation() == {"permutations": 99}
+    assert StudyPlan(Study(_study(**tuned))).analyses["correlation"].settings() == {
+        "permutations": 99
+    }
     turned_off = StudyPlan(Study(_study(nmt={}, analyses={"correlation": False})))
-    assert turned_off.analyses.correlation() is None
+    assert turned_off.analyses["correlation"].settings() is None
     with pytest.raises(TokstudyError, match=r"analyses\.correlation: the study has no downstream"):
         StudyPlan(Study(_study(analyses={"correlation": {"seed": 1}})))
 
@@ -594,7 +597,7 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
 
 
 def test_model_scores_come_from_the_task_registry_one_column_per_scale() -> None:
-    from tokstudy.analysis.correlation_cells import (
+    from tokstudy.analyses.correlation.cells import (
         DOWNSTREAM_METRICS,
         model_score_columns,
         score_note,

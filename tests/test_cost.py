@@ -287,7 +287,6 @@ def test_write_cost_writes_csv_and_plots(
 JOB_MODULES = [
     "tokstudy.steps.tokenizers",
     "tokstudy.steps.metrics",
-    "tokstudy.steps.analysis",
     "tokstudy.steps.nmt",
 ]
 HFT_MODULE = "tokstudy.tokenizers.hft.adapter"

@@ -22,22 +22,24 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models
 from workflow_support import snakemake
 
-from tokstudy.analysis.parity import (
+from tokstudy.analyses.parity import plots as parity_plots
+from tokstudy.analyses.parity.parity import (
     fairness_summary,
     gini,
     parallel_parity,
     sentence_measures,
 )
-from tokstudy.analysis.tables import write_parallel_parity
-from tokstudy.analysis.ud import pud_treebanks, sentence_texts
+from tokstudy.analyses.parity.plots import plot_premiums, premium_matrix
+from tokstudy.analyses.parity.tables import write_parallel_parity
+from tokstudy.cells import ParityTokenizer
 from tokstudy.errors import TokstudyError
-from tokstudy.report import parity_plots
-from tokstudy.report.parity_plots import plot_premiums, premium_matrix
-from tokstudy.study import ParityTokenizer, Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.hf_adapter import HFBPE
 from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.ud import pud_treebanks, sentence_texts
 
 # sent_id -> text; characters (= tokens of a character tokenizer) in comments
 ENGLISH = {"n01": "a cat", "n02": "dog", "n03": "hi"}  # 5, 3, 2: 10
@@ -346,8 +348,8 @@ def _plan(tmp_path: Path, parity: dict, **changes: object) -> StudyPlan:
 
 def test_parity_tokenizers_cover_what_the_study_trains(tmp_path: Path, pud_root: Path) -> None:
     plan = _plan(tmp_path, {"pud_root": str(pud_root), "reference": "en"})
-    assert list(plan.analyses.parity_files()) == ["de", "en", "is"]
-    assert plan.analyses.parity_tokenizers() == [
+    assert list(plan.analyses["parity"].files()) == ["de", "en", "is"]
+    assert plan.analyses["parity"].tokenizers_scored() == [
         ParityTokenizer("char", "trained", "out/tokenizers/de/char/full", ("de",)),
         ParityTokenizer("sp_bpe 100", "trained", "out/tokenizers/de/sp_bpe/100", ("de",)),
         ParityTokenizer("char", "trained", "out/tokenizers/en/char/full", ("en",)),
@@ -359,9 +361,9 @@ def test_parity_tokenizers_cover_what_the_study_trains(tmp_path: Path, pud_root:
             ("de", "en"),
         ),
     ]
-    assert plan.analyses.parity_pairs() == []  # no line-aligned target
+    assert plan.analyses["parity"].pairs() == []  # no line-aligned target
     chosen = _plan(tmp_path, {"pud_root": "ud", "reference": "en", "languages": ["de"]})
-    assert list(chosen.analyses.parity_files()) == ["de", "en"]  # relative to the base folder
+    assert list(chosen.analyses["parity"].files()) == ["de", "en"]  # relative to the base folder
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from workflow_support import snakemake
 
-from tokstudy.analysis.udhr import (
+from tokstudy.analyses.udhr.parity import (
+    flores_comparison,
+    most_expensive,
+    udhr_fairness,
+    udhr_premiums,
+    udhr_scripts,
+)
+from tokstudy.analyses.udhr.plots import plot_udhr_premiums
+from tokstudy.analyses.udhr.tables import read_udhr_table, write_udhr_parity
+from tokstudy.analyses.udhr.udhr import (
     EVERY_TRANSLATION,
     dominant_script,
     parse_articles,
@@ -29,18 +38,11 @@ from tokstudy.analysis.udhr import (
     translations_of,
     udhr_coverage,
 )
-from tokstudy.analysis.udhr_parity import (
-    flores_comparison,
-    most_expensive,
-    udhr_fairness,
-    udhr_premiums,
-    udhr_scripts,
-)
-from tokstudy.analysis.udhr_tables import read_udhr_table, write_udhr_parity
+from tokstudy.cells import ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.report.page.segments import udhr_article_one
-from tokstudy.report.parity_udhr_plots import plot_udhr_premiums
-from tokstudy.study import ParityTokenizer, Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.training import train_to_directory
@@ -502,14 +504,14 @@ def _study(tmp_path: Path, udhr: dict, **changes: object) -> StudyPlan:
 
 def test_the_plan_of_the_udhr_parity(tmp_path: Path, udhr_root: Path) -> None:
     analyses = _study(tmp_path, {"root": str(udhr_root), "languages": ["deu"]}).analyses
-    assert analyses.udhr_reference() == "eng"  # the default
-    assert list(analyses.udhr_files()) == ["deu_1901", "deu_1996", "eng"]
-    assert analyses.udhr_tokenizers() == [
+    assert analyses["udhr"].reference() == "eng"  # the default
+    assert list(analyses["udhr"].files()) == ["deu_1901", "deu_1996", "eng"]
+    assert analyses["udhr"].tokenizers_scored() == [
         ParityTokenizer("char", "trained", "out/tokenizers/de/char/full", ("de",)),
         ParityTokenizer("char", "trained", "out/tokenizers/en/char/full", ("en",)),
         ParityTokenizer("gpt", "pretrained", "out/pretrained/gpt", EVERY_TRANSLATION),
     ]
-    assert analyses.udhr_tokenizer_dirs() == [
+    assert analyses["udhr"].tokenizer_dirs() == [
         "out/pretrained/gpt",
         "out/tokenizers/de/char/full",
         "out/tokenizers/en/char/full",
@@ -517,7 +519,7 @@ def test_the_plan_of_the_udhr_parity(tmp_path: Path, udhr_root: Path) -> None:
     targets = analyses.targets()
     assert "out/tables/analysis/parity_udhr_fairness.md" in targets
     assert "out/plots/analysis/parity_udhr_map.pdf" in targets
-    assert _study(tmp_path, {"root": "udhr"}).analyses.udhr_root() == udhr_root
+    assert _study(tmp_path, {"root": "udhr"}).analyses["udhr"].root() == udhr_root
 
 
 def test_the_study_page_shows_article_1_of_each_language(tmp_path: Path, udhr_root: Path) -> None:

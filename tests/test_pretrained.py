@@ -14,13 +14,15 @@ from figures import capture_figures, lines_of
 from matplotlib.image import imread
 from workflow_support import snakemake
 
-from tokstudy.analysis.tables import write_multilingual_tables
+from tokstudy.analyses.multilingual.tables import write_multilingual_tables
+from tokstudy.cells import PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import compute_metrics, tokens_per_word
 from tokstudy.report import plots
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide
-from tokstudy.study import PRETRAINED, Job, Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.external import load_any
@@ -226,14 +228,16 @@ def test_a_name_clashing_with_a_trained_tokenizer_is_one_line_error(tmp_path: Pa
 
 def test_study_cells_and_directories_of_pretrained_tokenizers(tmp_path: Path) -> None:
     plan = _plan(tmp_path, gpt_4o={"path": str(GPT_4O), "languages": ["yy"]})
-    assert plan.tokenizers.scored_jobs() == [
-        Job("xx", "sp_bpe", "300"),
-        Job("yy", "sp_bpe", "300"),
-        Job("yy", "gpt_4o", PRETRAINED),
+    assert plan.tokenizers.scored_cells() == [
+        Cell("xx", "sp_bpe", "300"),
+        Cell("yy", "sp_bpe", "300"),
+        Cell("yy", "gpt_4o", PRETRAINED),
     ]
-    assert plan.tokenizers.tokenizer_dir(Job("yy", "gpt_4o", PRETRAINED)) == "res/pretrained/gpt_4o"
     assert (
-        plan.tokenizers.tokenizer_dir(Job("xx", "sp_bpe", "300")) == "res/tokenizers/xx/sp_bpe/300"
+        plan.tokenizers.tokenizer_dir(Cell("yy", "gpt_4o", PRETRAINED)) == "res/pretrained/gpt_4o"
+    )
+    assert (
+        plan.tokenizers.tokenizer_dir(Cell("xx", "sp_bpe", "300")) == "res/tokenizers/xx/sp_bpe/300"
     )
     with pytest.raises(TokstudyError, match=r"pretrained\.hub_only: a hub download needs sha256"):
         _plan(tmp_path, hub_only={"hub": "org/model"})
@@ -348,8 +352,8 @@ def test_pretrained_tokenizers_join_the_multilingual_tables(
             "analyses": {"multilingual": {"tokenizers": ["sp_bpe"], "vocab_sizes": [300]}},
         }
     )
-    comparisons = StudyPlan(study).analyses.multilingual_comparisons()
-    assert comparisons == [Job("xx+yy", "every", PRETRAINED)]  # not "one"
+    comparisons = StudyPlan(study).analyses["multilingual"].comparisons()
+    assert comparisons == [Cell("xx+yy", "every", PRETRAINED)]  # not "one"
     directory = tmp_path / "pretrained" / "small"
     import_pretrained("small", {}, sources["tiktoken"].parent, directory)
     texts = {lang: write_lines(tmp_path / f"{lang}.txt", TEXT) for lang in ("xx", "yy")}

@@ -16,7 +16,7 @@ from workflow_support import copy_project, project_env, snakemake
 
 from tokstudy.errors import TokstudyError
 from tokstudy.results_dir import MARKER, mark_results_dir
-from tokstudy.study import Study
+from tokstudy.study.core import Study
 
 STUDY = {"languages": {"en": {"chatterbot": "english"}}, "tokenizers": {"char": {}}}
 

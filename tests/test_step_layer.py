@@ -1,7 +1,8 @@
-"""The step layer's layout: rule → ``workflow/scripts/run_step.py`` → ``tokstudy.steps.<stage>``.
+"""The step layer's layout: rule → ``workflow/scripts/run_step.py`` → its step module.
 
-Every rule of ``workflow/rules/<stage>.smk`` that runs a script runs the one dispatcher
-``workflow/scripts/run_step.py`` and names its step ``tokstudy.steps.<stage>.<rule>`` with
+Every rule of ``workflow/rules/<stage>.smk`` (``analyses/<name>.smk``) that runs a script runs
+the one dispatcher ``workflow/scripts/run_step.py`` and names its step
+``tokstudy.steps.<stage>.<rule>`` (``tokstudy.analyses.<name>.steps.<rule>``) with
 ``**step(...)`` (which also fingerprints its code); every public function of the step
 modules is such a rule; the library never imports the steps and the steps never import
 Snakemake. Then steps run on Snakemake's own containers, through the dispatcher.
@@ -22,6 +23,7 @@ import pytest
 from conftest import REPO, write_lines
 from snakemake.iocontainers import Namedlist
 
+from tokstudy.analyses.registry import ANALYSES
 from tokstudy.code_fingerprint import code_fingerprint
 from tokstudy.steps import corpora as corpora_steps
 from tokstudy.steps import metrics as metric_steps
@@ -32,20 +34,40 @@ SCRIPTS = REPO / "workflow" / "scripts"
 SOURCE = REPO / "src"
 STEPS = SOURCE / "tokstudy" / "steps"
 
+
+def rule_files() -> list[Path]:
+    """Every rule file: one per stage, and one per analysis under ``analyses/``."""
+    return sorted([*RULES.glob("*.smk"), *RULES.glob("analyses/*.smk")])
+
+
+def steps_module(smk: Path) -> str:
+    """The module of the steps of a rule file's rules: ``tokstudy.steps.<stage>`` for a
+    stage, the registry's ``steps`` module for an analysis."""
+    if smk.parent.name == "analyses":
+        return ANALYSES[smk.stem].steps
+    return f"tokstudy.steps.{smk.stem}"
+
+
+def step_files() -> list[Path]:
+    """Every module of steps: ``tokstudy/steps/*.py`` and each analysis's ``steps.py``."""
+    modules = {steps_module(smk) for smk, _ in script_rules()}
+    return sorted(SOURCE / (module.replace(".", "/") + ".py") for module in modules)
+
+
 RULE = re.compile(r"(?:rule|checkpoint)\s+(\w+)\s*:")
 SCRIPT = re.compile(r"^\s+script\s*:\s*\n\s+(\S+)", re.M)
 STEP = re.compile(r"^\s+\*\*step\(\s*(['\"])(.+?)\1\s*\),?$", re.M)
 
 
 def script_rules() -> dict[tuple[str, str], str]:
-    """(stage, rule) → the step the rule names with ``**step(...)``, for every .smk file;
+    """(rule file, rule) → the step the rule names with ``**step(...)``, for every .smk file;
     every ``script:`` is ``RUN_STEP``.
 
     The text splits into top-level blocks at each line that starts in the first column
     (``rule``, ``localrules``, Python code); a ``script:`` must sit in a rule's block.
     """
     found = {}
-    for smk in sorted(RULES.glob("*.smk")):
+    for smk in rule_files():
         for block in re.split(r"\n(?=[^\s#])", smk.read_text(encoding="utf-8")):
             scripts = SCRIPT.findall(block)
             if not scripts:
@@ -54,23 +76,26 @@ def script_rules() -> dict[tuple[str, str], str]:
             assert rule and scripts == ["RUN_STEP"], f"{smk.name}: {block[:80]}: {scripts}"
             steps = STEP.findall(block)
             assert len(steps) == 1, f"{smk.name}: rule {rule.group(1)} names no single step"
-            found[smk.stem, rule.group(1)] = steps[0][1]
+            found[smk, rule.group(1)] = steps[0][1]
     return found
 
 
 def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
-    assert found["tokenizers", "train_tokenizer"] == "tokstudy.steps.tokenizers.train_tokenizer"
-    assert found["report", "metric_tables"] == "tokstudy.steps.report.metric_tables"
-    scripts = sum(text.count("script:") for text in map(Path.read_text, RULES.glob("*.smk")))
+    train = found[RULES / "tokenizers.smk", "train_tokenizer"]
+    assert train == "tokstudy.steps.tokenizers.train_tokenizer"
+    assert found[RULES / "report.smk", "metric_tables"] == "tokstudy.steps.report.metric_tables"
+    parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]
+    assert parity == "tokstudy.analyses.parity.steps.tokenization_parity"
+    scripts = sum(text.count("script:") for text in map(Path.read_text, rule_files()))
     assert len(found) == scripts
 
 
 def test_every_script_rule_runs_the_step_named_after_it() -> None:
     wrong = {
-        f"{stage}.smk: rule {rule} runs {step}"
-        for (stage, rule), step in script_rules().items()
-        if step != f"tokstudy.steps.{stage}.{rule}"
+        f"{smk}: rule {rule} runs {step}"
+        for (smk, rule), step in script_rules().items()
+        if step != f"{steps_module(smk)}.{rule}"
     }
     assert not wrong
 
@@ -85,19 +110,18 @@ def test_the_dispatcher_is_the_only_script() -> None:
 
 
 def test_every_public_step_function_is_a_rule_of_its_stage() -> None:
-    stages = {path.stem for path in RULES.glob("*.smk")}
     rules = script_rules()
-    for path in sorted(STEPS.glob("*.py")):
-        if path.stem == "__init__":
-            continue
-        assert path.stem in stages, f"steps/{path.name}: no workflow/rules/{path.stem}.smk"
-        module = importlib.import_module(f"tokstudy.steps.{path.stem}")
+    modules = {steps_module(smk): smk for smk in rule_files() if smk in {s for s, _ in rules}}
+    stray = {path.stem for path in STEPS.glob("*.py")} - {"__init__"}
+    assert stray == {m.rsplit(".", 1)[1] for m in modules if m.startswith("tokstudy.steps.")}
+    for name, smk in sorted(modules.items()):
+        module = importlib.import_module(name)
         functions = {
             name: function
             for name, function in inspect.getmembers(module, inspect.isfunction)
             if function.__module__ == module.__name__ and not name.startswith("_")
         }
-        assert {name for name in functions} == {r for s, r in rules if s == path.stem}
+        assert {name for name in functions} == {r for s, r in rules if s == smk}
         for name, function in functions.items():
             assert list(inspect.signature(function).parameters) == ["snakemake"], name
             assert function.__doc__, f"{module.__name__}.{name} has no docstring"
@@ -120,6 +144,7 @@ def test_the_library_never_imports_the_steps() -> None:
         str(path.relative_to(REPO))
         for path in sorted(SOURCE.rglob("*.py"))
         if STEPS not in path.parents
+        and path not in step_files()
         and any(name.startswith("tokstudy.steps") for name in _imports(path))
     ]
     assert not importers
@@ -128,7 +153,7 @@ def test_the_library_never_imports_the_steps() -> None:
 def test_the_steps_never_import_snakemake() -> None:
     importers = [
         path.name
-        for path in sorted(STEPS.glob("*.py"))
+        for path in sorted([*STEPS.glob("*.py"), *step_files()])
         if any(name.split(".")[0] == "snakemake" for name in _imports(path))
     ]
     assert not importers

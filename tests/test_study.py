@@ -9,9 +9,11 @@ import pytest
 import yaml
 from conftest import REPO, SHARED, write_lines
 
+from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import METRICS
-from tokstudy.study import Job, Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.registry import adapter_names
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
@@ -71,15 +73,15 @@ def test_jobs_sizes_and_specs(tmp_path: Path) -> None:
     assert plan.tokenizers.sizes("hf_bpe") == ["100", "300"]
     assert plan.tokenizers.sizes("sp_bpe") == ["50"]
     assert plan.tokenizers.sizes("char") == ["full"]
-    assert [j.tokenizer for j in plan.tokenizers.jobs()] == [
+    assert [j.tokenizer for j in plan.tokenizers.cells()] == [
         "char",
         "hf_bpe",
         "hf_bpe",
         "sp_bpe",
     ]
-    spec = plan.tokenizers.train_spec(Job("xx", "sp_bpe", "50"))
+    spec = plan.tokenizers.train_spec(Cell("xx", "sp_bpe", "50"))
     assert spec["vocab_size"] == 50 and spec["params"] == {"character_coverage": 0.98}
-    assert plan.tokenizers.train_spec(Job("xx", "char", "full"))["vocab_size"] is None
+    assert plan.tokenizers.train_spec(Cell("xx", "char", "full"))["vocab_size"] is None
 
 
 def test_data_root_and_file_pattern(tmp_path: Path) -> None:
@@ -123,11 +125,11 @@ def test_bad_config_values_give_one_line(tmp_path: Path, changes: dict, message:
 
 def test_a_tokenizer_can_be_limited_to_some_languages(tmp_path: Path) -> None:
     plan = _plan(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}, "char": {}})
-    assert plan.tokenizers.jobs() == [
-        Job("en", "char", "full"),
-        Job("xx", "char", "full"),
-        Job("xx", "hf_bpe", "100"),
-        Job("xx", "hf_bpe", "300"),
+    assert plan.tokenizers.cells() == [
+        Cell("en", "char", "full"),
+        Cell("xx", "char", "full"),
+        Cell("xx", "hf_bpe", "100"),
+        Cell("xx", "hf_bpe", "300"),
     ]
     models = {"languages": ["en"], "tokenizers": ["hf_bpe"], "vocab_sizes": [100], "tasks": ["mlm"]}
     with pytest.raises(TokstudyError, match=r"models\.languages: 'hf_bpe' is not trained on 'en'"):
@@ -160,18 +162,22 @@ def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:
         analyses={"multilingual": section},
     )
     analyses = plan.analyses
-    assert analyses.multilingual_languages() == ["en", "xx"]  # default: every language
-    assert [(j.language, j.tokenizer, j.size) for j in analyses.multilingual_jobs()] == [
+    assert analyses["multilingual"].languages() == ["en", "xx"]  # default: every language
+    assert [(j.language, j.tokenizer, j.size) for j in analyses["multilingual"].cells()] == [
         ("en+xx", "bbpe", "600"),
         ("en+xx", "bbpe", "900"),
         ("en+xx", "sp_bpe", "600"),
         ("en+xx", "sp_bpe", "900"),
     ]
-    spec = analyses.multilingual_spec("bbpe", "600")
+    spec = analyses["multilingual"].spec("bbpe", "600")
     assert (spec["vocab_size"], spec["params"], spec["label"]) == (600, {}, "en+xx")
-    assert analyses.multilingual_spec("sp_bpe", "900")["params"] == {"split_digits": True}
-    assert analyses.multilingual_sampling() == {"temperature": 5.0, "seed": 42, "total_lines": None}
-    assert _plan(tmp_path).analyses.multilingual_jobs() == []
+    assert analyses["multilingual"].spec("sp_bpe", "900")["params"] == {"split_digits": True}
+    assert analyses["multilingual"].sampling() == {
+        "temperature": 5.0,
+        "seed": 42,
+        "total_lines": None,
+    }
+    assert _plan(tmp_path).analyses["multilingual"].cells() == []
 
 
 @pytest.mark.parametrize(

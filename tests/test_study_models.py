@@ -8,9 +8,11 @@ from types import SimpleNamespace
 import pytest
 from conftest import write_lines
 
+from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Job, Study, StudyPlan
+from tokstudy.study.core import Study
 from tokstudy.study.models import CHARACTERBERT
+from tokstudy.study.planners import StudyPlan
 
 
 def _plan(tmp_path: Path, **models: object) -> StudyPlan:
@@ -39,7 +41,7 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
         characterbert={"word_vocab_size": 100},
         sentence_tsv={"xx": {"train": "train.tsv", "test": "test.tsv"}},
     ).models
-    assert plan.jobs() == [Job("xx", "sp_bpe", "50"), Job("xx", CHARACTERBERT, "100")]
+    assert plan.cells() == [Cell("xx", "sp_bpe", "50"), Cell("xx", CHARACTERBERT, "100")]
     charbert = SimpleNamespace(language="xx", tokenizer=CHARACTERBERT, size="100", task="sentence")
     bert = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50", task="sentence")
     assert plan.tokenizer_dir(charbert) == []

@@ -12,12 +12,13 @@ import yaml
 from conftest import REPO, write_lines
 
 from tokstudy.errors import TokstudyError
-from tokstudy.study import Study, StudyPlan
+from tokstudy.study.core import Study
 from tokstudy.study.defaults import DEFAULTS, SECTION_DEFAULTS
+from tokstudy.study.planners import StudyPlan
 from tokstudy.study.resources import RULES, rule_resources
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
-RULE_FILES = sorted((REPO / "workflow/rules").glob("*.smk"))
+RULE_FILES = sorted((REPO / "workflow/rules").rglob("*.smk"))
 
 
 def _config(tmp_path: Path, **changes: Any) -> dict[str, Any]:
@@ -57,7 +58,7 @@ def test_the_planners_targets_of_a_tiny_study(tmp_path: Path) -> None:
         "res/tables/analysis/segmentation_xx.csv",
         "res/tables/analysis/segmentation_xx.md",
     ]
-    assert plan.analyses.correlation_targets() == []  # no downstream stage
+    assert plan.analyses["correlation"].targets() == []  # no downstream stage
     assert plan.models.targets() == plan.nmt.targets() == []
     sources = plan.cost_sources()
     assert [(s["language"], s["tokenizer"], s["step"]) for s in sources[:3]] == [
@@ -135,20 +136,20 @@ def test_the_downstream_planners_list_their_tables(tmp_path: Path) -> None:
         "res/plots/models/noise.pdf",
     ]
     assert "res/tables/nmt/table1_bleu.csv" in plan.nmt.targets()
-    assert "res/tables/analysis/correlation.csv" in plan.analyses.correlation_targets()
+    assert "res/tables/analysis/correlation.csv" in plan.analyses["correlation"].targets()
     assert set(plan.nmt.targets()) <= set(plan.targets())
 
 
 def test_the_line_aligned_parity_compares_two_held_out_corpora(tmp_path: Path) -> None:
     parity = {"parity": {"reference": "xx", "target": "yy"}}
     analyses = StudyPlan(Study(_config(tmp_path, analyses=parity))).analyses
-    assert analyses.parity_texts() == {
+    assert analyses["parity"].texts() == {
         "reference_text": "res/corpora/xx/heldout.txt",
         "target_text": "res/corpora/yy/heldout.txt",
     }
-    assert [(a.tokenizer, b.language) for a, b in analyses.parity_pairs()] == [("sp_bpe", "yy")]
+    assert [(a.tokenizer, b.language) for a, b in analyses["parity"].pairs()] == [("sp_bpe", "yy")]
     assert "res/tables/analysis/parity.csv" in analyses.targets()
-    assert StudyPlan(Study(_config(tmp_path))).analyses.parity_texts() == {}
+    assert StudyPlan(Study(_config(tmp_path))).analyses["parity"].texts() == {}
 
 
 # --- one check per section, one line each --------------------------------------------
@@ -240,9 +241,9 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
     study = Study(config)
     plan = StudyPlan(study)
     assert study.results_dir == "results" and study.seed == 42
-    assert plan.tokenizers.train_spec(plan.tokenizers.jobs()[0])["size_policy"] == "error"
+    assert plan.tokenizers.train_spec(plan.tokenizers.cells()[0])["size_policy"] == "error"
     assert plan.corpora.settings("xx")["heldout"] == 0.1
-    assert plan.analyses.multilingual_sampling()["temperature"] == 5.0
+    assert plan.analyses["multilingual"].sampling()["temperature"] == 5.0
     assert "seed" not in config  # the study's own copy gets the defaults
 
 
@@ -267,6 +268,27 @@ def test_every_rule_has_its_resources_in_the_one_table() -> None:
         assert declared == [rule for rule in rules if rule in RULES], path.name
 
 
+def test_no_rule_file_or_planner_sizes_a_rule_itself() -> None:
+    # threads, memory and run time come from study/resources.py, the study's resources:
+    # and a profile only: a rule asks planners.threads/resources, a planner sets none
+    planners = [
+        path
+        for path in sorted((REPO / "src/tokstudy").rglob("*.py"))
+        # resources.py is the table; planners.py hands its rows to the rules
+        if path.name == "plan.py"
+        or (path.parent.name == "study" and path.name not in {"resources.py", "planners.py"})
+    ]
+    sized = [
+        f"{path.name}: {line.strip()}"
+        for path in [*RULE_FILES, REPO / "Snakefile", *planners]
+        for line in path.read_text().splitlines()
+        if re.search(r"\bmem_mb\b|\bruntime\b|threads:\s*\d", line.split("#", 1)[0])
+        and "planners.resources" not in line
+    ]
+    assert len(planners) > 10
+    assert sized == []
+
+
 def test_a_study_overrides_the_rule_defaults_entry_by_entry() -> None:
     assert rule_resources("train_multilingual_tokenizer", {}) == {
         "threads": 1,
@@ -284,8 +306,12 @@ def test_a_study_overrides_the_rule_defaults_entry_by_entry() -> None:
         "slurm_partition": "big",
     }
     assert rule_resources("cost_table", study_resources)["threads"] == 1
-    with pytest.raises(TokstudyError, match="rule 'nope' has no entry"):
-        rule_resources("nope", {})
+    # a rule without a row (a new analysis's) takes the default entry's sizes
+    assert rule_resources("new_rule", study_resources) == {
+        "threads": 1,
+        "mem_mb": 500,
+        "runtime": 5,
+    }
 
 
 # --- the .smk files ask the study ------------------------------------------------------
@@ -326,7 +352,8 @@ def test_no_rule_file_spells_a_results_path() -> None:
 
 def test_each_results_path_has_one_planner_that_owns_it(tmp_path: Path) -> None:
     plan = StudyPlan(Study(_config(tmp_path)))
-    planners = [plan.corpora, plan.tokenizers, plan.metrics, plan.analyses, plan.models, plan.nmt]
+    stages = [plan.corpora, plan.tokenizers, plan.metrics, plan.models, plan.nmt]
+    planners = [*stages, *plan.analyses.values()]
     patterns = [
         (type(planner).__name__, name, value)
         for planner in planners

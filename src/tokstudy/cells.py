@@ -33,7 +33,7 @@ def size_label(tokenizer: str, size: Any, kind: str = "trained") -> str:
 
 
 @dataclass(frozen=True)
-class Job:
+class Cell:
     """One (language, tokenizer, vocabulary size) cell of the study."""
 
     language: str

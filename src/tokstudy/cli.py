@@ -21,7 +21,8 @@ from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError, one_line
 from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
 from tokstudy.report.tables import tidy_rows
-from tokstudy.study import Study, StudyPlan
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
@@ -125,8 +126,8 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
 
 def correlate_command(args: argparse.Namespace) -> None:
     """Run ``tokstudy correlate`` and say where the tables are."""
-    from tokstudy.analysis.correlation import OUTPUT_FILES, correlate_file
-    from tokstudy.analysis.correlation_settings import CorrelationSettings
+    from tokstudy.analyses.correlation.run import OUTPUT_FILES, correlate_file
+    from tokstudy.analyses.correlation.settings import CorrelationSettings
 
     settings = CorrelationSettings(
         bootstrap_samples=args.bootstrap_samples,

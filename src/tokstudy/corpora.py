@@ -27,8 +27,8 @@ from typing import Any
 
 import yaml
 
-from tokstudy.analysis.ud import iter_conllu
 from tokstudy.errors import TokstudyError
+from tokstudy.ud import iter_conllu
 
 log = logging.getLogger(__name__)
 

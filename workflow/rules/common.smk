@@ -2,7 +2,7 @@ from pathlib import Path
 
 from tokstudy.cell_priority import CellPriorities
 from tokstudy.code_fingerprint import code_fingerprint
-from tokstudy.study import Job
+from tokstudy.cells import Cell
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
 from tokstudy.study.paths import CELL, benchmark_path, log_path
 
@@ -44,9 +44,9 @@ wildcard_constraints:
     metric="|".join(planners.metrics.names),
 
 
-def job_of(wildcards):
+def cell_of(wildcards):
     """The study cell a job's wildcards name."""
-    return Job(wildcards.language, wildcards.tokenizer, wildcards.size)
+    return Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
 
 
 def metric_plot(metric, split, ext):

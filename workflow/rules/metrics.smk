@@ -30,7 +30,7 @@ rule compute_metrics:
 
 rule collect_metrics:
     input:
-        [out(planners.metrics.METRICS, **vars(j)) for j in planners.tokenizers.scored_jobs()],
+        [out(planners.metrics.METRICS, **vars(j)) for j in planners.tokenizers.scored_cells()],
     output:
         report(
             out(planners.metrics.TABLE),

@@ -177,6 +177,31 @@ rule nmt_report:
         RUN_STEP
 
 
+# intrinsic metrics of an NMT tokenizer on its side's split (for analyses.correlation)
+rule nmt_tokenizer_metrics:
+    input:
+        tokenizer=out(planners.nmt.TOKENIZER),
+        train=out(planners.nmt.SPLIT, split="train"),
+        heldout=out(planners.nmt.SPLIT, split="test"),
+    output:
+        metrics=out(planners.nmt.TOKENIZER_METRICS),
+        frequencies=out(planners.nmt.TOKENIZER_FREQUENCIES),
+    wildcard_constraints:
+        side=r"[a-z][a-z0-9_]*",
+    params:
+        **step("tokstudy.steps.nmt.nmt_tokenizer_metrics"),
+        language=lambda w: w.side,
+    log:
+        out(log_path("nmt_tokenizer_metrics", planners.nmt.SIDE_CELL)),
+    conda:
+        "../../envs/core.yaml"
+    threads: planners.threads("nmt_tokenizer_metrics")
+    resources:
+        **planners.resources("nmt_tokenizer_metrics"),
+    script:
+        RUN_STEP
+
+
 rule nmt_outputs:
     input:
         planners.nmt.targets(),

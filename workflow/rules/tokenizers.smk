@@ -15,7 +15,7 @@ rule train_tokenizer:
     params:
         **step("tokstudy.steps.tokenizers.train_tokenizer"),
         training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
-        spec=lambda w: planners.tokenizers.train_spec(job_of(w)),
+        spec=lambda w: planners.tokenizers.train_spec(cell_of(w)),
     log:
         out(log_path("train_tokenizer", CELL)),
     benchmark:
@@ -28,5 +28,27 @@ rule train_tokenizer:
     threads: planners.threads("train_tokenizer")
     resources:
         **planners.resources("train_tokenizer"),
+    script:
+        RUN_STEP
+
+
+# a tokenizer trained on the mixed text of analyses.multilingual
+rule train_multilingual_tokenizer:
+    input:
+        train=out(planners.analyses["multilingual"].MULTILINGUAL_TRAIN),
+    output:
+        directory(out(planners.tokenizers.MULTILINGUAL_TOKENIZER)),
+    params:
+        **step("tokstudy.steps.tokenizers.train_multilingual_tokenizer"),
+        spec=lambda w: planners.analyses["multilingual"].spec(w.tokenizer, w.size),
+    log:
+        out(log_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL)),
+    benchmark:
+        out(benchmark_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL))
+    conda:
+        "../../envs/core.yaml"
+    threads: planners.threads("train_multilingual_tokenizer")
+    resources:
+        **planners.resources("train_multilingual_tokenizer"),
     script:
         RUN_STEP

@@ -12,6 +12,7 @@ from tokstudy.nmt import data, report, scoring
 from tokstudy.nmt.cldr import write_cldr_corpus
 from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, TrainConfig
 from tokstudy.steps import Snakemake
+from tokstudy.steps import metrics as metric_steps
 from tokstudy.steps import tokenizers as tokenizer_steps
 from tokstudy.training.config import from_mapping
 from tokstudy.workflow_step import run_step
@@ -127,3 +128,8 @@ def nmt_report(snakemake: Snakemake) -> None:
         Path(snakemake.output.qualitative).parent,
         from_mapping(EvaluationConfig, snakemake.params.evaluation, "nmt.evaluation"),
     )
+
+
+def nmt_tokenizer_metrics(snakemake: Snakemake) -> None:
+    """Intrinsic metrics of an NMT tokenizer on its split: as rule ``compute_metrics``."""
+    metric_steps.compute_metrics(snakemake)

@@ -1,7 +1,7 @@
 """Steps of ``workflow/rules/tokenizers.smk``: train one tokenizer of the study and score it.
 
 :func:`train_tokenizer` is also what the multilingual and NMT tokenizer rules run
-(:func:`tokstudy.steps.analysis.train_multilingual_tokenizer`,
+(:func:`train_multilingual_tokenizer`,
 :func:`tokstudy.steps.nmt.nmt_train_tokenizer`): the same input ``train``, one output
 folder and the ``spec`` parameter; without the outputs ``metrics``, ``frequencies`` and
 ``cost`` of a study cell they only train.
@@ -48,3 +48,8 @@ def train_tokenizer(snakemake: Snakemake) -> None:
         code_record(snakemake),
         snakemake.params.training_code,
     )
+
+
+def train_multilingual_tokenizer(snakemake: Snakemake) -> None:
+    """One multilingual tokenizer on the mixed text: as rule ``train_tokenizer``."""
+    train_tokenizer(snakemake)

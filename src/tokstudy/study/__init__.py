@@ -8,18 +8,3 @@ metrics (:mod:`.metrics`), analyses (:mod:`.analyses`), models (:mod:`.models`) 
 ``Study.out``, :mod:`.paths`) and ``targets()``; :mod:`.resources` is the one table of
 the rules' threads, memory and run time.
 """
-
-from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job, ParityTokenizer
-from tokstudy.study.core import Study
-from tokstudy.study.corpora import chatterbot_files
-from tokstudy.study.planners import StudyPlan
-
-__all__ = [
-    "FULL_SIZE_LABEL",
-    "PRETRAINED",
-    "Job",
-    "ParityTokenizer",
-    "Study",
-    "StudyPlan",
-    "chatterbot_files",
-]

@@ -7,9 +7,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.analysis.ud import treebank_files
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import registered_adapter
+from tokstudy.ud import treebank_files
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
@@ -125,7 +125,7 @@ class CorporaPlanner:
 
     def targets(self) -> list[str]:
         """The prepared corpus (train, heldout, stats) of every language a cell scores."""
-        languages = sorted({job.language for job in self.tokenizers.scored_jobs()})
+        languages = sorted({job.language for job in self.tokenizers.scored_cells()})
         return [
             self.study.out(pattern, language=language)
             for language in languages

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, Job
+from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics import check_metric_names
 from tokstudy.study.corpora import CorporaPlanner
@@ -51,13 +51,13 @@ class MetricsPlanner:
         """The vocabulary size whose token-frequency distributions are plotted."""
         return str(self.study.config["plots"].get("frequency_vocab_size", ""))
 
-    def frequency_plot_jobs(self, language: str) -> list[Job]:
+    def frequency_plot_jobs(self, language: str) -> list[Cell]:
         """Jobs of one language at the plotted size (sized tokenizers that train it), and the
         pretrained tokenizers scored on it."""
         size = self.frequency_plot_size()
         return [
             j
-            for j in self.tokenizers.scored_jobs()
+            for j in self.tokenizers.scored_cells()
             if j.language == language and j.size in (size, PRETRAINED)
         ]
 
@@ -71,7 +71,7 @@ class MetricsPlanner:
         """
         out = self.study.out
         sources = []
-        for job in self.tokenizers.scored_jobs():
+        for job in self.tokenizers.scored_cells():
             cell = vars(job)
             train = out(CorporaPlanner.TRAIN, language=job.language)
             both = [train, out(CorporaPlanner.HELDOUT, language=job.language)]

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, Job
+from tokstudy.cells import FULL_SIZE_LABEL, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import CLM_PRESETS, ClmScale, ModelsConfig, from_mapping, to_dict
 from tokstudy.models.task_registry import TASKS, tasks_of_kind, tasks_reading
@@ -144,10 +144,10 @@ class ModelsPlanner:
         """The models section (defaults when the study has none; then no job uses it)."""
         return self.models or ModelsConfig()
 
-    def jobs(self) -> list[Job]:
+    def cells(self) -> list[Cell]:
         """Every (language, tokenizer, size) that gets models, in a stable order.
 
-        With ``characterbert`` set, each language also gets a job of tokenizer
+        With ``characterbert`` set, each language also gets a cell of tokenizer
         ``characterbert`` whose size is its word vocabulary size.
         """
         if self.models is None:
@@ -155,7 +155,7 @@ class ModelsPlanner:
         sizes = [str(size) for size in sorted(self.models.vocab_sizes)]
         characterbert = self.models.characterbert
         return [
-            Job(language, tokenizer, size)
+            Cell(language, tokenizer, size)
             for language in sorted(self.models.languages)
             for tokenizer in sorted(self.models.tokenizers)
             for size in (
@@ -164,7 +164,7 @@ class ModelsPlanner:
                 else [FULL_SIZE_LABEL]
             )
         ] + [
-            Job(language, CHARACTERBERT, str(characterbert.word_vocab_size))
+            Cell(language, CHARACTERBERT, str(characterbert.word_vocab_size))
             for language in (sorted(self.models.languages) if characterbert else [])
         ]
 
@@ -207,7 +207,7 @@ class ModelsPlanner:
         if wildcards.tokenizer == CHARACTERBERT:
             return []
         return self.tokenizers.tokenizer_dir(
-            Job(wildcards.language, wildcards.tokenizer, wildcards.size)
+            Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
         )
 
     def corpus_dir(self, wildcards: Any) -> str:
@@ -236,7 +236,7 @@ class ModelsPlanner:
                 "seed": seed,
                 **({"task": task} if task else {}),
             }
-            for job in self.jobs()
+            for job in self.cells()
             for seed in self.models.seeds
         }
 
@@ -275,7 +275,7 @@ class ModelsPlanner:
         files = {}
         for preset, scale in self.clm_scales().items():
             pattern = fill(self.CLM, scale=preset)
-            for job in self.jobs():
+            for job in self.cells():
                 if job.tokenizer == CHARACTERBERT or job.language not in scale.languages:
                     continue
                 for seed in scale.seeds:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, Job
+from tokstudy.cells import FULL_SIZE_LABEL, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
@@ -50,6 +50,9 @@ class NMTPlanner:
     #: an NMT tokenizer: its side, tokenizer and size
     SIDE_CELL = "{side}/{tokenizer}/{size}"
     TOKENIZER = f"nmt/tokenizers/{SIDE_CELL}"
+    #: intrinsic metrics of an NMT tokenizer on its side's split (for the correlation)
+    TOKENIZER_METRICS = f"nmt/metrics/{SIDE_CELL}.tsv"
+    TOKENIZER_FREQUENCIES = f"nmt/frequencies/{SIDE_CELL}.tsv"
     #: one translation model
     RUN_CELL = "{direction}/{tokenizer}/{size}/seed{seed}"
     RUN = f"nmt/runs/{RUN_CELL}"
@@ -125,13 +128,13 @@ class NMTPlanner:
         side = self.sides(run.direction)[("source", "target").index(role)]
         return fill(self.TOKENIZER, side=side, tokenizer=run.tokenizer, size=run.size)
 
-    def tokenizer_jobs(self) -> list[Job]:
+    def tokenizer_jobs(self) -> list[Cell]:
         """Every NMT tokenizer to train, as (side, tokenizer, size)."""
         if self.nmt is None:
             return []
         sides = [JOINT] if self.nmt.joint else list(self.languages)
         return [
-            Job(side, tokenizer, size)
+            Cell(side, tokenizer, size)
             for side in sides
             for tokenizer in sorted(self.nmt.tokenizers)
             for size in self.sizes(tokenizer)
@@ -139,7 +142,7 @@ class NMTPlanner:
 
     def train_spec(self, side: str, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one NMT tokenizer (the study's params for it, if any)."""
-        return self.tokenizers.train_spec(Job(side, tokenizer, size))
+        return self.tokenizers.train_spec(Cell(side, tokenizer, size))
 
     def runs(self) -> list[Run]:
         """Every model of the study, in a stable order."""

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tokstudy.analyses.morphology.plan import MorphologyPlanner
+from tokstudy.analyses.parity.plan import ParityPlanner
 from tokstudy.cells import PRETRAINED
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.metrics import MetricsPlanner
 from tokstudy.study.paths import expand
 
 if TYPE_CHECKING:
-    from tokstudy.study.analyses import AnalysesPlanner
+    from tokstudy.analyses.plan import AnalysesPlan
     from tokstudy.study.core import Study
     from tokstudy.study.models import ModelsPlanner
     from tokstudy.study.tokenizers import TokenizersPlanner
@@ -28,7 +30,7 @@ class PagePlanner:
         study: Study,
         tokenizers: TokenizersPlanner,
         metrics: MetricsPlanner,
-        analyses: AnalysesPlanner,
+        analyses: AnalysesPlan,
         models: ModelsPlanner,
     ) -> None:
         self.study = study
@@ -47,7 +49,7 @@ class PagePlanner:
                 "directory": self.tokenizers.tokenizer_dir(job),
                 "frequencies": out(MetricsPlanner.FREQUENCIES, **vars(job)),
             }
-            for job in self.tokenizers.scored_jobs()
+            for job in self.tokenizers.scored_cells()
         ]
 
     def heldout(self) -> dict[str, str]:
@@ -59,23 +61,21 @@ class PagePlanner:
 
     def words(self) -> dict[str, list[str]]:
         """The configured segmentation words of each language that has some."""
-        return {
-            language: self.analyses.segmentation_words(language)
-            for language in self.analyses.segmentation_languages()
-        }
+        segmentation = self.analyses["segmentation"]
+        return {language: segmentation.words(language) for language in segmentation.languages()}
 
     def udhr_article_one(self) -> dict[str, str]:
         """The UDHR translation whose article 1 joins each language's sample, when the
         study has a UDHR parity (by language; empty without)."""
-        return self.analyses.udhr_article_one_files()
+        return self.analyses["udhr"].article_one_files()
 
     def tables(self) -> dict[str, str]:
         """The optional tables the recommendation reads, those the study writes."""
         out, produced = self.study.out, set(self.analyses.targets()) | set(self.models.targets())
         wanted = {
             "cost": out(MetricsPlanner.COST_TABLE),
-            "parity": out(self.analyses.PARITY_PUD, ext="csv"),
-            "morphology": out(self.analyses.MORPHOLOGICAL_ALIGNMENT, ext="csv"),
+            "parity": out(ParityPlanner.PARITY_PUD, ext="csv"),
+            "morphology": out(MorphologyPlanner.MORPHOLOGICAL_ALIGNMENT, ext="csv"),
             "downstream": out(self.models.RESULTS_TABLE),
         }
         produced.add(wanted["cost"])
@@ -87,7 +87,6 @@ class PagePlanner:
         paths = [
             *self.metrics.targets(),
             *self.analyses.targets(),
-            *self.analyses.correlation_targets(),
             *self.models.targets(),
         ]
         return list(dict.fromkeys(path for path in paths if path.endswith(".png")))

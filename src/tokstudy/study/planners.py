@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.study.analyses import AnalysesPlanner
+from tokstudy.analyses.plan import AnalysesPlan
 from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.metrics import MetricsPlanner
 from tokstudy.study.models import ModelsPlanner
@@ -35,21 +35,22 @@ class StudyPlan:
         self.corpora = CorporaPlanner(study, self.tokenizers)
         self.models = ModelsPlanner(study, self.tokenizers)
         self.nmt = NMTPlanner(study, self.tokenizers)
-        self.analyses = AnalysesPlanner(study, self.tokenizers, self.nmt)
+        self.analyses = AnalysesPlan(self)
+        self.analyses.check()
         self.page = PagePlanner(study, self.tokenizers, self.metrics, self.analyses, self.models)
 
     def targets(self) -> list[str]:
         """Everything the study produces (``rule all``), each file once."""
         planners = (self.corpora, self.tokenizers, self.metrics, self.models, self.nmt)
         paths = [path for planner in planners for path in planner.targets()]
-        paths += self.analyses.targets() + self.analyses.correlation_targets()
+        paths += self.analyses.targets()
         paths += self.page.targets()
         return list(dict.fromkeys(paths))
 
     def cost_sources(self) -> list[dict[str, Any]]:
-        """Every row of the cost table: the cells' (metrics planner), then the multilingual
-        tokenizers' (analyses planner)."""
-        return self.metrics.cost_sources() + self.analyses.multilingual_cost_sources()
+        """Every row of the cost table: the cells' (metrics planner), then the analyses'
+        (the multilingual tokenizers')."""
+        return self.metrics.cost_sources() + self.analyses.cost_sources()
 
     def threads(self, rule: str) -> int:
         """The threads of a rule (defaults, then the study's ``resources:``)."""

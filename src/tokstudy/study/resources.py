@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tokstudy.errors import TokstudyError
-
 #: keys a study may set per entry besides threads, mem_mb and runtime (SLURM submission)
 CLUSTER_KEYS = ("slurm_partition", "gpu")
 
@@ -88,12 +86,16 @@ RULES: dict[str, RuleResources] = {
 }
 
 
+#: the defaults of a rule with no row above (a new analysis's light jobs): the ``default``
+#: entry's sizes, overridden by the study's ``resources.default``
+UNLISTED = RuleResources("default", 2000, 10, 1)
+
+
 def rule_resources(rule: str, study_resources: dict[str, Any]) -> dict[str, Any]:
-    """Threads, mem_mb, runtime (and any cluster key) of ``rule``: its defaults, then the
-    study's ``resources.default``, then its own ``resources`` entry."""
-    if rule not in RULES:
-        raise TokstudyError(f"rule {rule!r} has no entry in tokstudy.study.resources.RULES")
-    defaults = RULES[rule]
+    """Threads, mem_mb, runtime (and any cluster key) of ``rule``: its defaults (its row
+    of :data:`RULES`, else :data:`UNLISTED`), then the study's ``resources.default``, then
+    its own ``resources`` entry."""
+    defaults = RULES.get(rule, UNLISTED)
     return {
         "threads": defaults.threads,
         "mem_mb": defaults.mem_mb,

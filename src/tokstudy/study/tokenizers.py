@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Job
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.study.checks import check_listed
 from tokstudy.study.paths import CELL
@@ -33,6 +33,9 @@ class TokenizersPlanner:
     PRETRAINED = "pretrained/{name}"
     #: where a ``hub:`` tokenizer is downloaded to (never without ``hub:``)
     PRETRAINED_DOWNLOAD = "downloads/pretrained/{name}/tokenizer.json"
+    #: a multilingual tokenizer (its language is the mix; analyses.multilingual)
+    MULTILINGUAL_CELL = "{tokenizer}/{size}"
+    MULTILINGUAL_TOKENIZER = f"multilingual/tokenizers/{MULTILINGUAL_CELL}"
 
     def __init__(self, study: Study) -> None:
         self.study = study
@@ -87,17 +90,17 @@ class TokenizersPlanner:
         entry = self.study.config["tokenizers"][tokenizer] or {}
         return sorted(entry.get("languages", self.study.languages))
 
-    def jobs(self) -> list[Job]:
+    def cells(self) -> list[Cell]:
         """Every (language, tokenizer, size) of the study, in a stable order."""
         return [
-            Job(language, tokenizer, size)
+            Cell(language, tokenizer, size)
             for language in self.study.languages
             for tokenizer in self.study.tokenizers
             if language in self.tokenizer_languages(tokenizer)
             for size in self.sizes(tokenizer)
         ]
 
-    def train_spec(self, job: Job) -> dict[str, Any]:
+    def train_spec(self, job: Cell) -> dict[str, Any]:
         """JSON-able training settings of one job (also what triggers its rerun).
 
         A tokenizer or language the study does not list (one trained only for the NMT
@@ -134,11 +137,11 @@ class TokenizersPlanner:
         """The languages a pretrained tokenizer is scored on: its ``languages``, else all."""
         return sorted(self.pretrained[name].get("languages") or self.study.languages)
 
-    def scored_jobs(self) -> list[Job]:
-        """Every cell that gets metrics: the trained jobs, then one cell (size label
+    def scored_cells(self) -> list[Cell]:
+        """Every cell that gets metrics: the trained cells, then one cell (size label
         ``pretrained``) per pretrained tokenizer and language it is scored on."""
-        return self.jobs() + [
-            Job(language, name, PRETRAINED)
+        return self.cells() + [
+            Cell(language, name, PRETRAINED)
             for language in self.study.languages
             for name in self.pretrained_names()
             if language in self.pretrained_languages(name)
@@ -148,7 +151,7 @@ class TokenizersPlanner:
         """The tokstudy directory a pretrained tokenizer is imported into."""
         return self.study.out(self.PRETRAINED, name=name)
 
-    def tokenizer_dir(self, job: Job) -> str:
+    def tokenizer_dir(self, job: Cell) -> str:
         """The tokenizer directory of any scored cell (trained or pretrained)."""
         if job.size == PRETRAINED:
             return self.pretrained_dir(job.tokenizer)
@@ -169,4 +172,4 @@ class TokenizersPlanner:
 
     def targets(self) -> list[str]:
         """The directory of every scored tokenizer (trained per language, or pretrained)."""
-        return sorted({self.tokenizer_dir(job) for job in self.scored_jobs()})
+        return sorted({self.tokenizer_dir(job) for job in self.scored_cells()})

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tokstudy.analysis.correlation_cells import score_higher_is_better
+from tokstudy.analyses.correlation.cells import score_higher_is_better
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 
 CELL = ["tokenizer", "size"]
@@ -87,7 +87,7 @@ def _parity_values(parity: pd.DataFrame, language: str) -> dict[tuple[str, str |
 
 def _downstream_values(results: pd.DataFrame, language: str) -> pd.DataFrame:
     """The model stage's scores of ``language``, one column per score (seed means)."""
-    from tokstudy.analysis.correlation_cells import model_score_columns
+    from tokstudy.analyses.correlation.cells import model_score_columns
 
     scores = model_score_columns(results)
     scores = scores[scores["language"] == language].drop(columns=["language", "seed"])

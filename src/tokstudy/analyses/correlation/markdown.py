@@ -1,0 +1,165 @@
+"""The correlation, ranking and mixed-model tables as Markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from tokstudy.analyses.correlation.settings import CorrelationSettings
+from tokstudy.analyses.correlation.table import POOLED
+
+SIGNIFICANCE = 0.05
+POOLED_WARNING = (
+    "Rows with scope `pooled` combine every language (or translation direction), with the "
+    "language as a covariate (partial ρ), as a stratum (within-size test) and as a random "
+    "intercept (mixed model). Read the per-language rows first."
+)
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    if pd.isna(value):
+        return "–"
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _p(value: float) -> str:
+    if pd.isna(value):
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _floor(value: float) -> str:
+    """The design's smallest p, shown only where it is above the significance level."""
+    return f"{value:.3f}" if not pd.isna(value) and value > SIGNIFICANCE else ""
+
+
+def _notes(scores: Sequence[str], notes: dict[str, str]) -> list[str]:
+    shown = sorted({(s, notes[s]) for s in scores if notes.get(s)})
+    return [f"- **{score}**: {note}" for score, note in shown]
+
+
+def _header(title: str, explanation: str, table: pd.DataFrame) -> list[str]:
+    """The opening of the correlation and ranking documents: title, what the columns are,
+    the warning on pooled rows and the notes on the table's scores."""
+    lines = [f"# {title}", "", explanation, "", f"**{POOLED_WARNING}**", ""]
+    notes = (
+        dict(zip(table["score"], table["score_note"].fillna(""), strict=True)) if len(table) else {}
+    )
+    if any(notes.values()):
+        lines += ["Notes on scores:", "", *_notes(list(notes), notes), ""]
+    return lines
+
+
+def _test_columns(rows: pd.DataFrame, within_size: bool) -> dict[str, Any]:
+    """The columns of the size-controlled tests both documents show: partial ρ with its
+    interval, (the within-size ρ,) the within-size p, Holm's p and the design's floor."""
+    columns: dict[str, Any] = {
+        "partial ρ [CI]": [
+            _interval(*v)
+            for v in rows[["partial_spearman", "partial_low", "partial_high"]].to_numpy()
+        ]
+    }
+    if within_size:
+        columns["ρ within size"] = rows["within_size_spearman"].map(
+            lambda v: "–" if pd.isna(v) else f"{v:.2f}"
+        )
+    return columns | {
+        "p within size": rows["p_within_size"].map(_p),
+        "p (Holm)": rows["p_adjusted"].map(_p),
+        "floor": rows["min_attainable_p"].map(_floor),
+    }
+
+
+def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> str:
+    """The correlation table: one section per score, its size baseline in the heading."""
+    lines = _header(
+        "Intrinsic metrics against downstream scores, vocabulary size controlled",
+        f"Per score and scope: ρ(log size, score) as the baseline; Spearman ρ and partial "
+        f"Spearman ρ given log size (and language, pooled) with {settings.confidence:.0%} "
+        f"hierarchical bootstrap intervals ({settings.bootstrap_samples} resamples of cells, "
+        f"then of seeds within each cell); Spearman within size with a two-sided stratified "
+        f"permutation p (permuting within size and language; exact when there are at most "
+        f"{settings.permutations} orderings, else {settings.permutations} random ones); "
+        f"p(Holm) adjusts over the metrics tested for the score in the scope. `floor` is the "
+        f"smallest p the design can reach, shown where it is above {SIGNIFICANCE}: no "
+        f"metric can be significant there, whatever the data.",
+        table,
+    )
+    for (score, scope), rows in table.groupby(["score", "scope"], sort=True):
+        first = rows.iloc[0]
+        size = _interval(first["size_spearman"], first["size_low"], first["size_high"])
+        shown = pd.DataFrame(
+            {
+                "intrinsic": rows["intrinsic"],
+                "n": rows["n"],
+                "seeds": rows["seeds"],
+                "ρ [CI]": [
+                    _interval(*v)
+                    for v in rows[["spearman", "spearman_low", "spearman_high"]].to_numpy()
+                ],
+                **_test_columns(rows, within_size=True),
+                "note": rows["note"].fillna(""),
+            }
+        )
+        heading = f"## {score} ({'**pooled**' if scope == POOLED else scope})"
+        lines += [heading, "", f"ρ(log vocabulary size, score) = {size}", ""]
+        lines += [shown.to_markdown(index=False, disable_numparse=True), ""]
+    return "\n".join(lines)
+
+
+def ranking_markdown(ranked: pd.DataFrame) -> str:
+    """The ranking: per score and scope, by Holm-adjusted p; ``=`` marks a tie."""
+    lines = _header(
+        "Intrinsic metrics ranked per downstream score",
+        "By Holm-adjusted within-size p (ascending), then |partial ρ|; `=` marks a metric whose "
+        "partial-ρ interval overlaps the one ranked just above (a tie: they share the rank).",
+        ranked,
+    )
+    if ranked.empty:
+        return "\n".join([*lines, "No metric could be tested (see correlation.md).", ""])
+    shown = pd.DataFrame(
+        {
+            "score": ranked["score"],
+            "scope": [f"**{s}**" if s == POOLED else s for s in ranked["scope"]],
+            "rank": [
+                f"={r}" if t else str(r)
+                for r, t in zip(ranked["rank"], ranked["tied"], strict=True)
+            ],
+            "intrinsic": ranked["intrinsic"],
+            "n": ranked["n"],
+            **_test_columns(ranked, within_size=False),
+        }
+    )
+    return "\n".join([*lines, shown.to_markdown(index=False, disable_numparse=True), ""])
+
+
+def mixed_markdown(mixed: pd.DataFrame, settings: CorrelationSettings) -> str:
+    """The mixed-model table, or why there is none (a single scope)."""
+    lines = [
+        "# Pooled mixed model: score ~ metric + log(size) + (1 | language)",
+        "",
+        f"statsmodels MixedLM (REML) over cell means, every variable z-scored: the coefficient "
+        f"is in standard deviations of the score per standard deviation of the metric, with "
+        f"its {settings.confidence:.0%} Wald interval.",
+        "",
+    ]
+    if mixed.empty:
+        return "\n".join([*lines, "No score was measured in more than one scope.", ""])
+    shown = mixed.assign(
+        coefficient=[
+            _interval(*v) for v in mixed[["coefficient", "low", "high"]].to_numpy(dtype=float)
+        ],
+        p=mixed["p"].map(_p),
+        note=mixed["note"].fillna(""),
+    ).rename(columns={"coefficient": "β [CI]"})
+    table = shown[["score", "intrinsic", "n", "scopes", "β [CI]", "p", "note"]]
+    return "\n".join([*lines, table.to_markdown(index=False, disable_numparse=True), ""])
+
+
+def left_out_markdown(notes: Sequence[str]) -> str:
+    """The notes on left-out data as a Markdown section (empty without notes)."""
+    if not notes:
+        return ""
+    return "\n".join(["", "## Left out", "", *[f"- {note}" for note in notes], ""])

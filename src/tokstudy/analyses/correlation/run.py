@@ -1,0 +1,145 @@
+"""Which intrinsic metric predicts downstream quality? The correlation run: a checked
+cells table in, the correlation, ranking and mixed-model tables (and the plot) out.
+
+:func:`correlate_file` is ``tokstudy correlate``; :func:`correlation_analysis` is the
+workflow's rule, which first builds the study's cells table
+(:func:`~tokstudy.analyses.correlation.cells.study_cells`) and then runs the same code.
+The statistics are described in :mod:`tokstudy.analyses.correlation.table`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tokstudy.analyses.correlation.cells import (
+    KEYS,
+    read_cells,
+    study_cells,
+    study_scores,
+)
+from tokstudy.analyses.correlation.markdown import (
+    correlation_markdown,
+    left_out_markdown,
+    mixed_markdown,
+    ranking_markdown,
+)
+from tokstudy.analyses.correlation.settings import CorrelationSettings
+from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
+
+log = logging.getLogger(__name__)
+
+#: output name → file name, as ``tokstudy correlate`` writes them into ``--out``
+OUTPUT_FILES = {
+    "csv": "correlation.csv",
+    "markdown": "correlation.md",
+    "ranking_csv": "correlation_ranking.csv",
+    "ranking_markdown": "correlation_ranking.md",
+    "mixed_csv": "correlation_mixed.csv",
+    "mixed_markdown": "correlation_mixed.md",
+}
+
+
+@dataclass(frozen=True)
+class Correlations:
+    """The three tables of one run."""
+
+    table: pd.DataFrame
+    ranking: pd.DataFrame
+    mixed: pd.DataFrame
+
+
+def correlate(
+    cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings
+) -> Correlations:
+    """Correlation, ranking and mixed-model tables of a checked cells table."""
+    table = correlation_table(cells, scores, settings)
+    log.info(
+        "%d rows (%d tested) over %d score(s)",
+        len(table),
+        int(table["p_within_size"].notna().sum()),
+        len(scores),
+    )
+    return Correlations(table, ranking(table), mixed_table(cells, scores, settings))
+
+
+def write_correlations(
+    result: Correlations,
+    notes: Sequence[str],
+    settings: CorrelationSettings,
+    outputs: Mapping[str, Path],
+) -> None:
+    """Write the tables to ``outputs`` (the keys of :data:`OUTPUT_FILES`)."""
+    result.table.to_csv(outputs["csv"], index=False, float_format="%.6g")
+    Path(outputs["markdown"]).write_text(
+        correlation_markdown(result.table, settings) + left_out_markdown(notes), encoding="utf-8"
+    )
+    result.ranking.to_csv(outputs["ranking_csv"], index=False, float_format="%.6g")
+    Path(outputs["ranking_markdown"]).write_text(ranking_markdown(result.ranking), encoding="utf-8")
+    result.mixed.to_csv(outputs["mixed_csv"], index=False, float_format="%.6g")
+    Path(outputs["mixed_markdown"]).write_text(
+        mixed_markdown(result.mixed, settings), encoding="utf-8"
+    )
+
+
+def correlate_file(
+    cells_csv: Path, scores: Sequence[str], out_dir: Path, settings: CorrelationSettings
+) -> Correlations:
+    """``tokstudy correlate``: check ``cells_csv``, compute, and write the tables into
+    ``out_dir`` all at once (written in a temporary folder first: nothing half-written)."""
+    cells = read_cells(cells_csv, scores)
+    result = correlate(cells, list(scores), settings)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out_dir, prefix=".correlate-") as folder:
+        staged = {name: Path(folder) / file for name, file in OUTPUT_FILES.items()}
+        write_correlations(result, [], settings, staged)
+        for name, path in staged.items():
+            shutil.move(path, out_dir / OUTPUT_FILES[name])
+    return result
+
+
+def correlation_analysis(
+    metrics_csv: Path,
+    metric_names: list[str],
+    model_results: Path | None,
+    nmt_score_files: list[Path],
+    nmt_metric_files: list[Path],
+    nmt_sides: Mapping[str, str],
+    settings: Mapping[str, Any],
+    outputs: Mapping[str, Path],
+) -> Correlations:
+    """The workflow's analysis: the study's cells table (``cells``, with ``cells_json``
+    recording what was left out), then :func:`correlate` and the tables, and the plot
+    (``png``)."""
+    from tokstudy.analyses.correlation.plot import plot_correlation_grid
+
+    checked = CorrelationSettings(**settings)
+    cells, notes = study_cells(
+        metrics_csv, metric_names, model_results, nmt_score_files, nmt_metric_files, nmt_sides
+    )
+    scores = study_scores(cells)
+    # every digit: the tables below are computed from this file as written, exactly what
+    # ``tokstudy correlate`` on it computes (rounded values could tie and change ranks)
+    cells.to_csv(outputs["cells"], index=False)
+    Path(outputs["cells_json"]).write_text(
+        json.dumps({"rows": len(cells), "scores": scores, "left_out": notes}, indent=2) + "\n",
+        encoding="utf-8",
+    )
+    intrinsic = [column for column in cells.columns if column not in KEYS and column not in scores]
+    if not scores or not intrinsic:
+        notes.append("no downstream score or no intrinsic metric varies over the cells")
+        log.warning("%s: nothing to correlate", notes[-1])
+    checked_cells = read_cells(Path(outputs["cells"]), scores, study_table=True)
+    result = correlate(checked_cells, scores, checked)
+    write_correlations(result, notes, checked, outputs)
+    plot_correlation_grid(checked_cells, scores, result.table, checked.plot_split, [outputs["png"]])
+    return result

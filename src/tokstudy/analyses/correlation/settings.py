@@ -1,0 +1,29 @@
+"""Settings of the correlation analysis, light enough for the study to import
+(the analysis itself, :mod:`tokstudy.analyses.correlation.run`, needs pandas and scipy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tokstudy.cells import CORPUS_SPLITS
+from tokstudy.training.config import Settings, proportion, setting
+
+NMT_SIDES = ("target", "source")
+#: the fewest cells a correlation is computed on
+MIN_CELLS = 4
+
+
+@dataclass(frozen=True)
+class CorrelationSettings(Settings):
+    """Resampling settings of the analysis (``analyses.correlation``)."""
+
+    section: ClassVar[str] = "config key analyses.correlation"
+
+    bootstrap_samples: int = setting(1000, low=1)
+    #: at most this many within-size orderings are enumerated (exact test), else as many drawn
+    permutations: int = setting(20000, low=1)
+    seed: int = 0
+    confidence: float = proportion(0.95)
+    nmt_side: str = setting("target", choices=NMT_SIDES)
+    plot_split: str = setting("heldout", choices=CORPUS_SPLITS)

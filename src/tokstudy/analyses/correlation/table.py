@@ -1,0 +1,301 @@
+"""The size-controlled correlation of every intrinsic metric with every downstream score,
+per scope (a language or direction) and pooled over scopes, from a checked cells table
+(:mod:`tokstudy.analyses.correlation.cells`); every statistic comes from
+:mod:`tokstudy.statistics`.
+
+Per (score, scope): the baseline ρ(log vocabulary size, score). Per (score, metric, scope):
+Spearman's ρ and the partial Spearman given log size (and language, pooled), each with a
+hierarchical bootstrap interval (cells, then seeds within a cell); Spearman within size
+(tokenizers ranked within each size and language) with a stratified permutation p; the
+Holm-adjusted p over the metrics tested for the score in that scope; the smallest p the
+design can reach. Pooled, over scopes: a mixed model ``score ~ metric + log(size) +
+(1 | language)`` on z-scored variables.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from tokstudy.analyses.correlation.cells import CELL_KEYS, KEYS, score_note
+from tokstudy.analyses.correlation.settings import MIN_CELLS, CorrelationSettings
+from tokstudy.statistics.bootstrap import Interval, Statistic, hierarchical_interval
+from tokstudy.statistics.correlation import (
+    partial_spearman,
+    spearman,
+    within_strata_ranks,
+    within_strata_spearman,
+)
+from tokstudy.statistics.mixed import mixed_coefficient
+from tokstudy.statistics.permutation import min_attainable_p, stratified_permutation_test
+from tokstudy.statistics.significance import holm
+
+log = logging.getLogger(__name__)
+
+POOLED = "pooled"
+COLUMNS = [
+    "score",
+    "intrinsic",
+    "scope",
+    "n",
+    "seeds",
+    "size_spearman",
+    "size_low",
+    "size_high",
+    "spearman",
+    "spearman_low",
+    "spearman_high",
+    "partial_spearman",
+    "partial_low",
+    "partial_high",
+    "within_size_spearman",
+    "p_within_size",
+    "p_exact",
+    "permutations",
+    "p_adjusted",
+    "min_attainable_p",
+    "note",
+    "score_note",
+]
+MIXED_COLUMNS = ["score", "intrinsic", "n", "scopes", "coefficient", "low", "high", "p", "note"]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The cells of one score in one scope: one row per cell, the seeds' scores apart."""
+
+    name: str
+    cells: pd.DataFrame
+    replicates: list[np.ndarray]
+    pooled: bool
+
+    @property
+    def log_size(self) -> np.ndarray:
+        return np.log(self.cells["vocab_size"].to_numpy(dtype=float))
+
+    @property
+    def strata(self) -> list[str]:
+        """Vocabulary size (and language, pooled): the units permuted within."""
+        return [f"{lang}|{size}" for lang, size in self.cells[["language", "vocab_size"]].values]
+
+    def covariates(self) -> list[np.ndarray]:
+        """Log size, and one indicator per language but the first when pooled."""
+        languages = sorted(self.cells["language"].unique())
+        indicators = [
+            (self.cells["language"] == lang).to_numpy(dtype=float) for lang in languages[1:]
+        ]
+        return [self.log_size, *(indicators if self.pooled else [])]
+
+    @property
+    def scores(self) -> np.ndarray:
+        return np.array([values.mean() for values in self.replicates])
+
+    def subset(self, keep: np.ndarray) -> Scope:
+        """The scope restricted to the cells where ``keep`` is true."""
+        replicates = [r for r, kept in zip(self.replicates, keep, strict=True) if kept]
+        return Scope(self.name, self.cells[keep].reset_index(drop=True), replicates, self.pooled)
+
+
+def _scope(rows: pd.DataFrame, score: str, name: str, pooled: bool) -> Scope:
+    scored = rows.dropna(subset=[score]).drop(columns="seed")
+    grouped = scored.groupby(CELL_KEYS, sort=True)
+    cells = grouped.mean(numeric_only=True).drop(columns=[score]).reset_index()
+    replicates = [group[score].to_numpy(dtype=float) for _, group in grouped]
+    return Scope(name, cells, replicates, pooled)
+
+
+def scopes(cells: pd.DataFrame, score: str) -> list[Scope]:
+    """Every scope with the score (sorted), then ``pooled`` when there is more than one."""
+    scored = cells.dropna(subset=[score])
+    names = sorted(scored["language"].unique())
+    found = [_scope(scored[scored["language"] == name], score, name, False) for name in names]
+    if len(names) > 1:
+        found.append(_scope(scored, score, POOLED, True))
+    return found
+
+
+def _interval(
+    scope: Scope,
+    columns: list[np.ndarray],
+    statistic: Statistic,
+    settings: CorrelationSettings,
+    seed: int,
+) -> Interval:
+    """Hierarchical bootstrap interval of ``statistic(*columns, cell scores)``."""
+    return hierarchical_interval(
+        columns,
+        scope.replicates,
+        statistic,
+        n_resamples=settings.bootstrap_samples,
+        confidence=settings.confidence,
+        seed=seed,
+    )
+
+
+def _partial(x: np.ndarray, *rest: np.ndarray, axis: int = -1) -> np.ndarray:
+    *covariates, y = rest
+    return partial_spearman(x, y, np.stack(covariates, axis=-1))
+
+
+def _size_baseline(scope: Scope, settings: CorrelationSettings) -> dict[str, float]:
+    if np.ptp(scope.log_size) == 0:
+        return {"size_spearman": np.nan, "size_low": np.nan, "size_high": np.nan}
+    interval = _interval(scope, [scope.log_size], spearman, settings, settings.seed)
+    return {
+        "size_spearman": float(spearman(scope.log_size, scope.scores)),
+        "size_low": interval.low,
+        "size_high": interval.high,
+    }
+
+
+def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dict:
+    """The statistics of one metric against one score in one scope (cells without the
+    metric left out)."""
+    scope = scope.subset(scope.cells[metric].notna().to_numpy())
+    x = scope.cells[metric].to_numpy(dtype=float)
+    y = scope.scores
+    row: dict = {"n": len(x), "seeds": min(len(r) for r in scope.replicates), "note": ""}
+    if len(x) < MIN_CELLS:
+        return row | {"note": f"{len(x)} cells < {MIN_CELLS}: not computed"}
+    constant = [name for name, column in (("intrinsic", x), ("score", y)) if np.ptp(column) == 0]
+    if constant:
+        return row | {"note": f"{' and '.join(constant)} constant over the cells: undefined"}
+    notes = []
+    covariates = scope.covariates()
+    for name, statistic, columns in (
+        ("spearman", spearman, [x]),
+        ("partial", _partial, [x, *covariates]),
+    ):
+        interval = _interval(scope, columns, statistic, settings, settings.seed)
+        row[f"{name}_low"], row[f"{name}_high"] = interval.low, interval.high
+        if interval.degenerate:
+            notes.append(f"{interval.degenerate} undefined {name} bootstrap resamples left out")
+    row["spearman"] = float(spearman(x, y))
+    row["partial_spearman"] = float(_partial(x, *covariates, y))
+    strata = scope.strata
+    ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
+    if not ranked_x.any() or not ranked_y.any():
+        notes.append("no variation within a size: within-size test undefined")
+    else:
+        # permuting y within strata permutes its within-stratum ranks: rank once
+        norm = np.sqrt(np.sum(ranked_x**2) * np.sum(ranked_y**2))
+        test = stratified_permutation_test(
+            ranked_y,
+            strata,
+            lambda ranks, axis=-1: ranks @ ranked_x / norm,
+            n_resamples=settings.permutations,
+            seed=settings.seed,
+        )
+        row["within_size_spearman"] = within_strata_spearman(x, y, strata)
+        row["p_within_size"], row["p_exact"] = test.pvalue, test.exact
+        row["permutations"] = test.permutations  # all orderings (exact) or those drawn
+        row["min_attainable_p"] = min_attainable_p(strata, settings.permutations)
+    row["note"] = "; ".join(notes)
+    return row
+
+
+def correlation_table(
+    cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings
+) -> pd.DataFrame:
+    """One row per (score, intrinsic metric, scope); ``p_adjusted`` is Holm over the
+    metrics tested for the score in the scope."""
+    intrinsic = [c for c in cells.columns if c not in KEYS and c not in scores]
+    rows = []
+    for score in sorted(scores):
+        for scope in scopes(cells[[*KEYS, *intrinsic, score]], score):
+            baseline = _size_baseline(scope, settings)
+            group = []
+            for metric in intrinsic:
+                result = _metric_row(scope, metric, settings)
+                group.append(
+                    {"score": score, "intrinsic": metric, "scope": scope.name, **baseline, **result}
+                )
+            adjusted = holm([row.get("p_within_size", np.nan) for row in group])
+            for row, value in zip(group, adjusted, strict=True):
+                row["p_adjusted"] = value
+                row["score_note"] = score_note(score)
+            rows += group
+            log.info(
+                "%s (%s): %d cells, %d metrics", score, scope.name, len(scope.cells), len(group)
+            )
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table["p_exact"] = table["p_exact"].astype("boolean")
+    table["permutations"] = table["permutations"].astype("Int64")
+    return table
+
+
+def ranking(table: pd.DataFrame) -> pd.DataFrame:
+    """Intrinsic metrics ranked per score and scope by Holm-adjusted within-size p
+    (ascending), then |partial ρ| (descending). A metric whose partial-ρ interval (oriented
+    by the sign of its ρ) overlaps that of the metric ranked just above shares its rank
+    (``tied``)."""
+    ranked = table.dropna(subset=["p_adjusted"]).assign(
+        abs_partial=lambda t: t["partial_spearman"].abs()
+    )
+    ranked = ranked.sort_values(
+        ["score", "scope", "p_adjusted", "abs_partial", "intrinsic"],
+        ascending=[True, True, True, False, True],
+        kind="stable",
+    )
+    negative = ranked["partial_spearman"] < 0
+    low = ranked["partial_low"].where(~negative, -ranked["partial_high"])
+    high = ranked["partial_high"].where(~negative, -ranked["partial_low"])
+    ranks, tied = [], []
+    previous = None
+    for position, (key, lo, hi) in enumerate(
+        zip(zip(ranked["score"], ranked["scope"], strict=True), low, high, strict=True)
+    ):
+        if previous is None or previous[0] != key:
+            start = position
+            ranks.append(1)
+            tied.append(False)
+        else:
+            overlap = lo <= previous[2] and previous[1] <= hi
+            tied.append(bool(overlap))
+            ranks.append(ranks[-1] if overlap else position - start + 1)
+        previous = (key, lo, hi)
+    ranked = ranked.assign(rank=ranks, tied=tied)
+    columns = ["score", "scope", "rank", "tied", "intrinsic", "n", "partial_spearman"]
+    rest = ["partial_low", "partial_high", "p_within_size", "p_adjusted", "min_attainable_p"]
+    return ranked[[*columns, *rest, "score_note"]].reset_index(drop=True)
+
+
+def mixed_table(
+    cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings
+) -> pd.DataFrame:
+    """Per score with more than one scope and per metric: the standardized coefficient of
+    the metric in ``score ~ metric + log(size) + (1 | language)`` over cell means."""
+    intrinsic = [c for c in cells.columns if c not in KEYS and c not in scores]
+    rows = []
+    for score in sorted(scores):
+        pooled = [s for s in scopes(cells[[*KEYS, *intrinsic, score]], score) if s.pooled]
+        if not pooled:
+            continue
+        scope = pooled[0]
+        frame = scope.cells.assign(score=scope.scores, log_size=scope.log_size)
+        for metric in intrinsic:
+            data = frame.dropna(subset=[metric])
+            row = {"score": score, "intrinsic": metric, "n": len(data)}
+            row["scopes"] = data["language"].nunique()
+            if len(data) < MIN_CELLS or data[metric].nunique() < 2:
+                rows.append(row | {"note": "too few cells or a constant metric: not fitted"})
+                continue
+            covariates = ["log_size"] if data["log_size"].nunique() > 1 else []
+            fit = mixed_coefficient(
+                data, "score", metric, covariates, "language", settings.confidence
+            )
+            rows.append(
+                row
+                | {
+                    "coefficient": fit.estimate,
+                    "low": fit.low,
+                    "high": fit.high,
+                    "p": fit.pvalue,
+                    "note": fit.note,
+                }
+            )
+    return pd.DataFrame(rows, columns=MIXED_COLUMNS)

@@ -1,0 +1,54 @@
+"""The morphological alignment on files: find each language's UD treebank, load the
+tokenizers, write the table."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from tokstudy.analyses.morphology.alignment import alignment_summary, morphological_alignment
+from tokstudy.analyses.table_files import write_table
+from tokstudy.tokenizers.registry import load_tokenizer
+from tokstudy.ud import find_ud_treebank, treebank_files
+
+log = logging.getLogger(__name__)
+
+
+def write_morphological_alignment(
+    ud_root: Path, tokenizer_dirs: Mapping[tuple[str, str, str], Path], csv: Path, markdown: Path
+) -> None:
+    """Share of inflected UD words whose stem boundary is a token boundary, per job.
+
+    Languages without a UD treebank under ``ud_root`` are skipped with a logged note.
+    """
+    rows = []
+    treebanks: dict[str, Path | None] = {}
+    for (language, tokenizer, size), path in sorted(tokenizer_dirs.items()):
+        if language not in treebanks:
+            treebanks[language] = find_ud_treebank(Path(ud_root), language)
+        if treebanks[language] is None:
+            continue
+        table = morphological_alignment(
+            treebank_files(treebanks[language]), load_tokenizer(Path(path))
+        )
+        summary = alignment_summary(table).iloc[0].to_dict()
+        rows.append(
+            {
+                "language": language,
+                "tokenizer": tokenizer,
+                "vocab_size": size,
+                "treebank": treebanks[language].name,
+                **summary,
+            }
+        )
+        log.info(
+            "%s %s %s: aligned share %.3f",
+            language,
+            tokenizer,
+            size,
+            summary["aligned_share_types"],
+        )
+    write_table(pd.DataFrame(rows), csv, markdown, "Morphological alignment with UD lemmas")

@@ -1,0 +1,74 @@
+"""The analyses registry is the one list of analyses: the schema, the plan, the rule files
+and the step modules agree with it."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from conftest import REPO, write_lines
+
+from tokstudy.analyses.base import AnalysisPlanner
+from tokstudy.analyses.registry import ANALYSES
+from tokstudy.study.core import Study
+from tokstudy.study.planners import StudyPlan
+
+SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+SECTION = SCHEMA["properties"]["analyses"]
+RULES = REPO / "workflow/rules/analyses"
+
+
+def _schema_entry(key: tuple[str, ...]) -> dict[str, Any]:
+    entry = SECTION
+    for part in key:
+        entry = entry["properties"][part]
+    return entry
+
+
+def test_every_schema_key_of_analyses_is_an_analysis_and_back() -> None:
+    top = {analysis.key[0] for analysis in ANALYSES.values()}
+    assert set(SECTION["properties"]) == top
+    assert SECTION["additionalProperties"] is False  # an unregistered key is refused
+    for name, analysis in ANALYSES.items():
+        assert _schema_entry(analysis.key), name
+
+
+def test_an_analysis_with_typed_settings_has_them_in_the_schema() -> None:
+    for name, analysis in ANALYSES.items():
+        if analysis.settings is None:
+            continue
+        fields = {field.name for field in dataclasses.fields(analysis.settings)}
+        assert fields == set(_schema_entry(analysis.key)["properties"]), name
+
+
+def test_each_analysis_has_its_folder_rule_file_include_and_steps() -> None:
+    snakefile = (REPO / "Snakefile").read_text()
+    assert sorted(path.stem for path in RULES.glob("*.smk")) == sorted(ANALYSES)
+    for name, analysis in ANALYSES.items():
+        assert f'include: "workflow/rules/analyses/{name}.smk"' in snakefile
+        assert issubclass(analysis.planner, AnalysisPlanner)
+        assert analysis.planner.__module__ == f"tokstudy.analyses.{name}.plan"
+        assert analysis.steps == f"tokstudy.analyses.{name}.steps"
+        importlib.import_module(analysis.steps)
+        assert f'planners.analyses["{name}"]' in (RULES / f"{name}.smk").read_text()
+
+
+def test_the_plan_has_one_planner_per_analysis_in_registry_order(tmp_path: Path) -> None:
+    config = {
+        "results_dir": "res",
+        "languages": {"xx": {"path": str(write_lines(tmp_path / "xx.txt", ["a b"]))}},
+        "tokenizers": {"char": {}},
+        "metrics": ["mu"],
+        "analyses": {"segmentation": {"vocab_size": 5, "words": {"xx": ["ab"]}}},
+    }
+    plan = StudyPlan(Study(config))
+    assert list(plan.analyses) == list(ANALYSES)
+    for name, analysis in ANALYSES.items():
+        assert type(plan.analyses[name]) is analysis.planner
+    assert plan.analyses.targets() == [
+        "res/tables/analysis/segmentation_xx.csv",
+        "res/tables/analysis/segmentation_xx.md",
+    ]

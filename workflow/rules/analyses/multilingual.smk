@@ -1,0 +1,94 @@
+# Multilingual tokenizers (tokstudy.analyses.multilingual): the mixed text and the
+# per-language tables; the tokenizers themselves are trained by rule
+# train_multilingual_tokenizer (tokenizers.smk).
+
+
+localrules: multilingual_tables, plot_multilingual  # trivial jobs: not worth a cluster job
+
+
+multilingual_plan = planners.analyses["multilingual"]
+
+
+rule multilingual_corpus:
+    input:
+        [out(planners.corpora.TRAIN, language=language) for language in multilingual_plan.languages()],
+    output:
+        train=out(multilingual_plan.MULTILINGUAL_TRAIN),
+        summary=out(multilingual_plan.MULTILINGUAL_MIX),
+    params:
+        **step("tokstudy.analyses.multilingual.steps.multilingual_corpus"),
+        languages=multilingual_plan.languages(),
+        sampling=multilingual_plan.sampling(),
+    log:
+        out(log_path("multilingual_corpus")),
+    conda:
+        "../../envs/core.yaml"
+    threads: planners.threads("multilingual_corpus")
+    resources:
+        **planners.resources("multilingual_corpus"),
+    script:
+        RUN_STEP
+
+
+rule multilingual_tables:
+    input:
+        tokenizers=[
+            out(planners.tokenizers.MULTILINGUAL_TOKENIZER, **vars(j))
+            for j in multilingual_plan.cells()
+        ]
+        + [planners.tokenizers.pretrained_dir(j.tokenizer) for j in multilingual_plan.comparisons()],
+        train=[out(planners.corpora.TRAIN, language=lang) for lang in multilingual_plan.languages()],
+        heldout=[out(planners.corpora.HELDOUT, language=lang) for lang in multilingual_plan.languages()],
+        mix=out(multilingual_plan.MULTILINGUAL_MIX),
+    output:
+        share_csv=out(multilingual_plan.MULTILINGUAL_TABLE, table="vocabulary_share", ext="csv"),
+        share_markdown=report(
+            out(multilingual_plan.MULTILINGUAL_TABLE, table="vocabulary_share", ext="md"),
+            category="Analyses",
+            labels={"analysis": "multilingual tokenizers: vocabulary share"},
+        ),
+        fertility_csv=out(multilingual_plan.MULTILINGUAL_TABLE, table="fertility", ext="csv"),
+        fertility_markdown=report(
+            out(multilingual_plan.MULTILINGUAL_TABLE, table="fertility", ext="md"),
+            category="Analyses",
+            labels={"analysis": "multilingual tokenizers: fertility"},
+        ),
+    params:
+        **step("tokstudy.analyses.multilingual.steps.multilingual_tables"),
+        languages=multilingual_plan.languages(),
+        tokenizers=[
+            (j.tokenizer, j.size)
+            for j in multilingual_plan.cells() + multilingual_plan.comparisons()
+        ],
+    log:
+        out(log_path("multilingual_tables")),
+    conda:
+        "../../envs/core.yaml"
+    threads: planners.threads("multilingual_tables")
+    resources:
+        **planners.resources("multilingual_tables"),
+    script:
+        RUN_STEP
+
+
+rule plot_multilingual:
+    input:
+        out(multilingual_plan.MULTILINGUAL_TABLE, table="vocabulary_share", ext="csv"),
+    output:
+        png=report(
+            out(multilingual_plan.MULTILINGUAL_PLOT, ext="png"),
+            category="Analyses",
+            labels={"analysis": "multilingual tokenizers: vocabulary share (plot)"},
+        ),
+        pdf=out(multilingual_plan.MULTILINGUAL_PLOT, ext="pdf"),
+    params:
+        **step("tokstudy.analyses.multilingual.steps.plot_multilingual"),
+    log:
+        out(log_path("plot_multilingual")),
+    conda:
+        "../../envs/report.yaml"
+    threads: planners.threads("plot_multilingual")
+    resources:
+        **planners.resources("plot_multilingual"),
+    script:
+        RUN_STEP
