@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Mutation testing (mutmut) of the modules whose numbers the study publishes: metrics,
-# word and fertility counting, parity, the cost table. Configured in pyproject.toml
+# word and fertility counting, parity, the cost table, statistics. Configured in pyproject.toml
 # ([tool.mutmut]: the modules and the covering fast test files); results in docs/mutation.md.
 # Slow (about 10 min on 2 shared cores): run it by hand, not in CI, with the project's
 # virtual environment active (mutmut is in the `test` extra).
 #
 #   scripts/mutation.sh            # run every mutant, then print the per-module summary
 #   scripts/mutation.sh --summary  # the summary of the last run only
+#   scripts/mutation.sh 'tokstudy.statistics*'  # only the mutants these names match, run
+#                                               # again (each against the tests that cover it)
 #
 # Work folder: mutants/ (ignored by git; delete it to start afresh). Inspect a survivor
 # with `mutmut show NAME`; `mutmut results` lists them.
@@ -16,6 +18,6 @@ cd "$(dirname "$0")/.."
 # at src/ would make the tests import the unmutated code
 unset PYTHONPATH
 if [[ "${1:-}" != "--summary" ]]; then
-    nice -n 5 python -m mutmut run --max-children "${MUTMUT_CHILDREN:-1}"
+    nice -n 5 python -m mutmut run --max-children "${MUTMUT_CHILDREN:-1}" "$@"
 fi
 python scripts/mutation_summary.py

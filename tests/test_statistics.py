@@ -87,16 +87,17 @@ def test_hierarchical_bootstrap_with_one_seed_per_cell_is_the_plain_bootstrap() 
     assert (interval.low, interval.high) == pytest.approx((reference.low, reference.high))
 
 
-def test_hierarchical_bootstrap_resamples_seeds_within_the_drawn_cells() -> None:
+@pytest.mark.parametrize("seeds", [[1, 2, 3, 2, 3, 1], [2, 1, 2, 2, 1, 2]])
+def test_hierarchical_bootstrap_resamples_seeds_within_the_drawn_cells(seeds: list[int]) -> None:
     # oracle: the two-level resampling written as loops, with the documented generators
     rng = np.random.default_rng(4)
     x = rng.normal(size=6)
-    replicates = [rng.normal(v, 1.0, size=k) for v, k in zip(x, [1, 2, 3, 2, 3, 1], strict=True)]
+    replicates = [rng.normal(v, 1.0, size=k) for v, k in zip(x, seeds, strict=True)]
     interval = hierarchical_interval(
         [x], replicates, spearman, n_resamples=50, confidence=0.9, seed=8
     )
     outer = np.random.default_rng(8).integers(0, 6, (50, 6))
-    inner = np.random.default_rng([8, 1]).random((50, 6, 3))
+    inner = np.random.default_rng([8, 1]).random((50, 6, max(seeds)))
     values = []
     for b, cells in enumerate(outer):
         means = []
@@ -123,6 +124,8 @@ def test_paired_bootstrap_p_by_hand() -> None:
     assert paired_bootstrap_p(np.array([-1.0, 1, 2, 3, 4])) == pytest.approx(4 / 6)
     assert paired_bootstrap_p(np.zeros(10)) == 1.0
     assert paired_bootstrap_p(np.ones(99)) == pytest.approx(2 / 100)
+    # mostly worse: 4 ≤ 0 and 1 ≥ 0 → tails 5/6 and 2/6 → p = 2 · 2/6
+    assert paired_bootstrap_p(np.array([-1.0, -2, -3, -4, 1])) == pytest.approx(4 / 6)
 
 
 def test_holm_by_hand() -> None:
@@ -218,8 +221,10 @@ def test_exact_stratified_p_by_brute_force_enumeration() -> None:
     assert result.pvalue == pytest.approx(min(1, 2 * min(less, greater)))
 
 
-def test_monte_carlo_p_of_one_stratum_is_scipys_permutation_test() -> None:
+@pytest.mark.parametrize("sign", [1, -1])  # the observed ρ in the upper or the lower tail
+def test_monte_carlo_p_of_one_stratum_is_scipys_permutation_test(sign: int) -> None:
     x, y = _data(9, seed=1)
+    y = sign * y
     result = stratified_permutation_test(
         y, ["one"] * 9, _within_statistic(x, ["one"] * 9), n_resamples=999, seed=4
     )

@@ -33,7 +33,8 @@ def partial_spearman(x: np.ndarray, y: np.ndarray, covariates: np.ndarray) -> np
     intercept and the covariates' ranks, and the residuals are correlated (as
     ``pingouin.partial_corr(method="spearman")``).
 
-    ``x``, ``y``: ``(..., n)``; ``covariates``: ``(..., n, k)``; NaN where a residual is 0.
+    ``x``, ``y``: ``(..., n)``; ``covariates``: ``(..., n, k)``; NaN where a residual is 0
+    (up to round-off: ranks that the covariates explain, a constant for one).
     A 0/1 indicator column (a language) may be a covariate: ranking it keeps its span.
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -44,7 +45,10 @@ def partial_spearman(x: np.ndarray, y: np.ndarray, covariates: np.ndarray) -> np
 
     def residual(values: np.ndarray) -> np.ndarray:
         ranks = stats.rankdata(values, axis=-1)
-        return ranks - (hat @ ranks[..., None])[..., 0]
+        left = ranks - (hat @ ranks[..., None])[..., 0]
+        # ranks the covariates explain (a constant, say) leave only round-off: no residual
+        explained = np.sum(left**2, axis=-1) <= 1e-20 * np.sum(ranks**2, axis=-1)
+        return np.where(explained[..., None], 0.0, left)
 
     result = _centered_correlation(residual(x), residual(y))
     return np.where(np.isclose(result, 0, atol=1e-12), 0.0, result)

@@ -11,6 +11,8 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from tokstudy.errors import TokstudyError
+
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
     """Holm-adjusted p-values (``statsmodels.stats.multitest.multipletests(method="holm")``);
@@ -40,8 +42,16 @@ def wilcoxon_table(
 
     Observations are paired by the ``pair_on`` columns (e.g. seed, language, task);
     ``median_diff`` is the median of ``a − b``. Pairs with no difference at all get
-    p = 1 (the test is undefined there).
+    p = 1 (the test is undefined there). An observation given twice (the same system and
+    ``pair_on`` values) is refused.
     """
+    keys = [*pair_on, system]
+    repeated = int(frame.duplicated(keys).sum())
+    if repeated:
+        raise TokstudyError(
+            f"wilcoxon_table: {repeated} row(s) repeat the ({', '.join(keys)}) of an earlier "
+            "row; each observation must be given once"
+        )
     wide = frame.pivot_table(index=list(pair_on), columns=system, values=value, aggfunc="first")
     rows = []
     for a, b in itertools.combinations(sorted(wide.columns), 2):
