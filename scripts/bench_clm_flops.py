@@ -15,6 +15,7 @@ Prints, with the hardware description:
   ratio to the peak at the same thread count; with ``--compile``, also ``torch.compile``.
 
 Usage: python scripts/bench_clm_flops.py [--threads 1 2] [--steps N] [--size N] [--compile]
+       [--shape small=16x256 ...]   (a preset's batch x context instead of the study's)
 """
 
 from __future__ import annotations
@@ -122,7 +123,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--size", type=int, default=1024)
     parser.add_argument("--compile", action="store_true")
+    parser.add_argument("--shape", nargs="+", default=[], metavar="PRESET=BATCHxCONTEXT")
     args = parser.parse_args()
+    for shape in args.shape:
+        preset, dims = shape.split("=")
+        batch, context = dims.split("x")
+        SHAPES[preset] = (int(batch), int(context))
     print(
         f"machine: {describe(torch.device('cpu'))}, {os.cpu_count()} cores, "
         f"torch {torch.__version__}"
