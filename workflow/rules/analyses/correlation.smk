@@ -49,7 +49,7 @@ rule correlation:
     log:
         out(log_path("correlation")),
     conda:
-        "../../envs/report.yaml"
+        "../../../envs/report.yaml"
     threads: planners.threads("correlation")
     resources:
         **planners.resources("correlation"),

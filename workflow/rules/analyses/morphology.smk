@@ -21,7 +21,7 @@ rule morphological_alignment:
     log:
         out(log_path("morphological_alignment")),
     conda:
-        "../../envs/core.yaml"
+        "../../../envs/core.yaml"
     threads: planners.threads("morphological_alignment")
     resources:
         **planners.resources("morphological_alignment"),

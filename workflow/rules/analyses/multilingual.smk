@@ -22,7 +22,7 @@ rule multilingual_corpus:
     log:
         out(log_path("multilingual_corpus")),
     conda:
-        "../../envs/core.yaml"
+        "../../../envs/core.yaml"
     threads: planners.threads("multilingual_corpus")
     resources:
         **planners.resources("multilingual_corpus"),
@@ -63,7 +63,7 @@ rule multilingual_tables:
     log:
         out(log_path("multilingual_tables")),
     conda:
-        "../../envs/core.yaml"
+        "../../../envs/core.yaml"
     threads: planners.threads("multilingual_tables")
     resources:
         **planners.resources("multilingual_tables"),
@@ -86,7 +86,7 @@ rule plot_multilingual:
     log:
         out(log_path("plot_multilingual")),
     conda:
-        "../../envs/report.yaml"
+        "../../../envs/report.yaml"
     threads: planners.threads("plot_multilingual")
     resources:
         **planners.resources("plot_multilingual"),

@@ -28,7 +28,7 @@ rule tokenization_parity:
     log:
         out(log_path("tokenization_parity")),
     conda:
-        "../../envs/core.yaml"
+        "../../../envs/core.yaml"
     threads: planners.threads("tokenization_parity")
     resources:
         **planners.resources("tokenization_parity"),
@@ -62,7 +62,7 @@ rule tokenization_parity_pud:
     log:
         out(log_path("tokenization_parity_pud")),
     conda:
-        "../../envs/core.yaml"
+        "../../../envs/core.yaml"
     threads: planners.threads("tokenization_parity_pud")
     resources:
         **planners.resources("tokenization_parity_pud"),
@@ -92,7 +92,7 @@ rule plot_parity_pud:
     log:
         out(log_path("plot_parity_pud")),
     conda:
-        "../../envs/report.yaml"
+        "../../../envs/report.yaml"
     threads: planners.threads("plot_parity_pud")
     resources:
         **planners.resources("plot_parity_pud"),

@@ -40,7 +40,7 @@ rule tokenization_parity_udhr:
     log:
         out(log_path("tokenization_parity_udhr")),
     conda:
-        "../../envs/core.yaml"
+        "../../../envs/core.yaml"
     threads: planners.threads("tokenization_parity_udhr")
     resources:
         **planners.resources("tokenization_parity_udhr"),
@@ -78,7 +78,7 @@ rule plot_parity_udhr:
     log:
         out(log_path("plot_parity_udhr")),
     conda:
-        "../../envs/report.yaml"
+        "../../../envs/report.yaml"
     threads: planners.threads("plot_parity_udhr")
     resources:
         **planners.resources("plot_parity_udhr"),
