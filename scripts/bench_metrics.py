@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tokstudy.corpora import prepare_corpus
+from tokstudy.corpora.prepare import prepare_corpus
 from tokstudy.corpus_io import batched, iter_lines
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec

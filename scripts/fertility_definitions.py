@@ -15,7 +15,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from tokstudy.corpora import prepare_corpus
+from tokstudy.corpora.prepare import prepare_corpus
 from tokstudy.corpus_io import iter_lines
 from tokstudy.metrics import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tokstudy.analyses.morphology.plan import MorphologyPlanner
 from tokstudy.analyses.parity.plan import ParityPlanner
 from tokstudy.cells import PRETRAINED
-from tokstudy.study.corpora import CorporaPlanner
+from tokstudy.corpora.plan import CorporaPlanner
 from tokstudy.study.metrics import MetricsPlanner
 from tokstudy.study.paths import expand
 

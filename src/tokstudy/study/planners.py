@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tokstudy.analyses.plan import AnalysesPlan
-from tokstudy.study.corpora import CorporaPlanner
+from tokstudy.corpora.plan import CorporaPlanner
 from tokstudy.study.metrics import MetricsPlanner
 from tokstudy.study.models import ModelsPlanner
 from tokstudy.study.nmt import NMTPlanner
