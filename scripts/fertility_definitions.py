@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tokstudy.corpora.prepare import prepare_corpus
 from tokstudy.corpus_io import iter_lines
-from tokstudy.metrics import compute_metrics
+from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.registry import adapter_class
 

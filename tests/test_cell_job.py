@@ -20,7 +20,7 @@ from metrics_oracle import brute_force_metrics
 from tokstudy.cell_job import evaluate_job, train_and_evaluate
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, read_phase_costs
-from tokstudy.metrics import compute_metrics
+from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer

@@ -286,7 +286,7 @@ def test_write_cost_writes_csv_and_plots(
 # metrics); the NMT steps import torch only in the model jobs.
 JOB_MODULES = [
     "tokstudy.steps.tokenizers",
-    "tokstudy.steps.metrics",
+    "tokstudy.metrics.steps",
     "tokstudy.steps.nmt",
 ]
 HFT_MODULE = "tokstudy.tokenizers.hft.adapter"

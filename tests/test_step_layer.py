@@ -26,7 +26,7 @@ from snakemake.iocontainers import Namedlist
 from tokstudy.analyses.registry import ANALYSES
 from tokstudy.code_fingerprint import code_fingerprint
 from tokstudy.corpora import steps as corpora_steps
-from tokstudy.steps import metrics as metric_steps
+from tokstudy.metrics import steps as metric_steps
 from tokstudy.workflow_step import run_named_step
 
 RULES = REPO / "workflow" / "rules"
@@ -36,7 +36,6 @@ SOURCE = REPO / "src"
 SHARED_STEPS = SOURCE / "tokstudy" / "steps" / "__init__.py"
 #: the steps module of a stage's rule file that is not ``tokstudy.<stage>.steps``
 STAGE_STEPS = {
-    "metrics": "tokstudy.steps.metrics",
     "models": "tokstudy.steps.models",
     "nmt": "tokstudy.steps.nmt",
     "pretrained": "tokstudy.steps.pretrained",

@@ -25,7 +25,7 @@ import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import PhaseCosts, read_phase_costs
-from tokstudy.metrics import compute_metrics
+from tokstudy.metrics.compute import compute_metrics
 from tokstudy.report.tables import tidy_rows
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import META_FILE, read_meta, sha256_of

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from tokstudy.metrics.plan import MetricsPlanner
     from tokstudy.study.core import Study
-    from tokstudy.study.metrics import MetricsPlanner
     from tokstudy.study.models import ModelsPlanner
     from tokstudy.study.nmt import NMTPlanner
     from tokstudy.study.tokenizers import TokenizersPlanner

@@ -9,7 +9,7 @@ from tokstudy.analyses.morphology.plan import MorphologyPlanner
 from tokstudy.analyses.parity.plan import ParityPlanner
 from tokstudy.cells import PRETRAINED
 from tokstudy.corpora.plan import CorporaPlanner
-from tokstudy.study.metrics import MetricsPlanner
+from tokstudy.metrics.plan import MetricsPlanner
 from tokstudy.study.paths import expand
 
 if TYPE_CHECKING:

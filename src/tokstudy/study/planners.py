@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.analyses.plan import AnalysesPlan
 from tokstudy.corpora.plan import CorporaPlanner
-from tokstudy.study.metrics import MetricsPlanner
+from tokstudy.metrics.plan import MetricsPlanner
 from tokstudy.study.models import ModelsPlanner
 from tokstudy.study.nmt import NMTPlanner
 from tokstudy.study.page import PagePlanner
