@@ -287,7 +287,7 @@ def test_write_cost_writes_csv_and_plots(
 JOB_MODULES = [
     "tokstudy.steps.tokenizers",
     "tokstudy.metrics.steps",
-    "tokstudy.steps.nmt",
+    "tokstudy.nmt.steps",
 ]
 HFT_MODULE = "tokstudy.tokenizers.hft.adapter"
 ADAPTER_MODULES = sorted({target.split(":")[0] for target in ADAPTERS.values()} - {HFT_MODULE})

@@ -37,7 +37,6 @@ SHARED_STEPS = SOURCE / "tokstudy" / "steps" / "__init__.py"
 #: the steps module of a stage's rule file that is not ``tokstudy.<stage>.steps``
 STAGE_STEPS = {
     "models": "tokstudy.steps.models",
-    "nmt": "tokstudy.steps.nmt",
     "pretrained": "tokstudy.steps.pretrained",
     "report": "tokstudy.steps.report",
     "tokenizers": "tokstudy.steps.tokenizers",
