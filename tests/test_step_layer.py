@@ -38,7 +38,6 @@ SHARED_STEPS = SOURCE / "tokstudy" / "steps" / "__init__.py"
 STAGE_STEPS = {
     "models": "tokstudy.steps.models",
     "pretrained": "tokstudy.steps.pretrained",
-    "report": "tokstudy.steps.report",
     "tokenizers": "tokstudy.steps.tokenizers",
 }
 
@@ -97,7 +96,7 @@ def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
     train = found[RULES / "tokenizers.smk", "train_tokenizer"]
     assert train == "tokstudy.steps.tokenizers.train_tokenizer"
-    assert found[RULES / "report.smk", "metric_tables"] == "tokstudy.steps.report.metric_tables"
+    assert found[RULES / "report.smk", "metric_tables"] == "tokstudy.report.steps.metric_tables"
     parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]
     assert parity == "tokstudy.analyses.parity.steps.tokenization_parity"
     scripts = sum(text.count("script:") for text in map(Path.read_text, rule_files()))

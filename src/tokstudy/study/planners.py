@@ -16,8 +16,8 @@ from tokstudy.analyses.plan import AnalysesPlan
 from tokstudy.corpora.plan import CorporaPlanner
 from tokstudy.metrics.plan import MetricsPlanner
 from tokstudy.nmt.plan import NMTPlanner
+from tokstudy.report.plan import PagePlanner
 from tokstudy.study.models import ModelsPlanner
-from tokstudy.study.page import PagePlanner
 from tokstudy.study.resources import rule_resources
 from tokstudy.study.tokenizers import TokenizersPlanner
 
