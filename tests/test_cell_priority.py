@@ -3,8 +3,10 @@ estimate from tokenizer and size; and the workflow giving them to Snakemake."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -102,6 +104,28 @@ def test_the_cost_table_is_the_studys_own_or_the_one_named(tmp_path: Path, table
         _study(tmp_path, cell_costs="none.csv").cell_costs()
 
 
+def test_a_corpus_takes_the_priority_of_its_longest_cell(tmp_path: Path, table: Path) -> None:
+    plan = StudyPlan(
+        Study(
+            {
+                "languages": {"en": {"chatterbot": "english"}, "de": {"chatterbot": "german"}},
+                "tokenizers": {"sp_unigram": {}, "char": {}},
+                "vocab_sizes": [1000, 2000],
+                "metrics": ["mu"],
+                "results_dir": "res",
+                "cell_costs": str(table),
+            },
+            tmp_path,
+        )
+    )
+    cell = SimpleNamespace
+    # by hand from COSTS: en's longest cell is sp_unigram 2000 (8.0 + 2.0 CPU s)
+    assert plan.cell_priority(cell(language="en", tokenizer="sp_unigram", size="2000")) == 1000
+    assert plan.corpus_priority(cell(language="en")) == 1000
+    # de has no measured cell: the estimate of its sp_unigram 2000, 0.0055 s per item
+    assert plan.corpus_priority(cell(language="de")) == math.ceil(100 * 0.0055 * 2000)
+
+
 @pytest.mark.slow
 def test_a_second_run_orders_the_cells_by_the_first_runs_costs(tmp_path: Path) -> None:
     config = tmp_path / "study.yaml"
@@ -130,3 +154,5 @@ def test_a_second_run_orders_the_cells_by_the_first_runs_costs(tmp_path: Path) -
         f"tokenizer={t}, size={s}": measured.priority("en", t, s) for (_, t, s) in measured.costs
     }
     assert shown == expected
+    corpus = re.search(r"rule prepare_corpus:\n(?:.*\n)*?\s+priority: (\d+)", dry.stdout)
+    assert corpus and int(corpus.group(1)) == max(expected.values())

@@ -92,6 +92,12 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
         ("tiny", "full"),
         ("tiny", "50"),
     ]
+    # the jobs a model waits for take its priority: xx's pretokenized corpus and tokenizer
+    # feed a small model (rank 2 by hand: small is the second preset), a cell without
+    # models nothing
+    wildcards = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50")
+    assert plan.pretokenize_priority(wildcards) == priority[("small", "50")] == 2
+    assert plan.cell_model_priority(Cell("xx", "sp_bpe", "70")) == 0
 
 
 @pytest.mark.parametrize(

@@ -21,16 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import PhaseCosts, read_phase_costs
 from tokstudy.metrics.compute import compute_metrics
-from tokstudy.report.tables import tidy_rows
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import META_FILE, read_meta, sha256_of
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.training import finish_directory, train_and_save, training_meta
+from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records, write_tsv
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +43,7 @@ def evaluate_job(
     metrics_out: Path,
     frequencies_out: Path,
     language: str | None = None,
-) -> pd.DataFrame:
+) -> None:
     """Metrics of a saved tokenizer on each named corpus (e.g. train, heldout).
 
     Writes the tidy metric rows and a frequency table with one column per corpus (see
@@ -54,7 +53,7 @@ def evaluate_job(
     tokenizer = load_tokenizer(Path(tokenizer_dir))  # checks meta.json and the files first
     meta = read_meta(Path(tokenizer_dir))
     log.info("metrics of %s", tokenizer_dir)
-    return evaluate_tokenizer(tokenizer, meta, corpora, metrics_out, frequencies_out, language)
+    evaluate_tokenizer(tokenizer, meta, corpora, metrics_out, frequencies_out, language)
 
 
 def evaluate_tokenizer(
@@ -65,7 +64,7 @@ def evaluate_tokenizer(
     frequencies_out: Path,
     language: str | None = None,
     scored: dict[str, Scores] | None = None,
-) -> pd.DataFrame:
+) -> None:
     """Metrics of a loaded tokenizer (its ``meta.json`` in ``meta``) on each named corpus.
 
     ``scored`` holds corpora already passed through :func:`compute_metrics` (not encoded
@@ -77,19 +76,20 @@ def evaluate_tokenizer(
     size = meta["requested_vocab_size"] or meta["vocab_size"]
     kind = meta.get("kind", "trained")
     language = language or meta["language"]
-    frames, frequencies = [], {"token": tokenizer.vocab}
+    rows, frequencies = [], {"token": tokenizer.vocab}
     for split, corpus in corpora.items():
         if split in scored:
             metrics, counts = scored[split]
         else:
             log.info("metrics of %s on %s (%s)", meta["tokenizer"], split, corpus)
             metrics, counts = compute_metrics(tokenizer, corpus)
-        frames.append(tidy_rows(language, meta["tokenizer"], size, split, metrics, kind))
-        frequencies[f"{split}_frequency"] = counts
-    table = pd.concat(frames, ignore_index=True)
-    table.to_csv(metrics_out, sep="\t", index=False)
-    pd.DataFrame(frequencies).to_csv(frequencies_out, sep="\t", index_label="id")
-    return table
+        rows += tidy_records(language, meta["tokenizer"], size, split, metrics, kind)
+        frequencies[f"{split}_frequency"] = counts.tolist()
+    write_tsv(metrics_out, TIDY_COLUMNS, rows)
+    columns = list(frequencies.values())
+    write_tsv(
+        frequencies_out, ["id", *frequencies], zip(range(len(columns[0])), *columns, strict=True)
+    )
 
 
 def train_and_evaluate(
@@ -102,7 +102,7 @@ def train_and_evaluate(
     cost_out: Path,
     code: Mapping[str, str] | None = None,
     training_code: str | None = None,
-) -> pd.DataFrame:
+) -> None:
     """One study cell in one process: train ``name`` on ``corpora["train"]``, save it into
     ``directory``, write its metrics on every corpus and the cost of both phases.
 
@@ -149,12 +149,11 @@ def train_and_evaluate(
         meta = finish_directory(
             name, spec, tokenizer.vocab, train[1], Path(directory), code, training
         )
-        table = evaluate_tokenizer(
+        evaluate_tokenizer(
             tokenizer, meta, corpora, metrics_out, frequencies_out, scored={"train": train}
         )
     costs.write(cost_out)
     log.info("cost: %s", ", ".join(map(_phase_summary, costs.phases.items())))
-    return table
 
 
 def _reusable_training(
@@ -194,5 +193,12 @@ def _phase_summary(phase: tuple[str, dict[str, float]]) -> str:
 
 
 def read_training_frequencies(path: Path) -> np.ndarray:
-    """The ``train_frequency`` column of a frequency table written by :func:`evaluate_job`."""
-    return pd.read_csv(path, sep="\t", usecols=["train_frequency"])["train_frequency"].to_numpy()
+    """The ``train_frequency`` column of a frequency table written by :func:`evaluate_job`.
+
+    Rows end at ``\n`` only: a token holding a bare ``\r`` (written unquoted, as by
+    pandas) is not a line break.
+    """
+    import pandas as pd  # here: a cell job's process does not import pandas
+
+    table = pd.read_csv(path, sep="\t", lineterminator="\n", usecols=["train_frequency"])
+    return table["train_frequency"].to_numpy()

@@ -1,6 +1,5 @@
 from pathlib import Path
 
-from tokstudy.cell_priority import CellPriorities
 from tokstudy.code_fingerprint import code_fingerprint
 from tokstudy.cells import Cell
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
@@ -19,16 +18,6 @@ def step(function):
     RUN_STEP: its name and the fingerprint of its code (tokstudy.code_fingerprint), so that
     a change to that code, and only to that code, reruns the rule's jobs."""
     return {"step": function, "code": code_fingerprint(function)}
-
-
-#: the cell jobs' priorities, longest first (tokstudy.cell_priority)
-CELL_PRIORITIES = CellPriorities.from_table(planners.metrics.cell_costs())
-
-
-def cell_priority(wildcards):
-    """The Snakemake priority of a cell's job: its cost measured in an earlier run, or an
-    estimate from its tokenizer and size."""
-    return CELL_PRIORITIES.priority(wildcards.language, wildcards.tokenizer, wildcards.size)
 
 
 def out(pattern, **values):

@@ -36,6 +36,7 @@ rule prepare_corpus:
         out(log_path("prepare_corpus", "{language}")),
     conda:
         "../../envs/core.yaml"
+    priority: planners.corpus_priority
     threads: planners.threads("prepare_corpus")
     resources:
         **planners.resources("prepare_corpus"),

@@ -50,6 +50,7 @@ rule pretokenize_mlm:
         out(log_path("pretokenize_mlm", CELL)),
     conda:
         "../../envs/core.yaml"
+    priority: plan.pretokenize_priority
     threads: planners.threads("pretokenize_mlm")
     resources:
         **planners.resources("pretokenize_mlm"),

@@ -24,7 +24,7 @@ rule train_tokenizer:
         size=rf"\d+|{FULL_SIZE_LABEL}",
     conda:
         "../../envs/core.yaml"
-    priority: cell_priority
+    priority: planners.cell_priority
     threads: planners.threads("train_tokenizer")
     resources:
         **planners.resources("train_tokenizer"),

@@ -216,7 +216,8 @@ class ClmConfig(RunSettings):
     evaluations every ``eval_every`` steps without a lower validation loss; 0: off).
     ``heldout_max_lines``: held-out lines scored (0: all). ``undertrained_margin``: a
     model whose bits per byte is less than this fraction below the unigram baseline's is
-    flagged ``undertrained``.
+    flagged ``undertrained``. ``compile``: the training loss (forward and backward) runs
+    through ``torch.compile`` (:func:`tokstudy.models.clm.training_loss`).
     """
 
     section: ClassVar[str] = "models.clm"
@@ -239,6 +240,7 @@ class ClmConfig(RunSettings):
     heldout_max_lines: int = setting(0, low=0)
     eval_batch_size: int = setting(8, low=1)
     undertrained_margin: float = proportion(0.15)
+    compile: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()

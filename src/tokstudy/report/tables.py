@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
+from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records
 
-TIDY_COLUMNS = ["language", "tokenizer", "vocab_size", "split", "metric", "value", "kind"]
 KINDS = ("trained", "pretrained")
 
 
@@ -23,11 +23,7 @@ def tidy_rows(
 ) -> pd.DataFrame:
     """The metric values of one job and split as tidy rows (``kind``: trained/pretrained)."""
     return pd.DataFrame(
-        [
-            (language, tokenizer, vocab_size, split, name, float(value), kind)
-            for name, value in metrics.items()
-        ],
-        columns=TIDY_COLUMNS,
+        tidy_records(language, tokenizer, vocab_size, split, metrics, kind), columns=TIDY_COLUMNS
     )
 
 

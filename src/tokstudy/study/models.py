@@ -262,8 +262,33 @@ class ModelsPlanner:
         preset before a smaller one, and within a preset a tokenizer without a size
         (``char``: several times the tokens of a subword vocabulary) before the sized ones,
         so that no long model starts last and runs alone at the end."""
-        rank = list(CLM_PRESETS).index(wildcards.scale)
-        return 2 * rank + int(wildcards.size == FULL_SIZE_LABEL)
+        return self._clm_rank(wildcards.scale, wildcards.size)
+
+    @staticmethod
+    def _clm_rank(scale: str, size: str) -> int:
+        return 2 * list(CLM_PRESETS).index(scale) + int(size == FULL_SIZE_LABEL)
+
+    def cell_model_priority(self, cell: Cell) -> int:
+        """The highest priority of the cell's causal-LM training jobs (0 without any).
+
+        Snakemake gives no job the priority of a job that waits for it, so the jobs a
+        model needs first (its pretokenized corpus, its tokenizer, its corpus) take this
+        one: the long models of one language then do not wait behind short ones of others.
+        """
+        if cell not in self.cells():
+            return 0
+        ranks = [
+            self._clm_rank(preset, cell.size)
+            for preset, scale in self.clm_scales().items()
+            if cell.language in scale.languages
+        ]
+        return max(ranks, default=0)
+
+    def pretokenize_priority(self, wildcards: Any) -> int:
+        """The priority of a cell's ``pretokenize_mlm`` job: :meth:`cell_model_priority`."""
+        return self.cell_model_priority(
+            Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
+        )
 
     def clm_settings(self, scale: str, seed: str) -> dict[str, Any]:
         """The ``clm`` settings of a scale as a dict, with the run's seed."""

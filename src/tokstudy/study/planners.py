@@ -10,9 +10,12 @@ never read the config or spell a results path themselves.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from tokstudy.analyses.plan import AnalysesPlan
+from tokstudy.cell_priority import CellPriorities
+from tokstudy.cells import Cell
 from tokstudy.corpora.plan import CorporaPlanner
 from tokstudy.metrics.plan import MetricsPlanner
 from tokstudy.nmt.plan import NMTPlanner
@@ -60,3 +63,25 @@ class StudyPlan:
         """The resources of a rule but threads: ``mem_mb``, ``runtime`` and any cluster key."""
         resolved = rule_resources(rule, self.study.config["resources"])
         return {key: value for key, value in resolved.items() if key != "threads"}
+
+    @cached_property
+    def cell_priorities(self) -> CellPriorities:
+        """The cells' costs, measured in the cost table of an earlier run (the metrics
+        planner's ``cell_costs``) or estimated (:mod:`tokstudy.cell_priority`)."""
+        return CellPriorities.from_table(self.metrics.cell_costs())
+
+    def cell_priority(self, wildcards: Any) -> int:
+        """The Snakemake priority of a cell's job (``train_tokenizer``): its cost in
+        centiseconds, longest first, or the priority of the cell's models when higher."""
+        cell = Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
+        cost = self.cell_priorities.priority(cell.language, cell.tokenizer, cell.size)
+        return max(cost, self.models.cell_model_priority(cell))
+
+    def corpus_priority(self, wildcards: Any) -> int:
+        """The priority of ``prepare_corpus``: the highest of its language's cells.
+
+        Snakemake gives no job the priority of the jobs that wait for it: a corpus
+        prepared late would hold back the longest cells of its language.
+        """
+        cells = [cell for cell in self.tokenizers.cells() if cell.language == wildcards.language]
+        return max((self.cell_priority(cell) for cell in cells), default=0)

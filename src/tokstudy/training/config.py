@@ -7,6 +7,7 @@ wrong types with a one-line :class:`~tokstudy.errors.TokstudyError` naming the k
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -14,6 +15,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from tokstudy.errors import TokstudyError
+
+#: a number YAML 1.1 reads as text, e.g. ``4.51e12`` (it wants ``4.51e+12``)
+_FLOAT_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 DEVICES = ("auto", "cpu", "cuda")
 MISSING_GPU_POLICIES = ("fallback", "error")
@@ -151,6 +155,11 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
         raise TokstudyError(f"{where}: expected true/false, got {value!r}")
     if hint is int and (isinstance(value, bool) or not isinstance(value, int)):
         raise TokstudyError(f"{where}: expected an integer, got {value!r}")
+    if hint is float and isinstance(value, str) and _FLOAT_TEXT.fullmatch(value.strip()):
+        raise TokstudyError(
+            f"{where}: expected float, got the text {value!r} (YAML reads an exponent "
+            "without a dot and sign as text: write e.g. 4.5e+12)"
+        )
     if not isinstance(value, hint):
         raise TokstudyError(f"{where}: expected {hint.__name__}, got {value!r}")
     return value
