@@ -176,7 +176,7 @@ def test_the_training_fingerprint_leaves_metrics_and_plots_out() -> None:
         training
     )
     assert not {"tokstudy.metrics.compute", "tokstudy.report.plots", "tokstudy.cell_job"} & training
-    assert code_fingerprint("tokstudy.steps.tokenizers.train_tokenizer") != code_fingerprint(
+    assert code_fingerprint("tokstudy.tokenizers.steps.train_tokenizer") != code_fingerprint(
         "tokstudy.tokenizers.training.train_and_save"
     )
 

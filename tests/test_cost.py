@@ -285,7 +285,7 @@ def test_write_cost_writes_csv_and_plots(
 # compute_metrics for pretrained cells, and the multilingual and NMT tokenizers and their
 # metrics); the NMT steps import torch only in the model jobs.
 JOB_MODULES = [
-    "tokstudy.steps.tokenizers",
+    "tokstudy.tokenizers.steps",
     "tokstudy.metrics.steps",
     "tokstudy.nmt.steps",
 ]

@@ -37,8 +37,7 @@ SHARED_STEPS = SOURCE / "tokstudy" / "steps" / "__init__.py"
 #: the steps module of a stage's rule file that is not ``tokstudy.<stage>.steps``
 STAGE_STEPS = {
     "models": "tokstudy.steps.models",
-    "pretrained": "tokstudy.steps.pretrained",
-    "tokenizers": "tokstudy.steps.tokenizers",
+    "pretrained": "tokstudy.tokenizers.pretrained_steps",
 }
 
 
@@ -95,7 +94,7 @@ def script_rules() -> dict[tuple[str, str], str]:
 def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
     train = found[RULES / "tokenizers.smk", "train_tokenizer"]
-    assert train == "tokstudy.steps.tokenizers.train_tokenizer"
+    assert train == "tokstudy.tokenizers.steps.train_tokenizer"
     assert found[RULES / "report.smk", "metric_tables"] == "tokstudy.report.steps.metric_tables"
     parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]
     assert parity == "tokstudy.analyses.parity.steps.tokenization_parity"
@@ -234,7 +233,7 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("cell", [True, False], ids=["study cell", "folder only"])
 def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: bool) -> None:
-    from tokstudy.steps import tokenizers as tokenizer_steps
+    from tokstudy.tokenizers import steps as tokenizer_steps
 
     lines = [f"word{i % 7} and more words {i}" for i in range(60)]
     inputs = {"train": str(write_lines(tmp_path / "train.txt", lines[:50]))}
@@ -251,7 +250,7 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
             params={
                 "spec": spec,
                 "training_code": "t1",
-                **_step("tokstudy.steps.tokenizers.train_tokenizer"),
+                **_step("tokstudy.tokenizers.steps.train_tokenizer"),
             },
             wildcards={"tokenizer": "char"},
         )
@@ -261,7 +260,7 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
     assert written == expected
     assert {p.name for p in Path(folder).iterdir()} >= {"vocab.tsv", "meta.json"}
     meta = json.loads((Path(folder) / "meta.json").read_text(encoding="utf-8"))
-    assert meta["code"]["step"] == "tokstudy.steps.tokenizers.train_tokenizer"
+    assert meta["code"]["step"] == "tokstudy.tokenizers.steps.train_tokenizer"
     assert len(meta["code"]["fingerprint"]) == 16
     if cell:
         metrics = pd.read_csv(scores["metrics"], sep="\t")

@@ -14,7 +14,7 @@ from tokstudy.study.paths import CELL, benchmark_path, expand
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
-    from tokstudy.study.tokenizers import TokenizersPlanner
+    from tokstudy.tokenizers.plan import TokenizersPlanner
 
 
 class MetricsPlanner:

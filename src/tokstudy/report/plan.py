@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from tokstudy.analyses.plan import AnalysesPlan
     from tokstudy.study.core import Study
     from tokstudy.study.models import ModelsPlanner
-    from tokstudy.study.tokenizers import TokenizersPlanner
+    from tokstudy.tokenizers.plan import TokenizersPlanner
 
 
 class PagePlanner:

@@ -22,7 +22,7 @@ from tokstudy.nmt.plan import NMTPlanner
 from tokstudy.report.plan import PagePlanner
 from tokstudy.study.models import ModelsPlanner
 from tokstudy.study.resources import rule_resources
-from tokstudy.study.tokenizers import TokenizersPlanner
+from tokstudy.tokenizers.plan import TokenizersPlanner
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
