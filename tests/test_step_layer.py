@@ -36,7 +36,6 @@ SOURCE = REPO / "src"
 SHARED_STEPS = SOURCE / "tokstudy" / "steps" / "__init__.py"
 #: the steps module of a stage's rule file that is not ``tokstudy.<stage>.steps``
 STAGE_STEPS = {
-    "models": "tokstudy.steps.models",
     "pretrained": "tokstudy.tokenizers.pretrained_steps",
 }
 
@@ -320,8 +319,8 @@ def test_finetune_model_dispatches_on_the_task_and_its_data(
 ) -> None:
     import torch
 
+    from tokstudy.models import steps as model_steps
     from tokstudy.models import tasks
-    from tokstudy.steps import models as model_steps
 
     calls = []
 

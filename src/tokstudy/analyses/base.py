@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from tokstudy.metrics.plan import MetricsPlanner
+    from tokstudy.models.plan import ModelsPlanner
     from tokstudy.nmt.plan import NMTPlanner
     from tokstudy.study.core import Study
-    from tokstudy.study.models import ModelsPlanner
     from tokstudy.tokenizers.plan import TokenizersPlanner
 
 

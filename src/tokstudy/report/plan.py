@@ -14,8 +14,8 @@ from tokstudy.study.paths import expand
 
 if TYPE_CHECKING:
     from tokstudy.analyses.plan import AnalysesPlan
+    from tokstudy.models.plan import ModelsPlanner
     from tokstudy.study.core import Study
-    from tokstudy.study.models import ModelsPlanner
     from tokstudy.tokenizers.plan import TokenizersPlanner
 
 

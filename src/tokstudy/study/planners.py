@@ -18,9 +18,9 @@ from tokstudy.cell_priority import CellPriorities
 from tokstudy.cells import Cell
 from tokstudy.corpora.plan import CorporaPlanner
 from tokstudy.metrics.plan import MetricsPlanner
+from tokstudy.models.plan import ModelsPlanner
 from tokstudy.nmt.plan import NMTPlanner
 from tokstudy.report.plan import PagePlanner
-from tokstudy.study.models import ModelsPlanner
 from tokstudy.study.resources import rule_resources
 from tokstudy.tokenizers.plan import TokenizersPlanner
 
