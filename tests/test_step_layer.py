@@ -33,11 +33,9 @@ RULES = REPO / "workflow" / "rules"
 SCRIPTS = REPO / "workflow" / "scripts"
 SOURCE = REPO / "src"
 #: what every step shares: the ``Snakemake`` protocol and ``code_record``
-SHARED_STEPS = SOURCE / "tokstudy" / "steps" / "__init__.py"
+SHARED_STEPS = SOURCE / "tokstudy" / "steps.py"
 #: the steps module of a stage's rule file that is not ``tokstudy.<stage>.steps``
-STAGE_STEPS = {
-    "pretrained": "tokstudy.tokenizers.pretrained_steps",
-}
+STAGE_STEPS = {"pretrained": "tokstudy.tokenizers.pretrained_steps"}
 
 
 def rule_files() -> list[Path]:
@@ -122,11 +120,7 @@ def test_the_dispatcher_is_the_only_script() -> None:
 def test_every_public_step_function_is_a_rule_of_its_stage() -> None:
     rules = script_rules()
     modules = {steps_module(smk): smk for smk in rule_files() if smk in {s for s, _ in rules}}
-    found = {
-        *SOURCE.rglob("steps.py"),
-        *SOURCE.rglob("*_steps.py"),
-        *(SHARED_STEPS.parent.glob("[!_]*.py")),
-    }
+    found = {*SOURCE.rglob("steps.py"), *SOURCE.rglob("*_steps.py")} - {SHARED_STEPS}
     assert found == {module_file(module) for module in modules}
     for name, smk in sorted(modules.items()):
         module = importlib.import_module(name)
