@@ -1,7 +1,7 @@
 """Benchmark: the metric pass against raw batch encoding and a naive per-line loop.
 
 Per tokenizer, side by side in one run on the same text: the streaming batched metric pass
-(:func:`tokstudy.metrics.compute_metrics`), the raw batch encoding of the same lines (the
+(:func:`tokstudy.metrics.compute.compute_metrics`), the raw batch encoding of the same lines (the
 most the metric pass can reach) and a naive ``encode`` loop per line and word (checked to
 give the same counts). Prints MB of text per second of each, the metric pass as a share of
 raw batch encoding and its speed-up over the naive loop. The raw and metric passes run
@@ -29,9 +29,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tokstudy.corpora import prepare_corpus
+from tokstudy.corpora.prepare import prepare_corpus
 from tokstudy.corpus_io import batched, iter_lines
-from tokstudy.metrics import compute_metrics
+from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import adapter_class

@@ -15,9 +15,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from tokstudy.corpora import prepare_corpus
+from tokstudy.corpora.prepare import prepare_corpus
 from tokstudy.corpus_io import iter_lines
-from tokstudy.metrics import compute_metrics
+from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.registry import adapter_class
 

@@ -1,7 +1,7 @@
 """An independent oracle for the intrinsic metrics: the lines' ids (``encode_batch``, not
-the streamed, offset-carrying encoding that :func:`~tokstudy.metrics.compute_metrics`
+the streamed, offset-carrying encoding that :func:`~tokstudy.metrics.compute.compute_metrics`
 reads), counted with ``collections.Counter`` and plain Python arithmetic straight from the
-definitions in :mod:`tokstudy.metrics`' docstring (no numpy, no token offsets).
+definitions in :mod:`tokstudy.metrics.compute`' docstring (no numpy, no token offsets).
 
 Fertility needs no offsets here: every token of a line that has words belongs to one of its
 words, so a corpus's fertility is the tokens of its lines with words over its words.

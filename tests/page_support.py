@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from tokstudy.cell_job import evaluate_job
-from tokstudy.corpora import CleaningStats, clean_lines
+from tokstudy.corpora.plan import chatterbot_files
+from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.report.page.build import PageCell, build_study_page
 from tokstudy.report.page.recommend import StudyTables
 from tokstudy.report.tables import collect
-from tokstudy.study.corpora import chatterbot_files
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.training import train_to_directory
 

@@ -20,7 +20,7 @@ from metrics_oracle import brute_force_metrics
 from tokstudy.cell_job import evaluate_job, train_and_evaluate
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, read_phase_costs
-from tokstudy.metrics import compute_metrics
+from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
@@ -133,7 +133,7 @@ def _cell(name: str, corpora: dict[str, Path], folder: Path, training_code: str,
             folder / "metrics.tsv",
             folder / "frequencies.tsv",
             folder / "cost.json",
-            {"step": "tokstudy.steps.tokenizers.train_tokenizer", "fingerprint": "s1"},
+            {"step": "tokstudy.tokenizers.steps.train_tokenizer", "fingerprint": "s1"},
             training_code,
         )
     finally:
@@ -159,7 +159,7 @@ def test_a_cell_job_reuses_a_tokenizer_trained_from_the_same_code_settings_and_t
         "text_sha256": hashlib.sha256(corpora["train"].read_bytes()).hexdigest(),
     }
     assert meta["code"] == {
-        "step": "tokstudy.steps.tokenizers.train_tokenizer",
+        "step": "tokstudy.tokenizers.steps.train_tokenizer",
         "fingerprint": "s1",
     }
     (tmp_path / "tokenizer" / ".snakemake_timestamp").write_text("", encoding="utf-8")

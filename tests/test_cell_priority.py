@@ -18,8 +18,8 @@ from tokstudy.cell_priority import (
     read_cell_costs,
 )
 from tokstudy.errors import TokstudyError
+from tokstudy.metrics.plan import MetricsPlanner
 from tokstudy.study.core import Study
-from tokstudy.study.metrics import MetricsPlanner
 from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
 

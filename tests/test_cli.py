@@ -13,7 +13,7 @@ from conftest import write_lines
 from metrics_oracle import brute_force_metrics
 
 from tokstudy.cli import main
-from tokstudy.corpora import download
+from tokstudy.corpora.prepare import download
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.registry import load_tokenizer

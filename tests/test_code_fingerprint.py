@@ -175,8 +175,8 @@ def test_the_training_fingerprint_leaves_metrics_and_plots_out() -> None:
     assert {"tokstudy.tokenizers.sentencepiece_adapter", "tokstudy.tokenizers.hft.adapter"} <= (
         training
     )
-    assert not {"tokstudy.metrics", "tokstudy.report.plots", "tokstudy.cell_job"} & training
-    assert code_fingerprint("tokstudy.steps.tokenizers.train_tokenizer") != code_fingerprint(
+    assert not {"tokstudy.metrics.compute", "tokstudy.report.plots", "tokstudy.cell_job"} & training
+    assert code_fingerprint("tokstudy.tokenizers.steps.train_tokenizer") != code_fingerprint(
         "tokstudy.tokenizers.training.train_and_save"
     )
 
@@ -245,7 +245,7 @@ def test_a_code_change_reruns_exactly_the_jobs_that_run_that_code(tmp_path: Path
     model = (tokenizer / "spm.model").read_bytes(), (tokenizer / "spm.model").stat().st_mtime_ns
 
     # a docstring and a comment: nothing
-    _edit_docstring(source / "metrics.py", "f95")
+    _edit_docstring(source / "metrics/compute.py", "f95")
     _edit_docstring(source / "report/plots.py", "plot_metric")
     assert "Nothing to be done" in run("-n").stdout
 
@@ -256,7 +256,7 @@ def test_a_code_change_reruns_exactly_the_jobs_that_run_that_code(tmp_path: Path
     run("--cores", "2")
 
     # metric code: every cell's job and what reads its metrics, no corpus, no training
-    _insert_statement(source / "metrics.py", "f95", "_unused = None")
+    _insert_statement(source / "metrics/compute.py", "f95", "_unused = None")
     jobs = planned_jobs(run("-n"))
     cells = {w for rule, w in jobs if rule == "train_tokenizer"}
     assert cells == {
@@ -280,7 +280,7 @@ def test_a_code_change_reruns_exactly_the_jobs_that_run_that_code(tmp_path: Path
     assert meta["code"]["fingerprint"] != meta["training"]["code"]
     assert json.loads(cost_file.read_text(encoding="utf-8"))["train"] == trained
     stats = json.loads((project / "results/corpora/en/stats.json").read_text(encoding="utf-8"))
-    assert stats["code"]["step"] == "tokstudy.steps.corpora.prepare_corpus"
+    assert stats["code"]["step"] == "tokstudy.corpora.steps.prepare_corpus"
     assert "Nothing to be done" in run("-n").stdout
 
 

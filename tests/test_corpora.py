@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokstudy.corpora import (
+from tokstudy.corpora.prepare import (
     CleaningStats,
     clean_lines,
     heldout_count,

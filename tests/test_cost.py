@@ -285,9 +285,9 @@ def test_write_cost_writes_csv_and_plots(
 # compute_metrics for pretrained cells, and the multilingual and NMT tokenizers and their
 # metrics); the NMT steps import torch only in the model jobs.
 JOB_MODULES = [
-    "tokstudy.steps.tokenizers",
-    "tokstudy.steps.metrics",
-    "tokstudy.steps.nmt",
+    "tokstudy.tokenizers.steps",
+    "tokstudy.metrics.steps",
+    "tokstudy.nmt.steps",
 ]
 HFT_MODULE = "tokstudy.tokenizers.hft.adapter"
 ADAPTER_MODULES = sorted({target.split(":")[0] for target in ADAPTERS.values()} - {HFT_MODULE})

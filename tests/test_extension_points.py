@@ -114,7 +114,7 @@ def add_toy_task(project: Path) -> None:
 
 def add_toy_metric(project: Path) -> None:
     """One function and one METRICS line."""
-    metrics = project / "src/tokstudy/metrics.py"
+    metrics = project / "src/tokstudy/metrics/compute.py"
     text = metrics.read_text().replace(
         "\nMETRICS: dict[str, Metric] = {", TOY_METRIC + "\nMETRICS: dict[str, Metric] = {", 1
     )

@@ -16,7 +16,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers
 
 from tokstudy.errors import TokstudyError
-from tokstudy.metrics import (
+from tokstudy.metrics.compute import (
     BATCH_COUNTS,
     METRICS,
     PASS_COUNTS,
@@ -161,7 +161,7 @@ def test_progress_is_logged_every_ten_batches(
     tokenizer = _wordpiece([*SPECIAL_TOKENS, "ab"])
     corpus = tmp_path / "c.txt"
     corpus.write_text("ab ab\n" * 45, encoding="utf-8")  # 2 tokens a line
-    with caplog.at_level(logging.INFO, logger="tokstudy.metrics"):
+    with caplog.at_level(logging.INFO, logger="tokstudy.metrics.compute"):
         compute_metrics(tokenizer, corpus, batch_lines=2)
     assert [r.getMessage() for r in caplog.records] == [
         "20 lines, 40 tokens",

@@ -17,7 +17,7 @@ from workflow_support import snakemake
 from tokstudy.analyses.multilingual.tables import write_multilingual_tables
 from tokstudy.cells import PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.metrics import compute_metrics, tokens_per_word
+from tokstudy.metrics.compute import compute_metrics, tokens_per_word
 from tokstudy.report import plots
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide

@@ -47,7 +47,7 @@ def test_an_unwritable_output_is_one_line_and_logged(tmp_path: Path) -> None:
     result, log = _run_step(
         tmp_path,
         f"""
-        from tokstudy.corpora import prepare_corpus
+        from tokstudy.corpora.prepare import prepare_corpus
         run_step(LOG, prepare_corpus, [Path({str(tmp_path / "raw.txt")!r})], Path({str(out)!r}),
                  Path({str(tmp_path / "h.txt")!r}), Path({str(tmp_path / "s.json")!r}),
                  label="xx", heldout=1, seed=1)
@@ -65,7 +65,7 @@ def test_a_tokstudy_error_is_one_line_without_a_traceback(tmp_path: Path) -> Non
     result, log = _run_step(
         tmp_path,
         """
-        from tokstudy.corpora import prepare_corpus
+        from tokstudy.corpora.prepare import prepare_corpus
         run_step(LOG, prepare_corpus, [Path("no/such.txt")], Path("t"), Path("h"), Path("s"),
                  label="xx", heldout=1, seed=1)
         """,

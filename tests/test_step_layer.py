@@ -2,7 +2,7 @@
 
 Every rule of ``workflow/rules/<stage>.smk`` (``analyses/<name>.smk``) that runs a script runs
 the one dispatcher ``workflow/scripts/run_step.py`` and names its step
-``tokstudy.steps.<stage>.<rule>`` (``tokstudy.analyses.<name>.steps.<rule>``) with
+``tokstudy.<stage>.steps.<rule>`` (``tokstudy.analyses.<name>.steps.<rule>``) with
 ``**step(...)`` (which also fingerprints its code); every public function of the step
 modules is such a rule; the library never imports the steps and the steps never import
 Snakemake. Then steps run on Snakemake's own containers, through the dispatcher.
@@ -25,14 +25,17 @@ from snakemake.iocontainers import Namedlist
 
 from tokstudy.analyses.registry import ANALYSES
 from tokstudy.code_fingerprint import code_fingerprint
-from tokstudy.steps import corpora as corpora_steps
-from tokstudy.steps import metrics as metric_steps
+from tokstudy.corpora import steps as corpora_steps
+from tokstudy.metrics import steps as metric_steps
 from tokstudy.workflow_step import run_named_step
 
 RULES = REPO / "workflow" / "rules"
 SCRIPTS = REPO / "workflow" / "scripts"
 SOURCE = REPO / "src"
-STEPS = SOURCE / "tokstudy" / "steps"
+#: what every step shares: the ``Snakemake`` protocol and ``code_record``
+SHARED_STEPS = SOURCE / "tokstudy" / "steps.py"
+#: the steps module of a stage's rule file that is not ``tokstudy.<stage>.steps``
+STAGE_STEPS = {"pretrained": "tokstudy.tokenizers.pretrained_steps"}
 
 
 def rule_files() -> list[Path]:
@@ -41,17 +44,22 @@ def rule_files() -> list[Path]:
 
 
 def steps_module(smk: Path) -> str:
-    """The module of the steps of a rule file's rules: ``tokstudy.steps.<stage>`` for a
-    stage, the registry's ``steps`` module for an analysis."""
+    """The module of the steps of a rule file's rules: ``tokstudy.<stage>.steps`` for a
+    stage (but those of :data:`STAGE_STEPS`), the registry's ``steps`` module for an
+    analysis."""
     if smk.parent.name == "analyses":
         return ANALYSES[smk.stem].steps
-    return f"tokstudy.steps.{smk.stem}"
+    return STAGE_STEPS.get(smk.stem, f"tokstudy.{smk.stem}.steps")
+
+
+def module_file(module: str) -> Path:
+    """The source file of a ``tokstudy`` module (not a package)."""
+    return SOURCE / (module.replace(".", "/") + ".py")
 
 
 def step_files() -> list[Path]:
-    """Every module of steps: ``tokstudy/steps/*.py`` and each analysis's ``steps.py``."""
-    modules = {steps_module(smk) for smk, _ in script_rules()}
-    return sorted(SOURCE / (module.replace(".", "/") + ".py") for module in modules)
+    """Every module of steps: each stage's and each analysis's."""
+    return sorted({module_file(steps_module(smk)) for smk, _ in script_rules()})
 
 
 RULE = re.compile(r"(?:rule|checkpoint)\s+(\w+)\s*:")
@@ -83,8 +91,8 @@ def script_rules() -> dict[tuple[str, str], str]:
 def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
     train = found[RULES / "tokenizers.smk", "train_tokenizer"]
-    assert train == "tokstudy.steps.tokenizers.train_tokenizer"
-    assert found[RULES / "report.smk", "metric_tables"] == "tokstudy.steps.report.metric_tables"
+    assert train == "tokstudy.tokenizers.steps.train_tokenizer"
+    assert found[RULES / "report.smk", "metric_tables"] == "tokstudy.report.steps.metric_tables"
     parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]
     assert parity == "tokstudy.analyses.parity.steps.tokenization_parity"
     scripts = sum(text.count("script:") for text in map(Path.read_text, rule_files()))
@@ -112,8 +120,8 @@ def test_the_dispatcher_is_the_only_script() -> None:
 def test_every_public_step_function_is_a_rule_of_its_stage() -> None:
     rules = script_rules()
     modules = {steps_module(smk): smk for smk in rule_files() if smk in {s for s, _ in rules}}
-    stray = {path.stem for path in STEPS.glob("*.py")} - {"__init__"}
-    assert stray == {m.rsplit(".", 1)[1] for m in modules if m.startswith("tokstudy.steps.")}
+    found = {*SOURCE.rglob("steps.py"), *SOURCE.rglob("*_steps.py")} - {SHARED_STEPS}
+    assert found == {module_file(module) for module in modules}
     for name, smk in sorted(modules.items()):
         module = importlib.import_module(name)
         functions = {
@@ -140,12 +148,11 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_library_never_imports_the_steps() -> None:
+    steps = {"tokstudy.steps", *(steps_module(smk) for smk, _ in script_rules())}
     importers = [
         str(path.relative_to(REPO))
         for path in sorted(SOURCE.rglob("*.py"))
-        if STEPS not in path.parents
-        and path not in step_files()
-        and any(name.startswith("tokstudy.steps") for name in _imports(path))
+        if path not in [SHARED_STEPS, *step_files()] and _imports(path) & steps
     ]
     assert not importers
 
@@ -153,7 +160,7 @@ def test_the_library_never_imports_the_steps() -> None:
 def test_the_steps_never_import_snakemake() -> None:
     importers = [
         path.name
-        for path in sorted([*STEPS.glob("*.py"), *step_files()])
+        for path in sorted([SHARED_STEPS, *step_files()])
         if any(name.split(".")[0] == "snakemake" for name in _imports(path))
     ]
     assert not importers
@@ -161,7 +168,7 @@ def test_the_steps_never_import_snakemake() -> None:
 
 def _step(name: str) -> dict[str, str]:
     """The params ``step()`` of ``workflow/rules/common.smk`` gives a rule."""
-    return {"step": f"tokstudy.steps.{name}", "code": code_fingerprint(f"tokstudy.steps.{name}")}
+    return {"step": name, "code": code_fingerprint(name)}
 
 
 def _snakemake(tmp_path: Path, **fields: object) -> SimpleNamespace:
@@ -183,7 +190,10 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
             tmp_path,
             input=[str(raw)],
             output=outputs,
-            params={"settings": {"heldout": 5, "seed": 1}, **_step("corpora.prepare_corpus")},
+            params={
+                "settings": {"heldout": 5, "seed": 1},
+                **_step("tokstudy.corpora.steps.prepare_corpus"),
+            },
             wildcards={"language": "xx"},
         )
     )
@@ -206,8 +216,8 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
         "long_line_pieces": 0,
         "max_line_bytes": 4096,  # the default limit
         "code": {
-            "step": "tokstudy.steps.corpora.prepare_corpus",
-            "fingerprint": code_fingerprint("tokstudy.steps.corpora.prepare_corpus"),
+            "step": "tokstudy.corpora.steps.prepare_corpus",
+            "fingerprint": code_fingerprint("tokstudy.corpora.steps.prepare_corpus"),
         },
     }
     log = (tmp_path / "rule.log").read_text(encoding="utf-8")
@@ -216,7 +226,7 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("cell", [True, False], ids=["study cell", "folder only"])
 def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: bool) -> None:
-    from tokstudy.steps import tokenizers as tokenizer_steps
+    from tokstudy.tokenizers import steps as tokenizer_steps
 
     lines = [f"word{i % 7} and more words {i}" for i in range(60)]
     inputs = {"train": str(write_lines(tmp_path / "train.txt", lines[:50]))}
@@ -230,7 +240,11 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
             tmp_path,
             input=inputs,
             output=outputs if cell else [folder],
-            params={"spec": spec, "training_code": "t1", **_step("tokenizers.train_tokenizer")},
+            params={
+                "spec": spec,
+                "training_code": "t1",
+                **_step("tokstudy.tokenizers.steps.train_tokenizer"),
+            },
             wildcards={"tokenizer": "char"},
         )
     )
@@ -239,7 +253,7 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
     assert written == expected
     assert {p.name for p in Path(folder).iterdir()} >= {"vocab.tsv", "meta.json"}
     meta = json.loads((Path(folder) / "meta.json").read_text(encoding="utf-8"))
-    assert meta["code"]["step"] == "tokstudy.steps.tokenizers.train_tokenizer"
+    assert meta["code"]["step"] == "tokstudy.tokenizers.steps.train_tokenizer"
     assert len(meta["code"]["fingerprint"]) == 16
     if cell:
         metrics = pd.read_csv(scores["metrics"], sep="\t")
@@ -249,7 +263,10 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
 def test_the_dispatcher_runs_the_step_a_rule_names(tmp_path: Path) -> None:
     raw = write_lines(tmp_path / "raw.txt", [f"line {i}" for i in range(10)])
     outputs = {name: str(tmp_path / name) for name in ("train", "heldout", "stats")}
-    params = {"settings": {"heldout": 3, "seed": 1}, **_step("corpora.prepare_corpus")}
+    params = {
+        "settings": {"heldout": 3, "seed": 1},
+        **_step("tokstudy.corpora.steps.prepare_corpus"),
+    }
     job = _snakemake(
         tmp_path, input=[str(raw)], output=outputs, params=params, wildcards={"language": "xx"}
     )
@@ -296,8 +313,8 @@ def test_finetune_model_dispatches_on_the_task_and_its_data(
 ) -> None:
     import torch
 
+    from tokstudy.models import steps as model_steps
     from tokstudy.models import tasks
-    from tokstudy.steps import models as model_steps
 
     calls = []
 

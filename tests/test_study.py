@@ -11,7 +11,7 @@ from conftest import REPO, SHARED, write_lines
 
 from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.metrics import METRICS
+from tokstudy.metrics.compute import METRICS
 from tokstudy.study.core import Study
 from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.registry import adapter_names

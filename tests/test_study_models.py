@@ -10,8 +10,8 @@ from conftest import write_lines
 
 from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
+from tokstudy.models.plan import CHARACTERBERT
 from tokstudy.study.core import Study
-from tokstudy.study.models import CHARACTERBERT
 from tokstudy.study.planners import StudyPlan
 
 

@@ -12,9 +12,9 @@ from conftest import write_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokstudy.corpora import CleaningStats, clean_lines
+from tokstudy.corpora.plan import chatterbot_files
+from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
-from tokstudy.study.corpora import chatterbot_files
 from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, Tokenizer, TrainSpec
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
 from tokstudy.tokenizers.training import train_to_directory

@@ -14,7 +14,7 @@ import yaml
 from conftest import REPO, SHARED, write_lines
 from workflow_support import planned_jobs, snakemake, tiny_config
 
-from tokstudy.metrics import METRICS
+from tokstudy.metrics.compute import METRICS
 from tokstudy.report.cost import COLUMNS as COST_COLUMNS
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared]

@@ -24,7 +24,7 @@ import numpy as np
 
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import PhaseCosts, read_phase_costs
-from tokstudy.metrics import compute_metrics
+from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import META_FILE, read_meta, sha256_of
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer

@@ -16,10 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.config_files import check_schema, load_config_file
-from tokstudy.corpora import MAX_LINE_BYTES, CleaningStats, clean_lines
+from tokstudy.corpora.prepare import MAX_LINE_BYTES, CleaningStats, clean_lines
 from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError, one_line
-from tokstudy.metrics import METRICS, check_metric_names, compute_metrics
+from tokstudy.metrics.compute import METRICS, check_metric_names, compute_metrics
 from tokstudy.report.tables import tidy_rows
 from tokstudy.study.core import Study
 from tokstudy.study.planners import StudyPlan

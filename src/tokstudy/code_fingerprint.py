@@ -181,7 +181,7 @@ class CodeIndex:
 
     def fingerprint(self, target: str) -> str:
         """The fingerprint of a module, or of a top-level function or class of one
-        (``tokstudy.steps.metrics.compute_metrics``): see the module's docstring."""
+        (``tokstudy.metrics.steps.compute_metrics``): see the module's docstring."""
         own, modules = self._code_of(target)
         parts = [*own, *(f"{name}:{self.module_digest(name)}" for name in sorted(modules))]
         return _digest(parts)[:FINGERPRINT_DIGITS]

@@ -60,7 +60,7 @@ def optional_path(value: Any) -> Path | None:
 
 
 def run_named_step(snakemake: Any) -> None:
-    """Run the step ``snakemake.params.step`` names (``tokstudy.steps.<module>.<function>``)
+    """Run the step ``snakemake.params.step`` names (``tokstudy.<stage>.steps.<rule>``)
     with the job's ``snakemake`` object: what ``workflow/scripts/run_step.py``, the script of
     every rule, does."""
     module, _, function = snakemake.params.step.rpartition(".")

@@ -14,7 +14,7 @@ RUN_STEP = str(Path(workflow.basedir) / "workflow/scripts/run_step.py")
 
 
 def step(function):
-    """A rule's params that run ``function`` (``tokstudy.steps.<module>.<function>``) through
+    """A rule's params that run ``function`` (``tokstudy.<stage>.steps.<rule>``) through
     RUN_STEP: its name and the fingerprint of its code (tokstudy.code_fingerprint), so that
     a change to that code, and only to that code, reruns the rule's jobs."""
     return {"step": function, "code": code_fingerprint(function)}

@@ -11,7 +11,7 @@ rule compute_metrics:
         metrics=out(planners.metrics.METRICS),
         frequencies=out(planners.metrics.FREQUENCIES),
     params:
-        **step("tokstudy.steps.metrics.compute_metrics"),
+        **step("tokstudy.metrics.steps.compute_metrics"),
         language=lambda w: w.language,
     log:
         out(log_path("compute_metrics", CELL)),
@@ -38,7 +38,7 @@ rule collect_metrics:
             labels={"table": "all metrics (tidy)"},
         ),
     params:
-        **step("tokstudy.steps.metrics.collect_metrics"),
+        **step("tokstudy.metrics.steps.collect_metrics"),
     log:
         out(log_path("collect_metrics")),
     conda:

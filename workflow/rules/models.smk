@@ -24,7 +24,7 @@ rule silver_treebank:
     output:
         directory(out(plan.SILVER_TREEBANK)),
     params:
-        **step("tokstudy.steps.models.silver_treebank"),
+        **step("tokstudy.models.steps.silver_treebank"),
         seed=study.seed,
     log:
         out(log_path("silver_treebank", "{language}")),
@@ -44,7 +44,7 @@ rule pretokenize_mlm:
     output:
         directory(out(plan.PRETOKENIZED)),
     params:
-        **step("tokstudy.steps.models.pretokenize_mlm"),
+        **step("tokstudy.models.steps.pretokenize_mlm"),
         whole_word_mask=plan.config.pretrain.whole_word_mask,
     log:
         out(log_path("pretokenize_mlm", CELL)),
@@ -64,7 +64,7 @@ rule prepare_characterbert:
     output:
         directory(out(plan.CHARACTERBERT_CORPUS)),
     params:
-        **step("tokstudy.steps.models.prepare_characterbert"),
+        **step("tokstudy.models.steps.prepare_characterbert"),
         config=plan.characterbert(),
     log:
         out(log_path("prepare_characterbert", plan.CHARACTERBERT_CELL)),
@@ -84,7 +84,7 @@ rule pretrain_mlm:
     output:
         directory(out(plan.PRETRAIN)),
     params:
-        **step("tokstudy.steps.models.pretrain_mlm"),
+        **step("tokstudy.models.steps.pretrain_mlm"),
         config=lambda w: plan.seeded("pretrain", w.seed),
     log:
         out(log_path("pretrain_mlm", plan.RUN_CELL)),
@@ -106,7 +106,7 @@ rule evaluate_mlm:
         metrics=out(plan.MLM),
         edits=out(plan.MLM_NOISE_EDITS),
     params:
-        **step("tokstudy.steps.models.evaluate_mlm"),
+        **step("tokstudy.models.steps.evaluate_mlm"),
         config=plan.evaluation(),
     log:
         out(log_path("evaluate_mlm", plan.RUN_CELL)),
@@ -131,7 +131,7 @@ rule finetune_model:
     wildcard_constraints:
         task=plan.finetune_task_pattern(),
     params:
-        **step("tokstudy.steps.models.finetune_model"),
+        **step("tokstudy.models.steps.finetune_model"),
         config=lambda w: plan.seeded("finetune", w.seed),
         noise_levels=plan.noise_levels(),
         noise_seed=plan.config.evaluation.noise_seed,
@@ -158,7 +158,7 @@ rule train_clm:
         directory(out(plan.CLM_TRAIN)),
     params:
         config=lambda w: plan.clm_settings(w.scale, w.seed),
-        **step("tokstudy.steps.models.train_clm"),
+        **step("tokstudy.models.steps.train_clm"),
     log:
         out(log_path("train_clm", plan.CLM_CELL)),
     conda:
@@ -185,7 +185,7 @@ rule evaluate_clm:
         noise_levels=plan.noise_levels(),
         noise_seed=plan.config.evaluation.noise_seed,
         noise_word_fraction=plan.config.evaluation.noise_word_fraction,
-        **step("tokstudy.steps.models.evaluate_clm"),
+        **step("tokstudy.models.steps.evaluate_clm"),
     log:
         out(log_path("evaluate_clm", plan.CLM_CELL)),
     conda:
@@ -221,7 +221,7 @@ rule summarize_models:
         ),
         pdf=out(plan.NOISE_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.steps.models.summarize_models"),
+        **step("tokstudy.models.steps.summarize_models"),
         mlm=plan.mlm_files(),
         finetune=plan.finetune_files(plan.FINETUNE_METRICS),
         predictions=plan.finetune_files(plan.FINETUNE_PREDICTIONS),

@@ -16,7 +16,7 @@ rule metric_tables:
             labels={"table": "wide tables", "split": "{split}", "format": "LaTeX"},
         ),
     params:
-        **step("tokstudy.steps.report.metric_tables"),
+        **step("tokstudy.report.steps.metric_tables"),
         metrics=planners.metrics.names,
     log:
         out(log_path("metric_tables", "{split}")),
@@ -41,7 +41,7 @@ rule plot_metrics:
             for ext in ("png", "pdf")
         },
     params:
-        **step("tokstudy.steps.report.plot_metrics"),
+        **step("tokstudy.report.steps.plot_metrics"),
         plots=[(metric, split) for metric in planners.metrics.names for split in SPLITS],
     log:
         out(log_path("plot_metrics")),
@@ -68,7 +68,7 @@ rule plot_frequencies:
         ),
         pdf=out(planners.metrics.FREQUENCY_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.steps.report.plot_frequencies"),
+        **step("tokstudy.report.steps.plot_frequencies"),
         tokenizers=lambda w: [
             f"{j.tokenizer} ({j.size})" if planners.tokenizers.is_pretrained(j.tokenizer) else j.tokenizer
             for j in planners.metrics.frequency_plot_jobs(w.language)
@@ -111,7 +111,7 @@ rule cost_table:
         ),
         pdf=out(planners.metrics.COST_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.steps.report.cost_table"),
+        **step("tokstudy.report.steps.cost_table"),
         sources=COST_SOURCES,
     log:
         out(log_path("cost_table")),
@@ -149,7 +149,7 @@ rule study_page:
         udhr=planners.page.udhr_article_one(),
         tables=planners.page.tables(),
         seed=study.seed,
-        **step("tokstudy.steps.report.study_page"),
+        **step("tokstudy.report.steps.study_page"),
     log:
         out(log_path("study_page")),
     conda:

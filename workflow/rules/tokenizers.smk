@@ -13,7 +13,7 @@ rule train_tokenizer:
         frequencies=out(planners.metrics.FREQUENCIES),
         cost=update(out(planners.tokenizers.CELL_COST)),
     params:
-        **step("tokstudy.steps.tokenizers.train_tokenizer"),
+        **step("tokstudy.tokenizers.steps.train_tokenizer"),
         training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
         spec=lambda w: planners.tokenizers.train_spec(cell_of(w)),
     log:
@@ -39,7 +39,7 @@ rule train_multilingual_tokenizer:
     output:
         directory(out(planners.tokenizers.MULTILINGUAL_TOKENIZER)),
     params:
-        **step("tokstudy.steps.tokenizers.train_multilingual_tokenizer"),
+        **step("tokstudy.tokenizers.steps.train_multilingual_tokenizer"),
         spec=lambda w: planners.analyses["multilingual"].spec(w.tokenizer, w.size),
     log:
         out(log_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL)),

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from tokstudy.metrics.plan import MetricsPlanner
+    from tokstudy.models.plan import ModelsPlanner
+    from tokstudy.nmt.plan import NMTPlanner
     from tokstudy.study.core import Study
-    from tokstudy.study.metrics import MetricsPlanner
-    from tokstudy.study.models import ModelsPlanner
-    from tokstudy.study.nmt import NMTPlanner
-    from tokstudy.study.tokenizers import TokenizersPlanner
+    from tokstudy.tokenizers.plan import TokenizersPlanner
 
 
 class Plan(Protocol):

@@ -5,5 +5,6 @@ translations are detokenized with the target tokenizer and scored with sacreBLEU
 chrF) against the untouched references. :mod:`~tokstudy.nmt.data` splits the corpus,
 :mod:`~tokstudy.nmt.runs` trains and translates one run, :mod:`~tokstudy.nmt.scoring`
 scores it, :mod:`~tokstudy.nmt.report` writes Table 1; settings in
-:mod:`tokstudy.nmt.config`. The workflow calls them from :mod:`tokstudy.steps.nmt`.
+:mod:`tokstudy.nmt.config`. The stage's planner (the ``nmt:`` section) is
+:mod:`tokstudy.nmt.plan`; the workflow calls the modules from :mod:`tokstudy.nmt.steps`.
 """

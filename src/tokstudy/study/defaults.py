@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from tokstudy.corpora import MAX_LINE_BYTES
+from tokstudy.corpora.prepare import MAX_LINE_BYTES
 
 #: top-level keys and the keys of always-present sections
 DEFAULTS: dict[str, Any] = {

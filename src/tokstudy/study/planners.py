@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 from tokstudy.analyses.plan import AnalysesPlan
 from tokstudy.cell_priority import CellPriorities
 from tokstudy.cells import Cell
-from tokstudy.study.corpora import CorporaPlanner
-from tokstudy.study.metrics import MetricsPlanner
-from tokstudy.study.models import ModelsPlanner
-from tokstudy.study.nmt import NMTPlanner
-from tokstudy.study.page import PagePlanner
+from tokstudy.corpora.plan import CorporaPlanner
+from tokstudy.metrics.plan import MetricsPlanner
+from tokstudy.models.plan import ModelsPlanner
+from tokstudy.nmt.plan import NMTPlanner
+from tokstudy.report.plan import PagePlanner
 from tokstudy.study.resources import rule_resources
-from tokstudy.study.tokenizers import TokenizersPlanner
+from tokstudy.tokenizers.plan import TokenizersPlanner
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study

@@ -31,7 +31,7 @@ import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
 
 from tokstudy import __version__
-from tokstudy.corpora import sha256_of
+from tokstudy.corpora.prepare import sha256_of
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Encoded, Tokenizer, TrainSpec
 from tokstudy.tokenizers.byte_symbols import byte_of_symbol, readable_bytes

@@ -8,7 +8,7 @@ from typing import Any
 from tokstudy.analyses.base import AnalysisPlanner
 from tokstudy.analyses.correlation.settings import NMT_SIDES, CorrelationSettings
 from tokstudy.errors import TokstudyError
-from tokstudy.study.nmt import NMTPlanner
+from tokstudy.nmt.plan import NMTPlanner
 from tokstudy.study.paths import expand
 
 

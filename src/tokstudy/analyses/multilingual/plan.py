@@ -65,7 +65,7 @@ class MultilingualPlanner(AnalysisPlanner):
     def cost_sources(self) -> list[dict[str, Any]]:
         """The cost table's ``train_multilingual`` row of each multilingual tokenizer (its
         benchmark file, and the mixed text it read; see
-        :meth:`tokstudy.study.metrics.MetricsPlanner.cost_sources`)."""
+        :meth:`tokstudy.metrics.plan.MetricsPlanner.cost_sources`)."""
         out = self.study.out
         cell = self.tokenizers.MULTILINGUAL_CELL
         benchmark = benchmark_path("train_multilingual_tokenizer", cell)

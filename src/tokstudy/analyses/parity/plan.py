@@ -8,10 +8,10 @@ from typing import Any
 
 from tokstudy.analyses.base import AnalysisPlanner
 from tokstudy.cells import FULL_SIZE_LABEL, Cell, ParityTokenizer
+from tokstudy.corpora.plan import CorporaPlanner
 from tokstudy.errors import TokstudyError
-from tokstudy.study.corpora import CorporaPlanner
 from tokstudy.study.paths import expand
-from tokstudy.study.tokenizers import TokenizersPlanner
+from tokstudy.tokenizers.plan import TokenizersPlanner
 from tokstudy.ud import pud_treebanks
 
 PARITY_KEY = "config key analyses.parity"

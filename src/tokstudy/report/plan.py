@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Any
 from tokstudy.analyses.morphology.plan import MorphologyPlanner
 from tokstudy.analyses.parity.plan import ParityPlanner
 from tokstudy.cells import PRETRAINED
-from tokstudy.study.corpora import CorporaPlanner
-from tokstudy.study.metrics import MetricsPlanner
+from tokstudy.corpora.plan import CorporaPlanner
+from tokstudy.metrics.plan import MetricsPlanner
 from tokstudy.study.paths import expand
 
 if TYPE_CHECKING:
     from tokstudy.analyses.plan import AnalysesPlan
+    from tokstudy.models.plan import ModelsPlanner
     from tokstudy.study.core import Study
-    from tokstudy.study.models import ModelsPlanner
-    from tokstudy.study.tokenizers import TokenizersPlanner
+    from tokstudy.tokenizers.plan import TokenizersPlanner
 
 
 class PagePlanner:

@@ -1,14 +1,16 @@
-"""The step layer: what each Snakemake rule runs, one module per ``.smk`` file.
+"""What every step shares: the ``snakemake`` object it is given and the record of its code.
 
-``tokstudy.steps.<stage>.<rule>`` is the function that rule ``<rule>`` of
-``workflow/rules/<stage>.smk`` runs: the rule names it with ``params:
-**step("tokstudy.steps.<stage>.<rule>")`` and its script is ``workflow/scripts/run_step.py``,
-the one dispatcher, which calls it with Snakemake's ``snakemake`` object
-(:func:`tokstudy.workflow_step.run_named_step`). A step function
+The step layer is one module per ``.smk`` file, in the package of its stage:
+``tokstudy.<stage>.steps.<rule>`` is the function that rule ``<rule>`` of
+``workflow/rules/<stage>.smk`` runs (``tokstudy.tokenizers.pretrained_steps`` for
+``pretrained.smk``, ``tokstudy.analyses.<name>.steps`` for ``analyses/<name>.smk``): the rule
+names it with ``params: **step("tokstudy.<stage>.steps.<rule>")`` and its script is
+``workflow/scripts/run_step.py``, the one dispatcher, which calls it with Snakemake's
+``snakemake`` object (:func:`tokstudy.workflow_step.run_named_step`). A step function
 reads the rule's files, parameters and wildcards, turns them into library arguments and
 calls the library through :func:`tokstudy.workflow_step.run_step` (the rule's log, one-line
-errors). Steps sit on top: no library module imports :mod:`tokstudy.steps`, and the steps
-import nothing of Snakemake (``tests/test_step_layer.py`` holds the layout).
+errors). Steps sit on top: no library module imports a steps module or this one, and the
+steps import nothing of Snakemake (``tests/test_step_layer.py`` holds the layout).
 """
 
 from __future__ import annotations

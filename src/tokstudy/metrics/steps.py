@@ -14,7 +14,7 @@ def compute_metrics(snakemake: Snakemake) -> None:
     """Intrinsic metrics of one tokenizer on the train and held-out text, and frequencies.
 
     Also what rule ``nmt_tokenizer_metrics`` runs
-    (:func:`tokstudy.steps.nmt.nmt_tokenizer_metrics`).
+    (:func:`tokstudy.nmt.steps.nmt_tokenizer_metrics`).
     """
     run_step(
         snakemake.log[0],

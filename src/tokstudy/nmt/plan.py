@@ -24,7 +24,7 @@ from tokstudy.training.config import from_mapping, to_dict
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
-    from tokstudy.study.tokenizers import TokenizersPlanner
+    from tokstudy.tokenizers.plan import TokenizersPlanner
 
 JOINT = "joint"
 

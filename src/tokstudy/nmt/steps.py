@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tokstudy.metrics import steps as metric_steps
 from tokstudy.nmt import data, report, scoring
 from tokstudy.nmt.cldr import write_cldr_corpus
 from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, TrainConfig
 from tokstudy.steps import Snakemake
-from tokstudy.steps import metrics as metric_steps
-from tokstudy.steps import tokenizers as tokenizer_steps
+from tokstudy.tokenizers import steps as tokenizer_steps
 from tokstudy.training.config import from_mapping
 from tokstudy.workflow_step import run_step
 

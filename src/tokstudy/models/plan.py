@@ -17,7 +17,7 @@ from tokstudy.study.paths import CELL, expand, fill
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
-    from tokstudy.study.tokenizers import TokenizersPlanner
+    from tokstudy.tokenizers.plan import TokenizersPlanner
 
 FINETUNE_TASKS = tasks_of_kind("finetune")
 #: the tokenizer column of CharacterBERT runs (its size is the word vocabulary size)

@@ -13,7 +13,7 @@ from tokstudy.ud import treebank_files
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
-    from tokstudy.study.tokenizers import TokenizersPlanner
+    from tokstudy.tokenizers.plan import TokenizersPlanner
 
 
 def chatterbot_files(language_dir: str) -> list[Path]:

@@ -2,7 +2,7 @@
 
 :func:`train_tokenizer` is also what the multilingual and NMT tokenizer rules run
 (:func:`train_multilingual_tokenizer`,
-:func:`tokstudy.steps.nmt.nmt_train_tokenizer`): the same input ``train``, one output
+:func:`tokstudy.nmt.steps.nmt_train_tokenizer`): the same input ``train``, one output
 folder and the ``spec`` parameter; without the outputs ``metrics``, ``frequencies`` and
 ``cost`` of a study cell they only train.
 """

@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, Cell
+from tokstudy.corpora.plan import CorporaPlanner
 from tokstudy.errors import TokstudyError
-from tokstudy.metrics import check_metric_names
-from tokstudy.study.corpora import CorporaPlanner
+from tokstudy.metrics.compute import check_metric_names
 from tokstudy.study.paths import CELL, benchmark_path, expand
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
-    from tokstudy.study.tokenizers import TokenizersPlanner
+    from tokstudy.tokenizers.plan import TokenizersPlanner
 
 
 class MetricsPlanner:

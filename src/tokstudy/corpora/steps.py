@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tokstudy import corpora
+from tokstudy.corpora import prepare
 from tokstudy.steps import Snakemake, code_record
 from tokstudy.workflow_step import run_step
 
@@ -14,7 +14,7 @@ def download_corpus(snakemake: Snakemake) -> None:
     url, languages = snakemake.params.source
     run_step(
         snakemake.log[0],
-        corpora.download,
+        prepare.download,
         url,
         snakemake.wildcards.sha256,
         Path(snakemake.output[0]),
@@ -26,7 +26,7 @@ def prepare_corpus(snakemake: Snakemake) -> None:
     """Clean a language's raw text and split it into train / held-out, with its stats."""
     run_step(
         snakemake.log[0],
-        corpora.prepare_corpus,
+        prepare.prepare_corpus,
         [Path(p) for p in snakemake.input],
         Path(snakemake.output.train),
         Path(snakemake.output.heldout),
