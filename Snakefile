@@ -8,6 +8,7 @@ from snakemake.utils import min_version, validate
 from tokstudy.config_files import check_config_files, check_schema
 from tokstudy.errors import TokstudyError
 from tokstudy.results_dir import mark_results_dir
+from tokstudy.scheduler_wakeups import keep_one_wakeup
 from tokstudy.study.core import Study
 from tokstudy.study.planners import StudyPlan
 
@@ -42,12 +43,15 @@ except TokstudyError as exc:
 
 
 # A run (not a dry run) marks the results folder as tokstudy's (tokstudy.results_dir), and a
-# folder it cannot write into stops it here with one line, before any job starts.
+# folder it cannot write into stops it here with one line, before any job starts. The
+# scheduler then keeps one pending wake-up instead of one per finished job
+# (tokstudy.scheduler_wakeups: a Snakemake 9 loop that otherwise takes a core's fifth).
 onstart:
     try:
         mark_results_dir(study.results_dir)
     except TokstudyError as exc:
         raise WorkflowError(str(exc)) from None
+    keep_one_wakeup()
 
 
 report: "workflow/report/workflow.rst"
