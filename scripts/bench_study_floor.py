@@ -4,11 +4,12 @@ table of an earlier run to order the cell jobs.
 Each run writes the study into a fresh folder ``OUT/run<i>-<kind>`` (``results_dir`` of a
 copy of the config): ``estimates`` runs order the cells by the tokenizer/size estimates
 (no cost table), ``table`` runs by the cost table of the first ``estimates`` run (config
-key ``cell_costs``). Runs alternate in the order given. Per run it prints the wall time
-of ``snakemake --cores N`` and the floor: the CPU seconds of the cells' ``train`` and
-``metrics`` phases in the run's own ``tables/cost.csv``, divided by the cores; and
-whether its ``tables/metrics.csv`` is byte-identical to the first run's. With
-``--noop``, it then times a rerun of the last run's folder (nothing to do).
+key ``cell_costs``) or by ``--cost-table``. Runs alternate in the order given. Per run it
+prints the wall time of ``snakemake --cores N`` and the floor: the CPU seconds of the
+cells' ``train`` and ``metrics`` phases in the run's own ``tables/cost.csv``, divided by
+the cores; and whether its ``tables/metrics.csv`` is byte-identical to the first run's
+(or to ``--metrics``). With ``--noop``, it then times a rerun of the last run's folder
+(nothing to do).
 
     python scripts/bench_study_floor.py config/hft2022.yaml --cores 2 \
         --runs estimates table --out /tmp/floor --noop
@@ -67,11 +68,17 @@ def main() -> None:
     parser.add_argument("--runs", nargs="+", choices=["estimates", "table"], required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--noop", action="store_true")
+    parser.add_argument(
+        "--cost-table", type=Path, help="the 'table' runs' cost table (default: run 0's)"
+    )
+    parser.add_argument(
+        "--metrics", type=Path, help="the metrics.csv every run must equal (default: run 0's)"
+    )
     args = parser.parse_args()
-    if args.runs[0] != "estimates":
-        parser.error("the first run must be 'estimates': the 'table' runs use its cost table")
+    if args.runs[0] != "estimates" and args.cost_table is None:
+        parser.error("without --cost-table the first run must be 'estimates' (its table)")
     args.out.mkdir(parents=True, exist_ok=True)
-    first_table = first_metrics = None
+    first_table, first_metrics = args.cost_table, args.metrics
     for index, kind in enumerate(args.runs):
         results = (args.out / f"run{index}-{kind}").resolve()
         config = study_config(args.config, results, first_table if kind == "table" else None,
@@ -82,11 +89,11 @@ def main() -> None:
         if first_table is None:
             first_table = args.out / "cost-of-run0.csv"
             first_table.write_bytes((results / "tables/cost.csv").read_bytes())
-            first_metrics = metrics
+        first_metrics = first_metrics or metrics
         same = filecmp.cmp(metrics, first_metrics, shallow=False)
         print(
             f"run {index} ({kind}): wall {wall:.0f} s, floor {floor:.0f} s, "
-            f"ratio {wall / floor:.3f}; metrics.csv identical to run 0: {same}",
+            f"ratio {wall / floor:.3f}; metrics.csv identical to {first_metrics}: {same}",
             flush=True,
         )
     if args.noop:

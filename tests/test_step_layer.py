@@ -92,7 +92,8 @@ def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
     train = found[RULES / "tokenizers.smk", "train_tokenizer"]
     assert train == "tokstudy.tokenizers.steps.train_tokenizer"
-    assert found[RULES / "report.smk", "metric_tables"] == "tokstudy.report.steps.metric_tables"
+    assert found[RULES / "metrics.smk", "metric_tables"] == "tokstudy.metrics.steps.metric_tables"
+    assert found[RULES / "report.smk", "study_page"] == "tokstudy.report.steps.study_page"
     parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]
     assert parity == "tokstudy.analyses.parity.steps.tokenization_parity"
     scripts = sum(text.count("script:") for text in map(Path.read_text, rule_files()))

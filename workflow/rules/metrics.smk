@@ -1,4 +1,4 @@
-localrules: collect_metrics  # trivial jobs: not worth a cluster job
+localrules: collect_metrics, metric_tables, plot_metrics, plot_frequencies, cost_table  # trivial jobs: not worth a cluster job
 
 
 rule compute_metrics:
@@ -46,5 +46,129 @@ rule collect_metrics:
     threads: planners.threads("collect_metrics")
     resources:
         **planners.resources("collect_metrics"),
+    script:
+        RUN_STEP
+
+
+
+rule metric_tables:
+    input:
+        out(planners.metrics.TABLE),
+    output:
+        markdown=report(
+            out(planners.metrics.WIDE_TABLE, ext="md"),
+            category="Tables",
+            labels={"table": "wide tables", "split": "{split}", "format": "Markdown"},
+        ),
+        latex=report(
+            out(planners.metrics.WIDE_TABLE, ext="tex"),
+            category="Tables",
+            labels={"table": "wide tables", "split": "{split}", "format": "LaTeX"},
+        ),
+    params:
+        **step("tokstudy.metrics.steps.metric_tables"),
+        metrics=planners.metrics.names,
+    log:
+        out(log_path("metric_tables", "{split}")),
+    conda:
+        "../../envs/report.yaml"
+    threads: planners.threads("metric_tables")
+    resources:
+        **planners.resources("metric_tables"),
+    script:
+        RUN_STEP
+
+
+# All metric plots in one job: one process instead of one per metric and split.
+rule plot_metrics:
+    input:
+        out(planners.metrics.TABLE),
+    output:
+        **{
+            f"{metric}_{split}_{ext}": metric_plot(metric, split, ext)
+            for metric in planners.metrics.names
+            for split in SPLITS
+            for ext in ("png", "pdf")
+        },
+    params:
+        **step("tokstudy.metrics.steps.plot_metrics"),
+        plots=[(metric, split) for metric in planners.metrics.names for split in SPLITS],
+    log:
+        out(log_path("plot_metrics")),
+    conda:
+        "../../envs/report.yaml"
+    threads: planners.threads("plot_metrics")
+    resources:
+        **planners.resources("plot_metrics"),
+    script:
+        RUN_STEP
+
+
+rule plot_frequencies:
+    input:
+        lambda w: [
+            out(planners.metrics.FREQUENCIES, **vars(j))
+            for j in planners.metrics.frequency_plot_jobs(w.language)
+        ],
+    output:
+        png=report(
+            out(planners.metrics.FREQUENCY_PLOT, ext="png"),
+            category="Token-frequency distributions",
+            labels={"language": "{language}"},
+        ),
+        pdf=out(planners.metrics.FREQUENCY_PLOT, ext="pdf"),
+    params:
+        **step("tokstudy.metrics.steps.plot_frequencies"),
+        tokenizers=lambda w: [
+            f"{j.tokenizer} ({j.size})" if planners.tokenizers.is_pretrained(j.tokenizer) else j.tokenizer
+            for j in planners.metrics.frequency_plot_jobs(w.language)
+        ],
+        vocab_size=planners.metrics.frequency_plot_size(),
+        skip_top=planners.metrics.skip_top_ranks,
+    log:
+        out(log_path("plot_frequencies", "{language}")),
+    conda:
+        "../../envs/report.yaml"
+    threads: planners.threads("plot_frequencies")
+    resources:
+        **planners.resources("plot_frequencies"),
+    script:
+        RUN_STEP
+
+
+rule metric_outputs:
+    input:
+        planners.metrics.targets(),
+
+
+# every tokenizer training and metric pass whose time and memory the cost table shows
+COST_SOURCES = planners.cost_sources()
+
+
+rule cost_table:
+    input:
+        sorted({path for s in COST_SOURCES for path in [s["figures"], *s["texts"]]}),
+    output:
+        csv=report(
+            out(planners.metrics.COST_TABLE),
+            category="Cost",
+            labels={"output": "time and peak memory per training, metric pass and job (CSV)"},
+        ),
+        png=report(
+            out(planners.metrics.COST_PLOT, ext="png"),
+            category="Cost",
+            labels={"output": "training time and peak memory against vocabulary size"},
+        ),
+        pdf=out(planners.metrics.COST_PLOT, ext="pdf"),
+    params:
+        **step("tokstudy.metrics.steps.cost_table"),
+        sources=COST_SOURCES,
+    log:
+        out(log_path("cost_table")),
+    conda:
+        "../../envs/report.yaml"
+    threads: planners.threads("cost_table")
+    resources:
+        **planners.resources("cost_table"),
     script:
         RUN_STEP

@@ -1,92 +1,14 @@
-"""Steps of ``workflow/rules/report.smk``: wide tables, plots and the cost table."""
+"""Steps of ``workflow/rules/report.smk``: the study page."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import pandas as pd
-
-from tokstudy.cell_job import read_training_frequencies
-from tokstudy.report import plots
-from tokstudy.report.cost import CostSource, write_cost
 from tokstudy.report.page.build import PageCell, build_study_page
 from tokstudy.report.page.recommend import StudyTables
 from tokstudy.report.page.segments import udhr_article_one
-from tokstudy.report.tables import write_wide_tables
 from tokstudy.steps import Snakemake
 from tokstudy.workflow_step import run_step
-
-
-def metric_tables(snakemake: Snakemake) -> None:
-    """Wide per-metric tables (Markdown and LaTeX) of one split."""
-    run_step(
-        snakemake.log[0],
-        write_wide_tables,
-        pd.read_csv(snakemake.input[0]),
-        snakemake.params.metrics,
-        snakemake.wildcards.split,
-        snakemake.output.markdown,
-        snakemake.output.latex,
-    )
-
-
-def plot_metrics(snakemake: Snakemake) -> None:
-    """Every metric against vocabulary size: a PNG and a PDF per (metric, split) of
-    ``params.plots``, outputs named ``{metric}_{split}_{png,pdf}``."""
-    outputs = {
-        (metric, split): [
-            Path(snakemake.output[f"{metric}_{split}_{ext}"]) for ext in ("png", "pdf")
-        ]
-        for metric, split in snakemake.params.plots
-    }
-    run_step(snakemake.log[0], _plot_all_metrics, pd.read_csv(snakemake.input[0]), outputs)
-
-
-def _plot_all_metrics(
-    table: pd.DataFrame, outputs: Mapping[tuple[str, str], Sequence[Path]]
-) -> None:
-    """One plot per (metric, split), into its files."""
-    for (metric, split), files in outputs.items():
-        plots.plot_metric(table, metric, split, files)
-
-
-def plot_frequencies(snakemake: Snakemake) -> None:
-    """Token-frequency distributions of one language's tokenizers at one size."""
-    run_step(
-        snakemake.log[0],
-        plots.plot_frequencies,
-        {
-            name: read_training_frequencies(Path(path))
-            for name, path in zip(snakemake.params.tokenizers, snakemake.input, strict=True)
-        },
-        snakemake.wildcards.language,
-        snakemake.params.vocab_size,
-        snakemake.params.skip_top,
-        list(snakemake.output),
-    )
-
-
-def cost_table(snakemake: Snakemake) -> None:
-    """The study's cost table (``tables/cost.csv``) and its plot, from the jobs' benchmark
-    and phase files."""
-    sources = [
-        CostSource(
-            **{
-                **source,
-                "figures": Path(source["figures"]),
-                "texts": tuple(map(Path, source["texts"])),
-            }
-        )
-        for source in snakemake.params.sources
-    ]
-    run_step(
-        snakemake.log[0],
-        write_cost,
-        sources,
-        Path(snakemake.output.csv),
-        [Path(snakemake.output.png), Path(snakemake.output.pdf)],
-    )
 
 
 def study_page(snakemake: Snakemake) -> None:
