@@ -276,6 +276,40 @@ def test_the_dispatcher_runs_the_step_a_rule_names(tmp_path: Path) -> None:
     assert "prepare_corpus: finished" in (tmp_path / "rule.log").read_text(encoding="utf-8")
 
 
+def test_plot_frequencies_gives_each_language_its_own_tokenizers_frequencies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn = []
+    monkeypatch.setattr(
+        metric_steps.plots,
+        "plot_frequencies",
+        lambda frequencies, language, size, skip, files: drawn.append(
+            (language, {label: values.tolist() for label, values in frequencies.items()}, files)
+        ),
+    )
+    tables = []
+    for index, counts in enumerate([[5, 1], [7, 2], [9, 3]]):
+        rows = [f"{i}\tt{i}\t{count}\t0" for i, count in enumerate(counts)]
+        header = "id\ttoken\ttrain_frequency\theldout_frequency"
+        tables.append(str(write_lines(tmp_path / f"f{index}.tsv", [header, *rows])))
+    outputs = {
+        f"{language}_{ext}": f"{language}.{ext}" for language in "ab" for ext in ("png", "pdf")
+    }
+    plots = {"a": ["sp_bpe", "gpt (pretrained)"], "b": ["sp_bpe"]}
+    metric_steps.plot_frequencies(
+        _snakemake(
+            tmp_path,
+            input=tables,
+            output=outputs,
+            params={"plots": plots, "vocab_size": "750", "skip_top": 1},
+        )
+    )
+    assert drawn == [
+        ("a", {"sp_bpe": [5, 1], "gpt (pretrained)": [7, 2]}, [Path("a.png"), Path("a.pdf")]),
+        ("b", {"sp_bpe": [9, 3]}, [Path("b.png"), Path("b.pdf")]),
+    ]
+
+
 def test_a_failing_step_exits_with_one_line_and_logs_it(tmp_path: Path) -> None:
     missing = tmp_path / "missing.tsv"
     with pytest.raises(SystemExit) as exit_info:

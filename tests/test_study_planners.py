@@ -105,6 +105,26 @@ def test_a_pretrained_cell_costs_its_metric_job(tmp_path: Path) -> None:
     ]
 
 
+def test_the_frequency_plots_name_each_language_s_tokenizers_at_the_plotted_size(
+    tmp_path: Path,
+) -> None:
+    source = write_lines(tmp_path / "tokenizer.json", ["{}"])
+    pretrained = {"gpt": {"path": str(source), "languages": ["yy"]}}
+    tokenizers = {"sp_bpe": {"vocab_sizes": [50, 80]}, "char": {}}
+    plots = {"frequency_vocab_size": 80, "skip_top_ranks": 1}
+    config = _config(tmp_path, pretrained=pretrained, tokenizers=tokenizers, plots=plots)
+    plan = StudyPlan(Study(config)).metrics
+    assert {
+        language: {label: (c.tokenizer, c.size) for label, c in cells.items()}
+        for language, cells in plan.frequency_plots().items()
+    } == {  # char has no size of its own: it is not plotted
+        "xx": {"sp_bpe": ("sp_bpe", "80")},
+        "yy": {"sp_bpe": ("sp_bpe", "80"), "gpt (pretrained)": ("gpt", "pretrained")},
+    }
+    without_size = _config(tmp_path, plots={"skip_top_ranks": 1})
+    assert StudyPlan(Study(without_size)).metrics.frequency_plots() == {}
+
+
 def test_the_cost_table_has_the_cells_then_the_multilingual_tokenizers(tmp_path: Path) -> None:
     multilingual = {"multilingual": {"tokenizers": ["sp_bpe"], "vocab_sizes": [60, 40]}}
     plan = StudyPlan(Study(_config(tmp_path, analyses=multilingual)))
@@ -250,10 +270,12 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
 # --- resources -------------------------------------------------------------------------
 
 
+#: a rule's name, at the start of a line or indented (a rule defined under an ``if``)
+RULE_NAME = re.compile(r"^\s*rule (\w+):", re.M)
+
+
 def _rules_with_jobs() -> set[str]:
-    names = {
-        name for path in RULE_FILES for name in re.findall(r"^rule (\w+):", path.read_text(), re.M)
-    }
+    names = {name for path in RULE_FILES for name in RULE_NAME.findall(path.read_text())}
     return {name for name in names if not name.endswith("_outputs")}
 
 
@@ -264,7 +286,7 @@ def test_every_rule_has_its_resources_in_the_one_table() -> None:
     for path in RULE_FILES:
         text = path.read_text()
         declared = re.findall(r'threads: planners\.threads\("(\w+)"\)', text)
-        rules = re.findall(r"^rule (\w+):", text, re.M)
+        rules = RULE_NAME.findall(text)
         assert declared == [rule for rule in rules if rule in RULES], path.name
 
 

@@ -45,3 +45,12 @@ def metric_plot(metric, split, ext):
         return path
     labels = {"metric": metric, "split": split}
     return report(path, category="Metrics against vocabulary size", labels=labels)
+
+
+def frequency_plot(language, ext):
+    """One language's plot of rule plot_frequencies; the PNG goes into the report."""
+    path = out(planners.metrics.FREQUENCY_PLOT, language=language, ext=ext)
+    if ext == "pdf":
+        return path
+    labels = {"language": language}
+    return report(path, category="Token-frequency distributions", labels=labels)

@@ -79,22 +79,23 @@ rule metric_tables:
         RUN_STEP
 
 
-# All metric plots in one job: one process instead of one per metric and split.
+# The metric plots of one split in one job: a process per plot would spend about as long
+# starting and importing as plotting, and the two splits' jobs run side by side at the end
+# of a study.
 rule plot_metrics:
     input:
         out(planners.metrics.TABLE),
     output:
         **{
-            f"{metric}_{split}_{ext}": metric_plot(metric, split, ext)
+            f"{metric}_{ext}": metric_plot(metric, "{split}", ext)
             for metric in planners.metrics.names
-            for split in SPLITS
             for ext in ("png", "pdf")
         },
     params:
         **step("tokstudy.metrics.steps.plot_metrics"),
-        plots=[(metric, split) for metric in planners.metrics.names for split in SPLITS],
+        metrics=planners.metrics.names,
     log:
-        out(log_path("plot_metrics")),
+        out(log_path("plot_metrics", "{split}")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("plot_metrics")
@@ -104,29 +105,30 @@ rule plot_metrics:
         RUN_STEP
 
 
+# The token-frequency plots of every language in one job (as for plot_metrics); without
+# plots.frequency_vocab_size the rule has no outputs and no job.
+FREQUENCY_PLOTS = planners.metrics.frequency_plots()
+
 rule plot_frequencies:
     input:
-        lambda w: [
-            out(planners.metrics.FREQUENCIES, **vars(j))
-            for j in planners.metrics.frequency_plot_jobs(w.language)
+        [
+            out(planners.metrics.FREQUENCIES, **vars(cell))
+            for cells in FREQUENCY_PLOTS.values()
+            for cell in cells.values()
         ],
     output:
-        png=report(
-            out(planners.metrics.FREQUENCY_PLOT, ext="png"),
-            category="Token-frequency distributions",
-            labels={"language": "{language}"},
-        ),
-        pdf=out(planners.metrics.FREQUENCY_PLOT, ext="pdf"),
+        **{
+            f"{language}_{ext}": frequency_plot(language, ext)
+            for language in FREQUENCY_PLOTS
+            for ext in ("png", "pdf")
+        },
     params:
         **step("tokstudy.metrics.steps.plot_frequencies"),
-        tokenizers=lambda w: [
-            f"{j.tokenizer} ({j.size})" if planners.tokenizers.is_pretrained(j.tokenizer) else j.tokenizer
-            for j in planners.metrics.frequency_plot_jobs(w.language)
-        ],
+        plots={language: list(cells) for language, cells in FREQUENCY_PLOTS.items()},
         vocab_size=planners.metrics.frequency_plot_size(),
         skip_top=planners.metrics.skip_top_ranks,
     log:
-        out(log_path("plot_frequencies", "{language}")),
+        out(log_path("plot_frequencies")),
     conda:
         "../../envs/report.yaml"
     threads: planners.threads("plot_frequencies")

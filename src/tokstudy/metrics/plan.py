@@ -61,6 +61,24 @@ class MetricsPlanner:
             if j.language == language and j.size in (size, PRETRAINED)
         ]
 
+    def frequency_plots(self) -> dict[str, dict[str, Cell]]:
+        """The token-frequency plots: per language, each plotted tokenizer's label (its
+        name, and a pretrained one's ``(pretrained)``) and cell; none without
+        ``plots.frequency_vocab_size``."""
+        if not self.frequency_plot_size():
+            return {}
+        return {
+            language: {
+                self._frequency_label(cell): cell for cell in self.frequency_plot_jobs(language)
+            }
+            for language in self.study.languages
+        }
+
+    def _frequency_label(self, cell: Cell) -> str:
+        if self.tokenizers.is_pretrained(cell.tokenizer):
+            return f"{cell.tokenizer} ({cell.size})"
+        return cell.tokenizer
+
     def cost_sources(self) -> list[dict[str, Any]]:
         """The cells' rows of the cost table: cell, step, the file that measured it and the
         texts the step read (:class:`tokstudy.report.cost.CostSource`).

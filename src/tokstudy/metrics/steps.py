@@ -59,39 +59,58 @@ def metric_tables(snakemake: Snakemake) -> None:
 
 
 def plot_metrics(snakemake: Snakemake) -> None:
-    """Every metric against vocabulary size: a PNG and a PDF per (metric, split) of
-    ``params.plots``, outputs named ``{metric}_{split}_{png,pdf}``."""
+    """Every metric of ``params.metrics`` against vocabulary size on split ``{split}``: a
+    PNG and a PDF each, outputs named ``{metric}_{png,pdf}``."""
     outputs = {
-        (metric, split): [
-            Path(snakemake.output[f"{metric}_{split}_{ext}"]) for ext in ("png", "pdf")
-        ]
-        for metric, split in snakemake.params.plots
+        metric: [Path(snakemake.output[f"{metric}_{ext}"]) for ext in ("png", "pdf")]
+        for metric in snakemake.params.metrics
     }
-    run_step(snakemake.log[0], _plot_all_metrics, pd.read_csv(snakemake.input[0]), outputs)
+    run_step(
+        snakemake.log[0],
+        _plot_split,
+        Path(snakemake.input[0]),
+        snakemake.wildcards.split,
+        outputs,
+    )
 
 
-def _plot_all_metrics(
-    table: pd.DataFrame, outputs: Mapping[tuple[str, str], Sequence[Path]]
-) -> None:
-    """One plot per (metric, split), into its files."""
-    for (metric, split), files in outputs.items():
-        plots.plot_metric(table, metric, split, files)
+def _plot_split(table: Path, split: str, outputs: Mapping[str, Sequence[Path]]) -> None:
+    """One plot per metric of one split, into its files."""
+    metrics = pd.read_csv(table)
+    for metric, files in outputs.items():
+        plots.plot_metric(metrics, metric, split, files)
 
 
 def plot_frequencies(snakemake: Snakemake) -> None:
-    """Token-frequency distributions of one language's tokenizers at one size."""
+    """Token-frequency distributions of each language's tokenizers at one size: per
+    language of ``params.plots``, its tokenizers' labels, their frequency tables in that
+    order among the inputs, and outputs ``{language}_{png,pdf}``."""
+    tables = iter(snakemake.input)
+    plotted = {
+        language: (
+            {label: Path(next(tables)) for label in labels},
+            [Path(snakemake.output[f"{language}_{ext}"]) for ext in ("png", "pdf")],
+        )
+        for language, labels in snakemake.params.plots.items()
+    }
     run_step(
         snakemake.log[0],
-        plots.plot_frequencies,
-        {
-            name: read_training_frequencies(Path(path))
-            for name, path in zip(snakemake.params.tokenizers, snakemake.input, strict=True)
-        },
-        snakemake.wildcards.language,
+        _plot_all_frequencies,
+        plotted,
         snakemake.params.vocab_size,
         snakemake.params.skip_top,
-        list(snakemake.output),
     )
+
+
+def _plot_all_frequencies(
+    plotted: Mapping[str, tuple[Mapping[str, Path], Sequence[Path]]],
+    vocab_size: str,
+    skip_top: int,
+) -> None:
+    """One frequency plot per language: its tokenizers' frequency tables into its files."""
+    for language, (tables, files) in plotted.items():
+        frequencies = {label: read_training_frequencies(path) for label, path in tables.items()}
+        plots.plot_frequencies(frequencies, language, vocab_size, skip_top, files)
 
 
 def cost_table(snakemake: Snakemake) -> None:
