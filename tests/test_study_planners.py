@@ -270,8 +270,8 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
 # --- resources -------------------------------------------------------------------------
 
 
-#: a rule's name, at the start of a line or indented (a rule defined under an ``if``)
-RULE_NAME = re.compile(r"^\s*rule (\w+):", re.M)
+#: a rule's name in a rule file
+RULE_NAME = re.compile(r"^rule (\w+):", re.M)
 
 
 def _rules_with_jobs() -> set[str]:

@@ -38,19 +38,8 @@ def cell_of(wildcards):
     return Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
 
 
-def metric_plot(metric, split, ext):
-    """One metric plot of rule plot_metrics; the PNG goes into the report."""
-    path = out(planners.metrics.PLOT, metric=metric, split=split, ext=ext)
-    if ext == "pdf":
-        return path
-    labels = {"metric": metric, "split": split}
-    return report(path, category="Metrics against vocabulary size", labels=labels)
-
-
-def frequency_plot(language, ext):
-    """One language's plot of rule plot_frequencies; the PNG goes into the report."""
-    path = out(planners.metrics.FREQUENCY_PLOT, language=language, ext=ext)
-    if ext == "pdf":
-        return path
-    labels = {"language": language}
-    return report(path, category="Token-frequency distributions", labels=labels)
+def plot_output(pattern, category, ext, **labels):
+    """A plot rule's output: ``pattern`` with ``ext`` and ``labels`` filled in; the PNG goes
+    into the report under ``category``, labelled with ``labels``."""
+    path = out(pattern, ext=ext, **labels)
+    return report(path, category=category, labels=labels) if ext == "png" else path

@@ -50,7 +50,6 @@ rule collect_metrics:
         RUN_STEP
 
 
-
 rule metric_tables:
     input:
         out(planners.metrics.TABLE),
@@ -87,7 +86,13 @@ rule plot_metrics:
         out(planners.metrics.TABLE),
     output:
         **{
-            f"{metric}_{ext}": metric_plot(metric, "{split}", ext)
+            f"{metric}_{ext}": plot_output(
+                planners.metrics.PLOT,
+                "Metrics against vocabulary size",
+                ext,
+                metric=metric,
+                split="{split}",
+            )
             for metric in planners.metrics.names
             for ext in ("png", "pdf")
         },
@@ -118,7 +123,12 @@ rule plot_frequencies:
         ],
     output:
         **{
-            f"{language}_{ext}": frequency_plot(language, ext)
+            f"{language}_{ext}": plot_output(
+                planners.metrics.FREQUENCY_PLOT,
+                "Token-frequency distributions",
+                ext,
+                language=language,
+            )
             for language in FREQUENCY_PLOTS
             for ext in ("png", "pdf")
         },

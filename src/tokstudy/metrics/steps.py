@@ -61,10 +61,7 @@ def metric_tables(snakemake: Snakemake) -> None:
 def plot_metrics(snakemake: Snakemake) -> None:
     """Every metric of ``params.metrics`` against vocabulary size on split ``{split}``: a
     PNG and a PDF each, outputs named ``{metric}_{png,pdf}``."""
-    outputs = {
-        metric: [Path(snakemake.output[f"{metric}_{ext}"]) for ext in ("png", "pdf")]
-        for metric in snakemake.params.metrics
-    }
+    outputs = {metric: _plot_files(snakemake, metric) for metric in snakemake.params.metrics}
     run_step(
         snakemake.log[0],
         _plot_split,
@@ -72,6 +69,11 @@ def plot_metrics(snakemake: Snakemake) -> None:
         snakemake.wildcards.split,
         outputs,
     )
+
+
+def _plot_files(snakemake: Snakemake, name: str) -> list[Path]:
+    """A plot's two outputs, ``{name}_png`` and ``{name}_pdf``."""
+    return [Path(snakemake.output[f"{name}_{ext}"]) for ext in ("png", "pdf")]
 
 
 def _plot_split(table: Path, split: str, outputs: Mapping[str, Sequence[Path]]) -> None:
@@ -89,7 +91,7 @@ def plot_frequencies(snakemake: Snakemake) -> None:
     plotted = {
         language: (
             {label: Path(next(tables)) for label in labels},
-            [Path(snakemake.output[f"{language}_{ext}"]) for ext in ("png", "pdf")],
+            _plot_files(snakemake, language),
         )
         for language, labels in snakemake.params.plots.items()
     }
