@@ -62,7 +62,7 @@ def step_files() -> list[Path]:
     return sorted({module_file(steps_module(smk)) for smk, _ in script_rules()})
 
 
-RULE = re.compile(r"(?:rule|checkpoint)\s+(\w+)\s*:")
+RULE = re.compile(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", re.M)
 SCRIPT = re.compile(r"^\s+script\s*:\s*\n\s+(\S+)", re.M)
 STEP = re.compile(r"^\s+\*\*step\(\s*(['\"])(.+?)\1\s*\),?$", re.M)
 
@@ -72,7 +72,8 @@ def script_rules() -> dict[tuple[str, str], str]:
     every ``script:`` is ``RUN_STEP``.
 
     The text splits into top-level blocks at each line that starts in the first column
-    (``rule``, ``localrules``, Python code); a ``script:`` must sit in a rule's block.
+    (``rule``, ``localrules``, Python code such as an ``if`` around a rule); a ``script:``
+    must sit in a rule's block.
     """
     found = {}
     for smk in rule_files():
@@ -80,7 +81,7 @@ def script_rules() -> dict[tuple[str, str], str]:
             scripts = SCRIPT.findall(block)
             if not scripts:
                 continue
-            rule = RULE.match(block)
+            rule = RULE.search(block)
             assert rule and scripts == ["RUN_STEP"], f"{smk.name}: {block[:80]}: {scripts}"
             steps = STEP.findall(block)
             assert len(steps) == 1, f"{smk.name}: rule {rule.group(1)} names no single step"
@@ -92,6 +93,8 @@ def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
     train = found[RULES / "tokenizers.smk", "train_tokenizer"]
     assert train == "tokstudy.tokenizers.steps.train_tokenizer"
+    sizes = found[RULES / "tokenizers.smk", "train_tokenizer_sizes"]  # under an if
+    assert sizes == "tokstudy.tokenizers.steps.train_tokenizer_sizes"
     assert found[RULES / "metrics.smk", "metric_tables"] == "tokstudy.metrics.steps.metric_tables"
     assert found[RULES / "report.smk", "study_page"] == "tokstudy.report.steps.study_page"
     parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]

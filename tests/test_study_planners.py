@@ -271,7 +271,7 @@ def test_defaults_fill_what_a_study_leaves_out(tmp_path: Path) -> None:
 
 
 #: a rule's name in a rule file
-RULE_NAME = re.compile(r"^rule (\w+):", re.M)
+RULE_NAME = re.compile(r"^\s*rule (\w+):", re.M)
 
 
 def _rules_with_jobs() -> set[str]:

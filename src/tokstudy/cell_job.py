@@ -1,4 +1,5 @@
-"""A study cell's job: train, save and score one tokenizer (:func:`train_and_evaluate`),
+"""A study cell's job: train, save and score one tokenizer (:func:`train_and_evaluate`;
+several sizes of one language and tokenizer in one process: :func:`train_and_evaluate_sizes`),
 or score one already on disk, trained or pretrained (:func:`evaluate_job`), writing its
 metrics on named corpora as tidy and frequency tables.
 
@@ -17,6 +18,7 @@ import json
 import logging
 import shutil
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +156,41 @@ def train_and_evaluate(
         )
     costs.write(cost_out)
     log.info("cost: %s", ", ".join(map(_phase_summary, costs.phases.items())))
+
+
+@dataclass(frozen=True)
+class CellOutputs:
+    """The files one study cell's training and scoring write (:func:`train_and_evaluate`)."""
+
+    directory: Path
+    metrics: Path
+    frequencies: Path
+    cost: Path
+
+
+def train_and_evaluate_sizes(
+    name: str,
+    corpora: dict[str, Path],
+    cells: Mapping[str, tuple[TrainSpec, CellOutputs]],
+    code: Mapping[str, str] | None = None,
+    training_code: str | None = None,
+) -> None:
+    """Several study cells of one language and tokenizer in one process, one after the
+    other: size label → its settings and files, each cell as :func:`train_and_evaluate`
+    (its own phase costs, its own reuse of an earlier training)."""
+    for number, (size, (spec, outputs)) in enumerate(cells.items(), start=1):
+        log.info("size %s of %s: cell %d of %d", size, name, number, len(cells))
+        train_and_evaluate(
+            name,
+            corpora,
+            spec,
+            outputs.directory,
+            outputs.metrics,
+            outputs.frequencies,
+            outputs.cost,
+            code,
+            training_code,
+        )
 
 
 def _reusable_training(

@@ -15,6 +15,9 @@ from tokstudy.tokenizers.registry import adapter_class, adapter_names
 FULL_SIZE_LABEL = "full"
 #: size label of a pretrained tokenizer's cells (its vocabulary size is what it is)
 PRETRAINED = "pretrained"
+#: size label of the cost row of a job that trained every size of one language and
+#: tokenizer (``train_sizes_together``)
+ALL_SIZES_LABEL = "all"
 #: the splits of a prepared corpus that every cell's metrics are computed on
 CORPUS_SPLITS = ("train", "heldout")
 

@@ -33,6 +33,12 @@ wildcard_constraints:
     metric="|".join(planners.metrics.names),
 
 
+def every_size(pattern):
+    """A cell's file ``pattern`` under the results folder for each size of the study's
+    vocab_sizes, {language} and {tokenizer} left open (a train_tokenizer_sizes job)."""
+    return expand(out(pattern), size=planners.tokenizers.shared_sizes(), allow_missing=True)
+
+
 def cell_of(wildcards):
     """The study cell a job's wildcards name."""
     return Cell(wildcards.language, wildcards.tokenizer, wildcards.size)

@@ -32,6 +32,45 @@ rule train_tokenizer:
         RUN_STEP
 
 
+# with train_sizes_together: one job per language and tokenizer trains and scores every
+# size of the study's vocab_sizes, one after the other (one process start, not one per
+# size); its cells' files are those rule train_tokenizer would write, which the rule order
+# leaves to it
+if planners.tokenizers.trained_together():
+
+    ruleorder: train_tokenizer_sizes > train_tokenizer
+
+    rule train_tokenizer_sizes:
+        input:
+            train=out(planners.corpora.TRAIN),
+            heldout=out(planners.corpora.HELDOUT),
+        output:
+            tokenizers=update(directory(every_size(planners.tokenizers.TOKENIZER))),
+            metrics=every_size(planners.metrics.METRICS),
+            frequencies=every_size(planners.metrics.FREQUENCIES),
+            cost=update(every_size(planners.tokenizers.CELL_COST)),
+        params:
+            **step("tokstudy.tokenizers.steps.train_tokenizer_sizes"),
+            training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
+            specs=lambda w: planners.tokenizers.train_specs(w.language, w.tokenizer),
+        log:
+            out(log_path("train_tokenizer_sizes", planners.tokenizers.ALL_SIZES_CELL)),
+        benchmark:
+            out(benchmark_path("train_tokenizer_sizes", planners.tokenizers.ALL_SIZES_CELL))
+        wildcard_constraints:
+            tokenizer="|".join(planners.tokenizers.trained_together()),
+        conda:
+            "../../envs/core.yaml"
+        priority: planners.sizes_priority
+        threads: planners.threads("train_tokenizer_sizes")
+        resources:
+            **planners.resources(
+                "train_tokenizer_sizes", cells=len(planners.tokenizers.shared_sizes())
+            ),
+        script:
+            RUN_STEP
+
+
 # a tokenizer trained on the mixed text of analyses.multilingual
 rule train_multilingual_tokenizer:
     input:

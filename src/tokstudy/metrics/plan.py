@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, Cell
+from tokstudy.cells import ALL_SIZES_LABEL, CORPUS_SPLITS, PRETRAINED, Cell
 from tokstudy.corpora.plan import CorporaPlanner
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import check_metric_names
@@ -85,7 +85,9 @@ class MetricsPlanner:
 
         A trained cell has rows ``train`` and ``metrics`` from its job's phase file and
         ``job`` from the job's benchmark file; a pretrained cell a ``metrics`` row (rule
-        ``compute_metrics``'s benchmark).
+        ``compute_metrics``'s benchmark). Cells trained in one job for all their sizes
+        (``train_sizes_together``) share that job's ``job`` row, whose size is
+        :data:`~tokstudy.cells.ALL_SIZES_LABEL` and whose texts are read once per size.
         """
         out = self.study.out
         sources = []
@@ -97,15 +99,36 @@ class MetricsPlanner:
                 steps = [("metrics", benchmark_path("compute_metrics", CELL), both)]
             else:
                 phases = self.tokenizers.CELL_COST
-                steps = [
-                    ("train", phases, [train]),
-                    ("metrics", phases, both),
-                    ("job", benchmark_path("train_tokenizer", CELL), both),
-                ]
+                steps = [("train", phases, [train]), ("metrics", phases, both)]
+                if not self.tokenizers.is_trained_together(job):
+                    steps.append(("job", benchmark_path("train_tokenizer", CELL), both))
             sources += [
                 {**cell, "step": step, "figures": out(pattern, **cell), "texts": texts}
                 for step, pattern, texts in steps
             ]
+        return sources + self._sizes_job_sources()
+
+    def _sizes_job_sources(self) -> list[dict[str, Any]]:
+        """The ``job`` rows of the jobs that trained every size of one language and
+        tokenizer."""
+        out, sizes = self.study.out, len(self.tokenizers.shared_sizes())
+        benchmark = benchmark_path("train_tokenizer_sizes", self.tokenizers.ALL_SIZES_CELL)
+        sources = []
+        for tokenizer in self.tokenizers.trained_together():
+            for language in self.tokenizers.tokenizer_languages(tokenizer):
+                texts = [
+                    out(CorporaPlanner.TRAIN, language=language),
+                    out(CorporaPlanner.HELDOUT, language=language),
+                ]
+                cell = {"language": language, "tokenizer": tokenizer, "size": ALL_SIZES_LABEL}
+                sources.append(
+                    {
+                        **cell,
+                        "step": "job",
+                        "figures": out(benchmark, language=language, tokenizer=tokenizer),
+                        "texts": texts * sizes,
+                    }
+                )
         return sources
 
     def targets(self) -> list[str]:

@@ -19,6 +19,7 @@ DEFAULTS: dict[str, Any] = {
     "results_dir": "results",
     "data_root": None,
     "cell_costs": None,
+    "train_sizes_together": False,
     "size_policy": "error",
     "corpus_defaults": {
         "heldout": 0.1,

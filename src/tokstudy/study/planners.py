@@ -59,9 +59,11 @@ class StudyPlan:
         """The threads of a rule (defaults, then the study's ``resources:``)."""
         return rule_resources(rule, self.study.config["resources"])["threads"]
 
-    def resources(self, rule: str) -> dict[str, Any]:
-        """The resources of a rule but threads: ``mem_mb``, ``runtime`` and any cluster key."""
+    def resources(self, rule: str, cells: int = 1) -> dict[str, Any]:
+        """The resources of a rule but threads: ``mem_mb``, ``runtime`` and any cluster key;
+        the run time is ``cells`` times its entry's for a job that runs that many cells."""
         resolved = rule_resources(rule, self.study.config["resources"])
+        resolved["runtime"] *= cells
         return {key: value for key, value in resolved.items() if key != "threads"}
 
     @cached_property
@@ -73,15 +75,33 @@ class StudyPlan:
     def cell_priority(self, wildcards: Any) -> int:
         """The Snakemake priority of a cell's job (``train_tokenizer``): its cost in
         centiseconds, longest first, or the priority of the cell's models when higher."""
-        cell = Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
-        cost = self.cell_priorities.priority(cell.language, cell.tokenizer, cell.size)
-        return max(cost, self.models.cell_model_priority(cell))
+        return self._jobs_priority([Cell(wildcards.language, wildcards.tokenizer, wildcards.size)])
+
+    def sizes_priority(self, wildcards: Any) -> int:
+        """The priority of a job that trains every size of one language and tokenizer
+        (``train_tokenizer_sizes``): its cells' costs added, or the priority of their
+        models when higher."""
+        language, tokenizer = wildcards.language, wildcards.tokenizer
+        sizes = self.tokenizers.shared_sizes()
+        return self._jobs_priority([Cell(language, tokenizer, size) for size in sizes])
+
+    def _jobs_priority(self, cells: list[Cell]) -> int:
+        cost = sum(self.cell_priorities.priority(c.language, c.tokenizer, c.size) for c in cells)
+        return max(cost, *(self.models.cell_model_priority(cell) for cell in cells))
 
     def corpus_priority(self, wildcards: Any) -> int:
-        """The priority of ``prepare_corpus``: the highest of its language's cells.
+        """The priority of ``prepare_corpus``: the highest of its language's cell jobs.
 
         Snakemake gives no job the priority of the jobs that wait for it: a corpus
         prepared late would hold back the longest cells of its language.
         """
         cells = [cell for cell in self.tokenizers.cells() if cell.language == wildcards.language]
-        return max((self.cell_priority(cell) for cell in cells), default=0)
+        return max(
+            (
+                self.sizes_priority(cell)
+                if self.tokenizers.is_trained_together(cell)
+                else self.cell_priority(cell)
+                for cell in cells
+            ),
+            default=0,
+        )

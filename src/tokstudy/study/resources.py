@@ -41,6 +41,7 @@ RULES: dict[str, RuleResources] = {
         60,
         1,
         "train_tokenizer",
+        "train_tokenizer_sizes",
         "train_multilingual_tokenizer",
         "nmt_train_tokenizer",
     ),

@@ -29,6 +29,9 @@ class TokenizersPlanner:
     #: wall, CPU and peak memory of the training and metric phases of a cell's job
     #: (:mod:`tokstudy.job_cost`; outside the tokenizer folder, whose files are hashed)
     CELL_COST = f"costs/{CELL}.json"
+    #: the log and benchmark name of a job that trains every size of one language and
+    #: tokenizer (``train_sizes_together``)
+    ALL_SIZES_CELL = "{language}/{tokenizer}"
     #: the folder a pretrained tokenizer is imported into
     PRETRAINED = "pretrained/{name}"
     #: where a ``hub:`` tokenizer is downloaded to (never without ``hub:``)
@@ -99,6 +102,33 @@ class TokenizersPlanner:
             if language in self.tokenizer_languages(tokenizer)
             for size in self.sizes(tokenizer)
         ]
+
+    def shared_sizes(self) -> list[str]:
+        """The labels of the study's ``vocab_sizes``, sorted (none without the key)."""
+        return [str(size) for size in sorted(set(self.study.config.get("vocab_sizes") or []))]
+
+    def trained_together(self) -> list[str]:
+        """The tokenizers whose cells of one language are one job, sorted: with
+        ``train_sizes_together``, every sized tokenizer trained at the study's
+        ``vocab_sizes`` (one with its own sizes, or unsized, keeps a job per cell)."""
+        if not self.study.config["train_sizes_together"]:
+            return []
+        shared = self.shared_sizes()
+        return [
+            name
+            for name in self.study.tokenizers
+            if adapter_class(name).sized and self.sizes(name) == shared
+        ]
+
+    def is_trained_together(self, cell: Cell) -> bool:
+        """Whether a cell's tokenizer is trained in its language's one job for all sizes."""
+        return cell.size != PRETRAINED and cell.tokenizer in self.trained_together()
+
+    def train_specs(self, language: str, tokenizer: str) -> dict[str, dict[str, Any]]:
+        """Size → :meth:`train_spec` of the cells one ``train_sizes_together`` job trains."""
+        return {
+            size: self.train_spec(Cell(language, tokenizer, size)) for size in self.shared_sizes()
+        }
 
     def train_spec(self, job: Cell) -> dict[str, Any]:
         """JSON-able training settings of one job (also what triggers its rerun).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tokstudy.cell_job import train_and_evaluate
+from tokstudy.cell_job import CellOutputs, train_and_evaluate, train_and_evaluate_sizes
 from tokstudy.steps import Snakemake, code_record
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.training import train_to_directory
@@ -45,6 +45,41 @@ def train_tokenizer(snakemake: Snakemake) -> None:
         Path(snakemake.output.metrics),
         Path(snakemake.output.frequencies),
         Path(snakemake.output.cost),
+        code_record(snakemake),
+        snakemake.params.training_code,
+    )
+
+
+def train_tokenizer_sizes(snakemake: Snakemake) -> None:
+    """Every size of ``{tokenizer}`` on ``{language}`` in one job, one after the other
+    (``train_sizes_together``): for each, what rule ``train_tokenizer`` does for a study
+    cell (:func:`~tokstudy.cell_job.train_and_evaluate_sizes`).
+
+    ``params.specs`` maps each size label to its training settings; the outputs
+    ``tokenizers``, ``metrics``, ``frequencies`` and ``cost`` list each size's file in
+    that order.
+    """
+    output = snakemake.output
+    cells = {
+        size: (
+            TrainSpec(threads=snakemake.threads, **spec),
+            CellOutputs(Path(folder), Path(metrics), Path(frequencies), Path(cost)),
+        )
+        for (size, spec), folder, metrics, frequencies, cost in zip(
+            snakemake.params.specs.items(),
+            output.tokenizers,
+            output.metrics,
+            output.frequencies,
+            output.cost,
+            strict=True,
+        )
+    }
+    run_step(
+        snakemake.log[0],
+        train_and_evaluate_sizes,
+        snakemake.wildcards.tokenizer,
+        {"train": Path(snakemake.input.train), "heldout": Path(snakemake.input.heldout)},
+        cells,
         code_record(snakemake),
         snakemake.params.training_code,
     )
