@@ -1,4 +1,5 @@
-"""Priorities of the cell jobs (rule ``train_tokenizer``): the longest first, so that the
+"""Priorities of the cell jobs (rule ``train_tokenizer``; a ``train_tokenizer_sizes`` job
+takes its cells' costs added): the longest first, so that the
 long cells (SentencePiece Unigram at large sizes) do not start last and run alone at the
 end of a study.
 
