@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from tokstudy.cell_job import evaluate_job, train_and_evaluate
+from tokstudy.cell_job import CellOutputs, evaluate_job, train_and_evaluate
 from tokstudy.cells import PRETRAINED, Cell
 from tokstudy.study.core import Study
 from tokstudy.study.planners import StudyPlan
@@ -44,14 +44,18 @@ def run_job(config: Path, job: Cell, scratch: Path) -> None:
         "train": Path(study.out(corpora.TRAIN, language=job.language)),
         "heldout": Path(study.out(corpora.HELDOUT, language=job.language)),
     }
-    outputs = (scratch / "metrics.tsv", scratch / "frequencies.tsv")
+    outputs = CellOutputs(
+        scratch / "tokenizer",
+        scratch / "metrics.tsv",
+        scratch / "frequencies.tsv",
+        scratch / "cost.json",
+    )
     if job.size == PRETRAINED:
-        evaluate_job(Path(tokenizers.tokenizer_dir(job)), texts, *outputs, job.language)
+        tables = (outputs.metrics, outputs.frequencies)
+        evaluate_job(Path(tokenizers.tokenizer_dir(job)), texts, *tables, job.language)
         return
     spec = TrainSpec(threads=1, **tokenizers.train_spec(job))
-    train_and_evaluate(
-        job.tokenizer, texts, spec, scratch / "tokenizer", *outputs, scratch / "cost.json"
-    )
+    train_and_evaluate(job.tokenizer, texts, spec, outputs)
 
 
 def measure(command: list[str]) -> tuple[float, float]:

@@ -17,7 +17,7 @@ import pytest
 from conftest import write_lines
 from metrics_oracle import brute_force_metrics
 
-from tokstudy.cell_job import evaluate_job, train_and_evaluate
+from tokstudy.cell_job import CellOutputs, evaluate_job, train_and_evaluate
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, read_phase_costs
 from tokstudy.metrics.compute import compute_metrics
@@ -60,10 +60,9 @@ def test_one_cell_job_writes_what_training_then_scoring_wrote(
         name,
         corpora,
         _spec(name),
-        one / "tokenizer",
-        one / "metrics.tsv",
-        one / "frequencies.tsv",
-        one / "cost.json",
+        CellOutputs(
+            one / "tokenizer", one / "metrics.tsv", one / "frequencies.tsv", one / "cost.json"
+        ),
     )
     assert _files(one / "tokenizer") == _files(two / "tokenizer")  # vocab.tsv, meta.json too
     for table in ("metrics.tsv", "frequencies.tsv"):
@@ -106,10 +105,12 @@ def test_the_train_pass_is_the_only_encoding_of_the_training_text(
         "sp_bpe",
         corpora,
         _spec("sp_bpe"),
-        tmp_path / "tokenizer",
-        tmp_path / "metrics.tsv",
-        tmp_path / "frequencies.tsv",
-        tmp_path / "cost.json",
+        CellOutputs(
+            tmp_path / "tokenizer",
+            tmp_path / "metrics.tsv",
+            tmp_path / "frequencies.tsv",
+            tmp_path / "cost.json",
+        ),
     )
     assert passes == ["train.txt", "heldout.txt"]
 
@@ -129,10 +130,12 @@ def _cell(name: str, corpora: dict[str, Path], folder: Path, training_code: str,
             name,
             corpora,
             TrainSpec(**{"vocab_size": 300, "seed": 3, "label": "en", **spec}),
-            folder / "tokenizer",
-            folder / "metrics.tsv",
-            folder / "frequencies.tsv",
-            folder / "cost.json",
+            CellOutputs(
+                folder / "tokenizer",
+                folder / "metrics.tsv",
+                folder / "frequencies.tsv",
+                folder / "cost.json",
+            ),
             {"step": "tokstudy.tokenizers.steps.train_tokenizer", "fingerprint": "s1"},
             training_code,
         )

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
+from conftest import CELL_COSTS
 from workflow_support import snakemake
 
 from tokstudy.cell_priority import (
@@ -23,22 +24,11 @@ from tokstudy.study.core import Study
 from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
 
-COSTS = """language,tokenizer,size,step,seconds,cpu_seconds,max_rss_mb
-en,sp_unigram,1000,job,9.0,8.0,100
-en,sp_unigram,1000,train,5.0,4.5,90
-en,sp_unigram,1000,metrics,2.0,1.5,95
-en,sp_unigram,2000,train,9.0,8.0,90
-en,sp_unigram,2000,metrics,3.0,2.0,95
-en,char,full,train,0.2,0.25,50
-en,char,full,metrics,0.3,0.5,60
-de,hf_bpe,1000,train,1.0,0.8,50
-"""
-
 
 @pytest.fixture
 def table(tmp_path: Path) -> Path:
     path = tmp_path / "cost.csv"
-    path.write_text(COSTS, encoding="utf-8")
+    path.write_text(CELL_COSTS, encoding="utf-8")
     return path
 
 
@@ -119,7 +109,7 @@ def test_a_corpus_takes_the_priority_of_its_longest_cell(tmp_path: Path, table: 
         )
     )
     cell = SimpleNamespace
-    # by hand from COSTS: en's longest cell is sp_unigram 2000 (8.0 + 2.0 CPU s)
+    # by hand from CELL_COSTS: en's longest cell is sp_unigram 2000 (8.0 + 2.0 CPU s)
     assert plan.cell_priority(cell(language="en", tokenizer="sp_unigram", size="2000")) == 1000
     assert plan.corpus_priority(cell(language="en")) == 1000
     # de has no measured cell: the estimate of its sp_unigram 2000, 0.0055 s per item

@@ -12,19 +12,11 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import CELL_COSTS
 from workflow_support import snakemake
 
 from tokstudy.study.core import Study
 from tokstudy.study.planners import StudyPlan
-
-COSTS = """language,tokenizer,size,step,seconds,cpu_seconds,max_rss_mb
-en,sp_unigram,1000,train,5.0,4.5,90
-en,sp_unigram,1000,metrics,2.0,1.5,95
-en,sp_unigram,2000,train,9.0,8.0,90
-en,sp_unigram,2000,metrics,3.0,2.0,95
-en,char,full,train,0.2,0.25,50
-en,char,full,metrics,0.3,0.5,60
-"""
 
 
 def _plan(tmp_path: Path, **keys: Any) -> StudyPlan:
@@ -65,7 +57,7 @@ def test_sized_tokenizers_at_the_studys_sizes_are_trained_together(tmp_path: Pat
 
 def test_a_together_job_is_as_long_as_its_cells(tmp_path: Path) -> None:
     table = tmp_path / "cost.csv"
-    table.write_text(COSTS, encoding="utf-8")
+    table.write_text(CELL_COSTS, encoding="utf-8")
     plan = _plan(tmp_path, train_sizes_together=True, cell_costs=str(table))
     job = SimpleNamespace(language="en", tokenizer="sp_unigram")
     # by hand: (4.5 + 1.5) + (8.0 + 2.0) CPU s, in centiseconds

@@ -94,22 +94,30 @@ def evaluate_tokenizer(
     )
 
 
+@dataclass(frozen=True)
+class CellOutputs:
+    """The files one study cell's job writes (:func:`train_and_evaluate`): its tokenizer
+    folder, its metric and frequency tables and the cost of its phases."""
+
+    directory: Path
+    metrics: Path
+    frequencies: Path
+    cost: Path
+
+
 def train_and_evaluate(
     name: str,
     corpora: dict[str, Path],
     spec: TrainSpec,
-    directory: Path,
-    metrics_out: Path,
-    frequencies_out: Path,
-    cost_out: Path,
+    outputs: CellOutputs,
     code: Mapping[str, str] | None = None,
     training_code: str | None = None,
 ) -> None:
     """One study cell in one process: train ``name`` on ``corpora["train"]``, save it into
-    ``directory``, write its metrics on every corpus and the cost of both phases.
+    ``outputs.directory``, write its metrics on every corpus and the cost of both phases.
 
     With ``training_code`` (the fingerprint of the training code), a tokenizer that an
-    earlier job trained into ``directory`` from the same code, settings and text is reused
+    earlier job trained into that folder from the same code, settings and text is reused
     (the module's docstring); ``code`` (the step and its fingerprint) goes into
     ``meta.json``.
 
@@ -122,18 +130,19 @@ def train_and_evaluate(
     ``meta.json`` are written and the other corpora scored. So the files equal those of
     :func:`~tokstudy.tokenizers.training.train_to_directory` (its count pass encodes the same
     lines in the same batches) and the metrics those of :func:`evaluate_job` on the saved
-    directory. ``cost_out`` gets the phases ``train`` (training and saving) and
+    directory. ``outputs.cost`` gets the phases ``train`` (training and saving) and
     ``metrics`` (loading, the passes, the tables) of :class:`~tokstudy.job_cost.PhaseCosts`.
     """
+    directory = Path(outputs.directory)
     costs = PhaseCosts()
     training = (
         {"code": training_code, "text_sha256": sha256_of(Path(corpora["train"]))}
         if training_code
         else None
     )
-    reused = _reusable_training(name, spec, Path(directory), Path(cost_out), training)
+    reused = _reusable_training(name, spec, directory, Path(outputs.cost), training)
     if reused is None:
-        if Path(directory).exists():
+        if directory.exists():
             shutil.rmtree(directory)
         with costs.phase("train"):
             train_and_save(name, corpora["train"], spec, directory)
@@ -145,27 +154,20 @@ def train_and_evaluate(
         )
         costs.phases["train"] = reused
     with costs.phase("metrics"):
-        tokenizer = adapter_class(name).load(Path(directory))
+        tokenizer = adapter_class(name).load(directory)
         log.info("metrics of %s on train (%s); its counts are vocab.tsv's", name, corpora["train"])
         train = compute_metrics(tokenizer, corpora["train"])
-        meta = finish_directory(
-            name, spec, tokenizer.vocab, train[1], Path(directory), code, training
-        )
+        meta = finish_directory(name, spec, tokenizer.vocab, train[1], directory, code, training)
         evaluate_tokenizer(
-            tokenizer, meta, corpora, metrics_out, frequencies_out, scored={"train": train}
+            tokenizer,
+            meta,
+            corpora,
+            outputs.metrics,
+            outputs.frequencies,
+            scored={"train": train},
         )
-    costs.write(cost_out)
+    costs.write(outputs.cost)
     log.info("cost: %s", ", ".join(map(_phase_summary, costs.phases.items())))
-
-
-@dataclass(frozen=True)
-class CellOutputs:
-    """The files one study cell's training and scoring write (:func:`train_and_evaluate`)."""
-
-    directory: Path
-    metrics: Path
-    frequencies: Path
-    cost: Path
 
 
 def train_and_evaluate_sizes(
@@ -180,17 +182,7 @@ def train_and_evaluate_sizes(
     (its own phase costs, its own reuse of an earlier training)."""
     for number, (size, (spec, outputs)) in enumerate(cells.items(), start=1):
         log.info("size %s of %s: cell %d of %d", size, name, number, len(cells))
-        train_and_evaluate(
-            name,
-            corpora,
-            spec,
-            outputs.directory,
-            outputs.metrics,
-            outputs.frequencies,
-            outputs.cost,
-            code,
-            training_code,
-        )
+        train_and_evaluate(name, corpora, spec, outputs, code, training_code)
 
 
 def _reusable_training(

@@ -93,8 +93,8 @@ class MetricsPlanner:
         sources = []
         for job in self.tokenizers.scored_cells():
             cell = vars(job)
-            train = out(CorporaPlanner.TRAIN, language=job.language)
-            both = [train, out(CorporaPlanner.HELDOUT, language=job.language)]
+            both = self._texts(job.language)
+            train = both[0]
             if job.size == PRETRAINED:
                 steps = [("metrics", benchmark_path("compute_metrics", CELL), both)]
             else:
@@ -116,20 +116,23 @@ class MetricsPlanner:
         sources = []
         for tokenizer in self.tokenizers.trained_together():
             for language in self.tokenizers.tokenizer_languages(tokenizer):
-                texts = [
-                    out(CorporaPlanner.TRAIN, language=language),
-                    out(CorporaPlanner.HELDOUT, language=language),
-                ]
                 cell = {"language": language, "tokenizer": tokenizer, "size": ALL_SIZES_LABEL}
                 sources.append(
                     {
                         **cell,
                         "step": "job",
                         "figures": out(benchmark, language=language, tokenizer=tokenizer),
-                        "texts": texts * sizes,
+                        "texts": self._texts(language) * sizes,
                     }
                 )
         return sources
+
+    def _texts(self, language: str) -> list[str]:
+        """The prepared train and held-out text of a language, which a cell job reads."""
+        return [
+            self.study.out(pattern, language=language)
+            for pattern in (CorporaPlanner.TRAIN, CorporaPlanner.HELDOUT)
+        ]
 
     def targets(self) -> list[str]:
         """The metric table, its wide tables and plots, the cost table and plot, and the

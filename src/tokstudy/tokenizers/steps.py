@@ -41,10 +41,12 @@ def train_tokenizer(snakemake: Snakemake) -> None:
         name,
         {"train": train, "heldout": Path(snakemake.input.heldout)},
         spec,
-        folder,
-        Path(snakemake.output.metrics),
-        Path(snakemake.output.frequencies),
-        Path(snakemake.output.cost),
+        CellOutputs(
+            folder,
+            Path(snakemake.output.metrics),
+            Path(snakemake.output.frequencies),
+            Path(snakemake.output.cost),
+        ),
         code_record(snakemake),
         snakemake.params.training_code,
     )
