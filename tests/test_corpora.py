@@ -15,10 +15,12 @@ from tokstudy.corpora.prepare import (
     CleaningStats,
     clean_lines,
     heldout_count,
+    normalize_line,
     prepare_corpus,
     sha256_of,
     split_long_line,
 )
+from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
 
 
@@ -231,3 +233,66 @@ def test_cleaning_a_cleaned_corpus_changes_nothing(lines: list[str]) -> None:
         stats = CleaningStats()
         assert list(clean_lines([prepared], "xx", "error", stats, max_line_bytes=64)) == once
         assert stats.lines_read == stats.lines_kept == len(once)
+
+
+def test_nfkc_normalisation_is_applied_before_the_split_and_counted(tmp_path: Path) -> None:
+    source = tmp_path / "raw.txt"
+    # NBSP, a ligature, full-width digits and an ideographic space at the line's start
+    source.write_text("a.\u00a0The\nthe \ufb01sh\n\uff11\uff12 apples\n\u3000plain\nsame\n")
+    summary = _prepare(tmp_path, source, heldout=1, normalize="nfkc")
+    lines = (tmp_path / "train.txt").read_text().splitlines()
+    lines += (tmp_path / "heldout.txt").read_text().splitlines()
+    assert sorted(lines) == sorted(["a. The", "the fish", "12 apples", "plain", "same"])
+    # by hand: 4 lines changed; characters replaced: NBSP, the ligature, two digits, U+3000
+    assert summary["normalized_lines"] == 4 and summary["normalized_chars_changed"] == 5
+    assert json.loads((tmp_path / "stats.json").read_text())["normalize"] == "nfkc"
+
+
+def test_no_normalisation_keeps_the_text_and_counts_nothing(tmp_path: Path) -> None:
+    source = tmp_path / "raw.txt"
+    source.write_text("a.\u00a0The\n\uff11\uff12\nx\n")
+    summary = _prepare(tmp_path, source, heldout=1)
+    text = (tmp_path / "train.txt").read_text() + (tmp_path / "heldout.txt").read_text()
+    assert "\u00a0" in text and "\uff11" in text
+    assert summary["normalized_lines"] == summary["normalized_chars_changed"] == 0
+
+
+def test_nfc_composes_but_keeps_compatibility_characters() -> None:
+    stats = CleaningStats()
+    assert normalize_line("e\u0301 \ufb01", "nfc", stats) == "\u00e9 \ufb01"
+    # the decomposed e + combining accent become one character: 2 characters replaced
+    assert stats.normalized_lines == 1 and stats.normalized_chars_changed == 2
+
+
+def test_an_unknown_normal_form_names_the_key() -> None:
+    with pytest.raises(TokstudyError, match=r"corpus_defaults\.normalize: unknown form 'nfd'"):
+        normalize_line("x", "nfd", CleaningStats())
+
+
+@given(st.text(max_size=40), st.sampled_from(["nfc", "nfkc"]))
+def test_normalising_is_idempotent_and_changes_at_most_every_character(
+    text: str, form: str
+) -> None:
+    stats = CleaningStats()
+    once = normalize_line(text, form, stats)
+    assert normalize_line(once, form, CleaningStats()) == once
+    assert 0 <= stats.normalized_chars_changed <= len(text)
+    assert stats.normalized_lines == (once != text)
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "corpus_defaults: {normalize: nfd}",
+        "languages: {en: {chatterbot: english, normalize: NFKC}}",
+    ],
+)
+def test_an_unknown_normal_form_in_a_config_is_one_line_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    config = tmp_path / "study.yaml"
+    base = "languages: {en: {chatterbot: english}}\n" if where.startswith("corpus") else ""
+    config.write_text(f"{base}{where}\ntokenizers: {{char: {{}}}}\nmetrics: [mu]\n")
+    assert main(["check-config", str(config)]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "normalize" in lines[0] and "is not one of" in lines[0]

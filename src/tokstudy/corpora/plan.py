@@ -117,7 +117,7 @@ class CorporaPlanner:
 
     def settings(self, language: str) -> dict[str, Any]:
         """How ``prepare_corpus`` cleans and splits a language's corpus."""
-        keys = ("heldout", "max_lines", "on_invalid_utf8", "max_line_bytes")
+        keys = ("heldout", "max_lines", "on_invalid_utf8", "max_line_bytes", "normalize")
         return {key: self.corpus_setting(language, key) for key in keys} | {
             "checksums": self.corpus_checksums(language),
             "seed": self.study.seed,

@@ -2,8 +2,10 @@
 
 Cleaning, line by line: line endings (``\\r\\n``, ``\\r``) become ``\\n``, a byte-order mark
 is removed, bytes that are not UTF-8 and NUL bytes are an error naming the file and line
-(or are replaced by U+FFFD when ``on_invalid_utf8: replace``), leading and trailing
-whitespace is stripped, empty lines are dropped, and a line longer than ``max_line_bytes``
+(or are replaced by U+FFFD when ``on_invalid_utf8: replace``), the line is put in Unicode
+normal form ``normalize`` (``none``, ``nfc`` or ``nfkc``: so every tokenizer is trained and
+scored on the same text, whatever normalisation its library would apply), leading and
+trailing whitespace is stripped, empty lines are dropped, and a line longer than ``max_line_bytes``
 UTF-8 bytes is split at whitespace (at a character boundary where a span has none), so
 every tokenizer trains on the same text (SentencePiece skips lines over 4,192 bytes).
 
@@ -14,12 +16,14 @@ files of the ``chatterbot-corpus`` package, or CoNLL-U files (plain or gzip), wh
 
 from __future__ import annotations
 
+import difflib
 import gzip
 import hashlib
 import json
 import logging
 import random
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -38,6 +42,8 @@ NUL = "\x00"
 #: longest line (UTF-8 bytes) a prepared corpus holds; below SentencePiece's 4,192
 MAX_LINE_BYTES = 4096
 _LAST_WHITESPACE = re.compile(r"\s+(?=\S*$)")
+#: the Unicode normal forms a study may put its corpora in (``none``: the text as it is)
+NORMAL_FORMS = ("none", "nfc", "nfkc")
 
 
 @dataclass
@@ -50,6 +56,8 @@ class CleaningStats:
     nul_lines_replaced: int = 0
     long_lines_split: int = 0
     long_line_pieces: int = 0
+    normalized_lines: int = 0
+    normalized_chars_changed: int = 0
     lines_kept: int = 0
 
 
@@ -144,12 +152,36 @@ def _decode(raw: bytes, where: tuple[str, str], on_invalid_utf8: str, stats: Cle
     return line
 
 
+def changed_chars(before: str, after: str) -> int:
+    """Characters of ``before`` that ``after`` does not keep in place: ``before``'s length
+    less the characters of the longest matching blocks (:class:`difflib.SequenceMatcher`)."""
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    return len(before) - sum(block.size for block in matcher.get_matching_blocks())
+
+
+def normalize_line(line: str, form: str, stats: CleaningStats) -> str:
+    """``line`` in Unicode normal form ``form`` (``none`` leaves it), counted in ``stats``."""
+    if form == "none":
+        return line
+    if form not in NORMAL_FORMS:
+        raise TokstudyError(
+            f"config key corpus_defaults.normalize: unknown form {form!r} "
+            f"(one of {', '.join(NORMAL_FORMS)})"
+        )
+    normal = unicodedata.normalize(form.upper(), line)
+    if normal != line:
+        stats.normalized_lines += 1
+        stats.normalized_chars_changed += changed_chars(line, normal)
+    return normal
+
+
 def clean_lines(
     paths: Sequence[Path],
     label: str,
     on_invalid_utf8: str,
     stats: CleaningStats,
     max_line_bytes: int = MAX_LINE_BYTES,
+    normalize: str = "none",
 ) -> Iterator[str]:
     """Cleaned, non-empty lines of the raw source files of one language, in order.
 
@@ -164,7 +196,8 @@ def clean_lines(
         for number, raw in enumerate(_source_lines(path), start=1):
             stats.lines_read += 1
             where = (f"{name}: {path}", f"{unit} {number}")
-            line = _decode(raw, where, on_invalid_utf8, stats).replace(BOM, "").strip()
+            line = _decode(raw, where, on_invalid_utf8, stats).replace(BOM, "")
+            line = normalize_line(line, normalize, stats).strip()
             if not line:
                 stats.empty_dropped += 1
                 continue
@@ -200,6 +233,7 @@ def prepare_corpus(
     max_lines: int | None = None,
     on_invalid_utf8: str = "error",
     max_line_bytes: int = MAX_LINE_BYTES,
+    normalize: str = "none",
     checksums: dict[str, str] | None = None,
     code: dict[str, str] | None = None,
 ) -> dict[str, Any]:
@@ -212,7 +246,8 @@ def prepare_corpus(
     for path, expected in sorted((checksums or {}).items()):
         verify_checksum(Path(path), expected, _corpus_name(label))
     counting = CleaningStats()
-    total = sum(1 for _ in clean_lines(sources, label, on_invalid_utf8, counting, max_line_bytes))
+    cleaning = {"max_line_bytes": max_line_bytes, "normalize": normalize}
+    total = sum(1 for _ in clean_lines(sources, label, on_invalid_utf8, counting, **cleaning))
     if max_lines is not None:
         total = min(total, max_lines)
     if total == 0:
@@ -227,7 +262,15 @@ def prepare_corpus(
         )
     picked = set(random.Random(seed).sample(range(total), heldout_count(total, heldout, label)))
     stats = CleaningStats()
-    lines = clean_lines(sources, label, on_invalid_utf8, stats, max_line_bytes)
+    if counting.normalized_lines:
+        log.warning(
+            "%s: Unicode normal form %s changed %d lines (%d characters)",
+            label,
+            normalize.upper(),
+            counting.normalized_lines,
+            counting.normalized_chars_changed,
+        )
+    lines = clean_lines(sources, label, on_invalid_utf8, stats, **cleaning)
     with (
         open(train_path, "w", encoding="utf-8") as train,
         open(heldout_path, "w", encoding="utf-8") as held,
@@ -237,6 +280,7 @@ def prepare_corpus(
     summary = {
         **asdict(counting),
         "max_line_bytes": max_line_bytes,
+        "normalize": normalize,
         "lines_used": total,
         "heldout_lines": len(picked),
         "train_lines": total - len(picked),

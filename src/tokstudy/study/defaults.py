@@ -26,6 +26,7 @@ DEFAULTS: dict[str, Any] = {
         "max_lines": None,
         "on_invalid_utf8": "error",
         "max_line_bytes": MAX_LINE_BYTES,
+        "normalize": "none",
         "file_pattern": "{language}.txt.gz",
     },
     "plots": {"skip_top_ranks": 100},
