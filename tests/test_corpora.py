@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tokstudy.cli import main
 from tokstudy.corpora.prepare import (
     CleaningStats,
     clean_lines,
@@ -20,7 +21,6 @@ from tokstudy.corpora.prepare import (
     sha256_of,
     split_long_line,
 )
-from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
 
 

@@ -53,16 +53,21 @@ class FixedLogits(torch.nn.Module):
         return SimpleNamespace(logits=self.logits.expand(*input_ids.shape, -1).clone())
 
 
-def test_encode_lines_begins_with_cls_and_ends_every_line_with_sep() -> None:
-    stream = clm.encode_lines(char_tokenizer(), ["ab", "b"])
-    assert stream.tolist() == [2, 5, 6, 3, 6, 3]
+def stream_of(tokenizer: PreTrainedTokenizerFast, lines: list[str]) -> np.ndarray:
+    return clm.scored_stream(clm.encode_lines(tokenizer, lines), tokenizer.sep_token_id)
+
+
+def test_the_scored_stream_begins_and_ends_every_line_with_sep() -> None:
+    # [SEP] first: every line of the training stream follows one, none follows a [CLS]
+    stream = stream_of(char_tokenizer(), ["ab", "b"])
+    assert stream.tolist() == [3, 5, 6, 3, 6, 3]
     assert clm.text_bytes(["ab", "b", "é"]) == 3 + 2 + 3
 
 
 @pytest.mark.parametrize(("context", "stride"), [(4, 1), (4, 3), (64, 32)])
 def test_a_uniform_model_gives_tokens_log2_v_per_byte(context: int, stride: int) -> None:
     lines = ["abba a", "b", "aab bb ab"]
-    stream = clm.encode_lines(char_tokenizer(), lines)
+    stream = stream_of(char_tokenizer(), lines)
     nll = clm.token_nll(FixedLogits(torch.zeros(len(VOCAB))), stream, context, stride)
     tokens = (5 + 1) + (1 + 1) + (7 + 1)  # letters and one [SEP] per line
     n_bytes = 7 + 2 + 10
@@ -76,7 +81,7 @@ def test_a_hand_made_model_on_three_lines() -> None:
     # p(a) = 1/2, p(b) = 1/4, p([SEP]) = 1/8; the four other ids share 1/8
     probs = torch.tensor([1 / 32, 1 / 32, 1 / 32, 1 / 8, 1 / 32, 1 / 2, 1 / 4])
     lines = ["ab", "b", "aab"]
-    stream = clm.encode_lines(char_tokenizer(), lines)
+    stream = stream_of(char_tokenizer(), lines)
     nll = clm.token_nll(FixedLogits(probs.log()), stream, context=3, stride=1)
     # a: 3 x 1 bit, b: 3 x 2 bits, [SEP]: 3 x 3 bits = 18 bits over "ab\nb\naab\n" (9 bytes)
     assert clm.bits_per_byte(nll.sum(), clm.text_bytes(lines)) == pytest.approx(18 / 9)
@@ -104,7 +109,7 @@ def test_sliding_windows_equal_full_context_when_the_text_fits() -> None:
     tokenizer = char_tokenizer()
     config = ClmConfig(context=64, batch_size=2)
     model = LlamaForCausalLM(clm.llama_config(tokenizer, config)).eval()
-    stream = clm.encode_lines(tokenizer, ["abba ab", "bab", "aaab b"])
+    stream = stream_of(tokenizer, ["abba ab", "bab", "aaab b"])
     full = torch.log_softmax(model(input_ids=torch.tensor(stream)[None]).logits[0], -1)
     by_hand = -full[torch.arange(len(stream) - 1), torch.tensor(stream[1:])].detach().numpy()
     for stride in (1, 7, 63):
@@ -114,8 +119,8 @@ def test_sliding_windows_equal_full_context_when_the_text_fits() -> None:
 
 def test_unigram_baseline_by_hand() -> None:
     tokenizer = char_tokenizer()
-    train = clm.encode_lines(tokenizer, ["ab", "b"])[1:]  # a, b, [SEP], b, [SEP]
-    scored = clm.encode_lines(tokenizer, ["ab"])[1:]  # a, b, [SEP]
+    train = stream_of(tokenizer, ["ab", "b"])[1:]  # a, b, [SEP], b, [SEP]
+    scored = stream_of(tokenizer, ["ab"])[1:]  # a, b, [SEP]
     # add-one over V = 7: p(a) = 2/12, p(b) = 3/12, p([SEP]) = 3/12
     expected = -(math.log2(2 / 12) + math.log2(3 / 12) + math.log2(3 / 12))
     assert clm.unigram_bits(train, scored, len(VOCAB)) == pytest.approx(expected)
@@ -238,11 +243,16 @@ def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
     below = 1 - table[(0, "bits_per_byte")] / table[(0, "unigram_bits_per_byte")]
     assert table[(0, "undertrained")] == float(below < 0.15)
     assert (50, "bits_per_byte") in table.index
+    assert clean["bits_per_byte_low"] <= clean["bits_per_byte"] <= clean["bits_per_byte_high"]
+    # the toy tokenizer drops spaces: no held-out line ("ab ab b", …) decodes back
+    assert clean["roundtrip"] == 0.0
     keys = {"language": "xx", "tokenizer": "char", "vocab_size": "7", "seed": 0, "scale": "tiny"}
     [row] = study_tables.clm_table({out: keys}).to_dict("records")
     assert row["bits_per_byte"] == clean["bits_per_byte"] and row["budget"] == "bytes"
     assert row["undertrained"] == bool(table[(0, "undertrained")]) and row["epochs_done"] >= 3
     assert row["bits_per_byte_noise50"] == details["levels"]["50"]["bits_per_byte"]
+    assert row["lossy"] and not row["data_starved"]
+    assert row["training_tokens"] == details["training"]["training_tokens"] > 0
     results = study_tables.collect_results({}, {}, {out: keys})
     assert set(results["task"]) == {"clm"} and set(results["scale"]) == {"tiny"}
 

@@ -3,11 +3,16 @@ per byte on held-out text, beside the unigram baseline of the same tokenizer.
 
 Text as a token stream (training and scoring alike): each line's tokens followed by the
 tokenizer's ``[SEP]``, which stands for the line's newline; the scored stream starts with
-one ``[CLS]`` as the beginning-of-text token. Every token after it is scored (the
-first real token given ``[CLS]`` alone, every ``[SEP]`` included), and the scored
-text is the lines each followed by a newline::
+one ``[SEP]``, as every line of the training stream follows one, so the first token is
+predicted from a context the model was trained on. Every token after it is scored (every
+``[SEP]`` included), and the scored text is the lines each followed by a newline::
 
     bits per byte = Σ token NLL (nats) / ln 2 / UTF-8 bytes of the scored text
+
+with a 95 % interval from a bootstrap over held-out lines (each line's tokens and its
+``[SEP]``, against its bytes and newline). ``roundtrip`` is the share of held-out lines the
+tokenizer decodes back exactly: below 1.0 its model predicted a simpler text than the
+bytes it is divided by (a normalising tokenizer), and the cell is marked ``lossy``.
 
 Text longer than the context is scored with windows whose right edge moves ``stride``
 tokens at a time; each token is scored once, in the window where it first appears, with
@@ -46,6 +51,13 @@ from tokstudy.models import noise
 from tokstudy.models.config import CLM_PRESETS, ClmConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, vocab_fingerprint
 from tokstudy.models.family import load_transformers_tokenizer
+from tokstudy.models.heldout import (
+    bits_per_byte_interval,
+    data_facts,
+    decoder_for,
+    per_line_sums,
+    roundtrip_share,
+)
 from tokstudy.models.pretrain import MODEL_DIR, build_optimizer
 from tokstudy.models.tsv import write_tsv
 from tokstudy.training.checkpoint import settings_fingerprint
@@ -76,6 +88,8 @@ NON_TRAINING_KEYS = frozenset(
         "eval_batch_size",
         "undertrained_margin",
         "stride",
+        "min_tokens_per_parameter",
+        "bootstrap_resamples",
     }
 )
 
@@ -107,18 +121,26 @@ def line_stream(ids: np.ndarray, offsets: np.ndarray, eol_id: int) -> np.ndarray
     return np.insert(np.asarray(ids, dtype=np.int64), np.asarray(offsets[1:]), eol_id)
 
 
-def encode_lines(tokenizer: Any, lines: Sequence[str]) -> np.ndarray:
-    """``[CLS]``, then each line's tokens followed by ``[SEP]`` (the scored stream)."""
-    encoded = tokenizer(list(lines), add_special_tokens=False)["input_ids"]
+def encode_lines(tokenizer: Any, lines: Sequence[str]) -> list[list[int]]:
+    """Each line's token ids (no special tokens)."""
+    return tokenizer(list(lines), add_special_tokens=False)["input_ids"]
+
+
+def scored_stream(encoded: Sequence[Sequence[int]], sep_id: int) -> np.ndarray:
+    """``[SEP]``, then each line's tokens followed by ``[SEP]`` (the scored stream)."""
     offsets = np.cumsum([0, *map(len, encoded)])
     flat = np.fromiter((i for ids in encoded for i in ids), dtype=np.int64, count=offsets[-1])
-    body = line_stream(flat, offsets, tokenizer.sep_token_id)
-    return np.concatenate([[tokenizer.cls_token_id], body]).astype(np.int64)
+    return np.concatenate([[sep_id], line_stream(flat, offsets, sep_id)]).astype(np.int64)
+
+
+def line_bytes(lines: Sequence[str]) -> np.ndarray:
+    """UTF-8 bytes of each line with its newline (the scored text)."""
+    return np.array([len(line.encode("utf-8")) + 1 for line in lines], dtype=np.int64)
 
 
 def text_bytes(lines: Sequence[str]) -> int:
     """UTF-8 bytes of the lines, each followed by a newline (the scored text)."""
-    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+    return int(line_bytes(lines).sum())
 
 
 # --- scoring ----------------------------------------------------------------------------
@@ -129,7 +151,7 @@ def window_plan(n_tokens: int, context: int, stride: int) -> list[tuple[int, int
 
     Window ``k`` ends at ``min(context + k·stride, n)``, starts ``context`` positions
     before (at least 0) and scores the positions from the previous window's end (1 for
-    the first: position 0 is the beginning-of-text token) to its own end.
+    the first: position 0 is the ``[SEP]`` the text starts from) to its own end.
     """
     if not 0 < stride < context:
         raise ValueError(f"stride {stride} must lie in 1..{context - 1}")
@@ -284,6 +306,21 @@ def _check_fits(config: ClmConfig, vocab_size: int, n_blocks: int, where: str) -
         )
 
 
+def _check_data(config: ClmConfig, facts: dict[str, Any], where: str) -> None:
+    """A one-line error when the training text has fewer tokens per non-embedding parameter
+    than ``min_tokens_per_parameter``: the preset needs more text than the corpus has."""
+    needed = config.min_tokens_per_parameter
+    if facts["tokens_per_parameter"] < needed:
+        raise TokstudyError(
+            f"{where}: {facts['training_tokens']:,} training tokens for "
+            f"{facts['non_embedding_parameters']:,} non-embedding parameters of preset "
+            f"{config.preset!r} ({facts['tokens_per_parameter']:.3g} per parameter), below "
+            f"models.clm.min_tokens_per_parameter {needed:g} (needs "
+            f"{math.ceil(needed * facts['non_embedding_parameters']):,} tokens): give the "
+            "language more text, or set it to 0 to train anyway"
+        )
+
+
 def validation_loss(model: LogitsModel, stream: np.ndarray, config: ClmConfig, device) -> float:
     """Mean NLL (nats) per token of the validation stream, in non-overlapping windows."""
     model.eval()
@@ -318,6 +355,8 @@ def train_clm(
     device = resolve_device(config.device, config.on_missing_gpu)
     torch.manual_seed(config.seed)
     model = LlamaForCausalLM(model_config).to(device)
+    facts = data_facts(model, data["train"])
+    _check_data(config, facts, str(corpus_dir))
     settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
     fingerprint = settings_fingerprint(settings, corpus.meta["fingerprint"])
     log.info(
@@ -354,6 +393,7 @@ def train_clm(
         "train_lines": data["train_lines"],
         "train_bytes": data["train_bytes"],
         "train_stream_tokens": len(data["train"]),
+        **facts,
         "blocks_per_epoch": n_blocks,
         "dropped_tail_tokens": len(data["train"]) - n_blocks * (config.context + 1),
         "planned_steps": steps,
@@ -494,11 +534,25 @@ def _train(
 def _training_facts(summary_file: Path) -> dict[str, Any]:
     """The budget of a training run (its ``train.json``), for the tables."""
     summary = json.loads(summary_file.read_text(encoding="utf-8"))
-    keys = ("parameters", "epochs_done", "steps", "train_bytes", "train_tokens", "train_flops")
+    keys = (
+        "parameters",
+        "non_embedding_parameters",
+        "epochs_done",
+        "steps",
+        "train_bytes",
+        "train_tokens",
+        "training_tokens",
+        "unique_training_tokens",
+        "tokens_per_parameter",
+        "train_flops",
+        "best_validation_loss",
+    )
     config = summary["config"]
-    return {"preset": config["preset"], "budget": config["budget"]} | {
-        key: summary[key] for key in keys
-    }
+    return {
+        "preset": config["preset"],
+        "budget": config["budget"],
+        "validation_lines": config["validation_lines"],
+    } | {key: summary[key] for key in keys}
 
 
 # --- scoring a trained model -------------------------------------------------------------
@@ -534,9 +588,11 @@ def score_clm(
     noised, _ = noise.noise_lines(
         lines, noise_levels, seed=noise_seed, word_fraction=noise_word_fraction
     )
+    decode = decoder_for(tokenizer_dir, tokenizer)
     results, details = {}, {}
     for level, text in {0: lines, **noised}.items():
-        stream = encode_lines(tokenizer, text)
+        encoded = encode_lines(tokenizer, text)
+        stream = scored_stream(encoded, tokenizer.sep_token_id)
         nll = token_nll(
             model,
             stream,
@@ -545,15 +601,23 @@ def score_clm(
             batch_size=config.eval_batch_size,
             device=device,
         )
-        n_bytes = text_bytes(text)
+        per_line_nats = per_line_sums(nll, [len(ids) + 1 for ids in encoded])
+        per_line_bytes = line_bytes(text)
+        n_bytes = int(per_line_bytes.sum())
         model_bpb = bits_per_byte(float(nll.sum()), n_bytes)
+        low, high = bits_per_byte_interval(
+            per_line_nats, per_line_bytes, resamples=config.bootstrap_resamples, seed=config.seed
+        )
         unigram_bpb = unigram_bits(train_stream, stream[1:], len(tokenizer)) / n_bytes
         below = 1 - model_bpb / unigram_bpb
         results[level] = {
             "bits_per_byte": model_bpb,
+            "bits_per_byte_low": low,
+            "bits_per_byte_high": high,
             "unigram_bits_per_byte": unigram_bpb,
             "below_unigram": below,
             "undertrained": float(below < config.undertrained_margin),
+            "roundtrip": roundtrip_share(encoded, text, decode),
         }
         unk = (
             int(np.sum(stream == tokenizer.unk_token_id))
@@ -568,23 +632,43 @@ def score_clm(
             **results[level],
         }
         log.info(
-            "level %d%%: %.4f bits per byte (unigram %.4f, %.1f %% below), %d tokens, "
-            "%d bytes, %d [UNK]",
+            "level %d%%: %.4f bits per byte (95 %% interval %.4f-%.4f; unigram %.4f, %.1f %% "
+            "below), %d tokens, %d bytes, %d [UNK], %.1f %% of lines decode back exactly",
             level,
             model_bpb,
+            low,
+            high,
             unigram_bpb,
             100 * below,
             len(stream) - 1,
             n_bytes,
             unk,
+            100 * results[level]["roundtrip"],
         )
         if unk:
             log.warning("%s: %d held-out tokens are [UNK] (level %d%%)", heldout, unk, level)
+        if level == 0 and results[level]["roundtrip"] < 1:
+            log.warning(
+                "%s: lossy: %.1f %% of the held-out lines do not decode back to themselves; "
+                "its model predicts a simpler text than the bytes its bits are divided by "
+                "(normalise the corpora: corpus_defaults.normalize)",
+                tokenizer_dir,
+                100 * (1 - results[level]["roundtrip"]),
+            )
+        if level == 0 and results[level]["undertrained"]:
+            log.warning(
+                "%s: undertrained: %.1f %% below the unigram baseline (margin %.0f %%)",
+                model_dir,
+                100 * below,
+                100 * config.undertrained_margin,
+            )
     table = noise.relative_changes(results)
     write_tsv(table, out_tsv)
     summary = {
-        "convention": "[CLS] begins the text, [SEP] ends each line; every token after [CLS] "
-        "scored; bytes = UTF-8 bytes of the lines plus one newline each",
+        "convention": "[SEP] begins the text and ends each line; every token after the "
+        "first [SEP] scored; bytes = UTF-8 bytes of the lines plus one newline each; "
+        "interval: 95 % percentile bootstrap over lines; roundtrip: share of lines the "
+        "tokenizer decodes back exactly",
         "context": config.context,
         "stride": config.window_stride,
         "unigram": "add-one smoothed token frequencies of the training text over the "

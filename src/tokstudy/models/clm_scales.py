@@ -116,3 +116,16 @@ def scale_agreement(
     frame["p_tau_adjusted"] = holm(frame["p_tau"]) if len(frame) else []
     frame["p_difference_adjusted"] = holm(frame["p_difference"]) if len(frame) else []
     return frame[COLUMNS]
+
+
+def data_starved(table: pd.DataFrame) -> pd.Series:
+    """Per run of the ``clm`` table: whether a smaller model of the same cell (language,
+    tokenizer, vocabulary size) ends with a lower validation loss (mean over its seeds, the
+    same validation lines): then the larger model had too little data for its size."""
+    cell = ["language", *CELL_KEYS, "validation_lines"]
+    means = table.groupby([*cell, "parameters"], as_index=False)["best_validation_loss"].mean()
+    pairs = table.reset_index().merge(means, on=cell, suffixes=("", "_other"))
+    beaten = (pairs["parameters_other"] < pairs["parameters"]) & (
+        pairs["best_validation_loss_other"] < pairs["best_validation_loss"]
+    )
+    return beaten.groupby(pairs["index"]).any().reindex(table.index, fill_value=False)

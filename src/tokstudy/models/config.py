@@ -218,6 +218,10 @@ class ClmConfig(RunSettings):
     model whose bits per byte is less than this fraction below the unigram baseline's is
     flagged ``undertrained``. ``compile``: the training loss (forward and backward) runs
     through ``torch.compile`` (:func:`tokstudy.models.clm.training_loss`).
+    ``min_tokens_per_parameter``: training refuses at start when the training text has
+    fewer tokens per non-embedding parameter (0: no check; Chinchilla's compute-optimal
+    ratio is about 20). ``bootstrap_resamples``: resamples of held-out lines for the
+    95 % interval of bits per byte.
     """
 
     section: ClassVar[str] = "models.clm"
@@ -241,6 +245,8 @@ class ClmConfig(RunSettings):
     eval_batch_size: int = setting(8, low=1)
     undertrained_margin: float = proportion(0.15)
     compile: bool = False
+    min_tokens_per_parameter: float = setting(0.0, low=0)
+    bootstrap_resamples: int = setting(1000, low=100)
 
     def __post_init__(self) -> None:
         super().__post_init__()

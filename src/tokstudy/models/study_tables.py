@@ -21,7 +21,7 @@ import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.clm import DETAILS_FILE
-from tokstudy.models.clm_scales import scale_agreement
+from tokstudy.models.clm_scales import data_starved, scale_agreement
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.scores import bootstrap_table
 from tokstudy.models.tsv import write_tsv
@@ -110,11 +110,17 @@ CLM_TRAINING_COLUMNS = (
     "preset",
     "budget",
     "parameters",
+    "non_embedding_parameters",
     "epochs_done",
     "steps",
     "train_bytes",
     "train_tokens",
+    "training_tokens",
+    "unique_training_tokens",
+    "tokens_per_parameter",
     "train_flops",
+    "validation_lines",
+    "best_validation_loss",
 )
 
 
@@ -129,16 +135,21 @@ def clm_table(clm: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
         row = {**keys, **{column: training[column] for column in CLM_TRAINING_COLUMNS}}
         row |= {
             "bits_per_byte": clean["bits_per_byte"],
+            "bits_per_byte_low": clean["bits_per_byte_low"],
+            "bits_per_byte_high": clean["bits_per_byte_high"],
             "unigram_bits_per_byte": clean["unigram_bits_per_byte"],
             "below_unigram": clean["below_unigram"],
             "undertrained": bool(clean["undertrained"]),
+            "roundtrip": clean["roundtrip"],
+            "lossy": clean["roundtrip"] < 1,
             "unk_tokens": clean["unk_tokens"],
         }
         for level in sorted(map(int, details["levels"]))[1:]:
             row[f"bits_per_byte_noise{level}"] = details["levels"][str(level)]["bits_per_byte"]
         rows.append(row)
     keys = ["scale", "language", "tokenizer", "vocab_size", "seed"]
-    return pd.DataFrame(rows).sort_values(keys, ignore_index=True)
+    table = pd.DataFrame(rows).sort_values(keys, ignore_index=True)
+    return table.assign(data_starved=data_starved(table))
 
 
 def write_markdown(frame: pd.DataFrame, path: Path, title: str) -> None:
@@ -211,8 +222,11 @@ def summarize_models(
         "seed_summary": "Mean and standard deviation over seeds",
         "wilcoxon": "Wilcoxon signed-rank tests between tokenizers (paired over seeds)",
         "bootstrap": "Bootstrap 95% confidence intervals of fine-tuning test scores",
-        "clm": "Causal LM: held-out bits per byte beside the unigram baseline (budget: see "
-        "the budget column; undertrained: less than the margin below the baseline)",
+        "clm": "Causal LM: held-out bits per byte (95% bootstrap interval over lines) beside "
+        "the unigram baseline (budget: see the budget column; undertrained: less than the "
+        "margin below the baseline; roundtrip: share of held-out lines the tokenizer decodes "
+        "back exactly, lossy below 1; data_starved: a larger model that ends with a higher "
+        "validation loss than a smaller scale's on the same cell)",
         "clm_scales": "Causal LM: does the tokenizer ranking hold at the larger scale? "
         "(Kendall's tau of the cells' bits per byte; larger minus smaller scale; seeds both "
         "scales trained; 95% bootstrap intervals over cells; Holm-adjusted p)",
