@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -195,27 +196,32 @@ def test_tsv_dataset_reading_and_errors(tmp_path):
 FAST = FinetuneConfig(epochs=2, batch_size=16, lr=1e-3, max_length=32, device="cpu")
 
 
-def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
-    treebank = tmp_path / "UD_Small"
-    treebank.mkdir()
-    for split, count in (("train", 60), ("dev", 15), ("test", 20)):
+def _small_marathi_treebank(folder: Path, train: int = 60) -> Path:
+    """The first ``train`` / 15 / 20 sentences of UD Marathi-UFAL's train / dev / test."""
+    folder.mkdir()
+    for split, count in (("train", train), ("dev", 15), ("test", 20)):
         source = next((UD / "UD_Marathi-UFAL").glob(f"*-ud-{split}.conllu.gz"))
         with gzip.open(source, "rt", encoding="utf-8") as handle:
             blocks = handle.read().strip().split("\n\n")[:count]
-        _write_gz(treebank / f"mr_small-ud-{split}.conllu.gz", "\n\n".join(blocks) + "\n\n")
+        _write_gz(folder / f"mr_small-ud-{split}.conllu.gz", "\n\n".join(blocks) + "\n\n")
+    return folder
+
+
+def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
+    treebank = _small_marathi_treebank(tmp_path / "UD_Small")
     model_dir, tok_dir = model_and_tokenizer
     metrics = finetune_pos(
         model_dir, tok_dir, tmp_path / "out", FAST, treebank=treebank, noise_levels=(30,)
     )
     assert set(metrics["level"]) == {0, 30}
-    assert set(metrics["metric"]) == {"accuracy", "macro_f1"}
+    assert set(metrics["metric"]) == {"accuracy", "macro_f1", "majority_accuracy", "collapsed"}
     assert metrics["value"].between(0, 1).all()
     assert (metrics[metrics.level == 0]["relative_change"] == 0).all()
     predictions = pd.read_csv(tmp_path / "out" / PREDICTIONS_FILE, sep="\t")
     n_words = sum(len(s.words) for s in read_conllu(treebank / "mr_small-ud-test.conllu.gz"))
     assert (predictions.groupby("level").size() == n_words).all()
     written = pd.read_csv(tmp_path / "out" / METRICS_FILE, sep="\t")
-    assert len(written) == 4
+    assert len(written) == 8
     summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
     assert summary["best_epoch"] in (1, 2) and "NOUN" in summary["labels"]
     torch.manual_seed(12345)  # another torch RNG state (as in a fresh process) …
@@ -229,6 +235,36 @@ def test_finetune_pos_on_a_small_treebank(tmp_path, model_and_tokenizer):
     ).read_bytes()
 
 
+def _clean_scores(out_dir: Path) -> pd.Series:
+    table = pd.read_csv(out_dir / METRICS_FILE, sep="\t")
+    return table[table["level"] == 0].set_index("metric")["value"]
+
+
+def test_a_fine_tune_that_learns_nothing_is_flagged_collapsed(
+    tmp_path, model_and_tokenizer, caplog
+):
+    treebank = _small_marathi_treebank(tmp_path / "UD_Small")
+    model_dir, tok_dir = model_and_tokenizer
+    frozen = dataclasses.replace(FAST, lr=0.0, epochs=1)
+    with caplog.at_level("WARNING"):
+        finetune_pos(model_dir, tok_dir, tmp_path / "frozen", frozen, treebank=treebank)
+    clean = _clean_scores(tmp_path / "frozen")
+    gold = pd.read_csv(tmp_path / "frozen" / PREDICTIONS_FILE, sep="\t")["gold"]
+    assert clean["majority_accuracy"] == pytest.approx(gold.value_counts().iloc[0] / len(gold))
+    assert clean["collapsed"] == 1.0
+    assert any("collapsed" in record.getMessage() for record in caplog.records)
+
+
+def test_a_real_tiny_fine_tune_on_marathi_is_not_collapsed(tmp_path, model_and_tokenizer):
+    treebank = _small_marathi_treebank(tmp_path / "UD_Small", train=300)
+    model_dir, tok_dir = model_and_tokenizer
+    trained = dataclasses.replace(FAST, epochs=4, lr=3e-3)
+    finetune_pos(model_dir, tok_dir, tmp_path / "out", trained, treebank=treebank)
+    clean = _clean_scores(tmp_path / "out")
+    assert clean["collapsed"] == 0.0
+    assert clean["accuracy"] > clean["majority_accuracy"] + 0.2
+
+
 def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):
     lines = read_nonblank_lines(EN, 80)
     rows = ["text\tlabel"] + [f"{line}\t{'long' if len(line) > 90 else 'short'}" for line in lines]
@@ -237,7 +273,7 @@ def test_finetune_sentence_from_tsv(tmp_path, model_and_tokenizer):
     model_dir, tok_dir = model_and_tokenizer
     tsv = {"train": tmp_path / "train.tsv", "test": tmp_path / "test.tsv"}
     metrics = finetune_sentence(model_dir, tok_dir, tmp_path / "out", FAST, tsv=tsv)
-    assert set(metrics["metric"]) == {"accuracy", "macro_f1"}
+    assert set(metrics["metric"]) == {"accuracy", "macro_f1", "majority_accuracy", "collapsed"}
     summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
     assert summary["labels"] == ["long", "short"]
     assert summary["sizes"] == {"train": 54, "validation": 6, "test": 20}

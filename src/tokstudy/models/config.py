@@ -108,7 +108,12 @@ class RunSettings(DeviceSettings):
 
 @dataclass(frozen=True)
 class PretrainConfig(RunSettings):
-    """One pretraining run (one seed); run keys: :class:`RunSettings`."""
+    """One pretraining run (one seed); run keys: :class:`RunSettings`.
+
+    ``undertrained_margin``: a BERT whose final training loss is less than this fraction
+    below the unigram entropy of its training tokens (the loss of predicting every masked
+    token by its frequency alone) is flagged ``undertrained``.
+    """
 
     section: ClassVar[str] = "models.pretrain"
 
@@ -125,6 +130,7 @@ class PretrainConfig(RunSettings):
     mask_replace_prob: float = 0.8
     random_replace_prob: float = 0.1
     whole_word_mask: bool = False
+    undertrained_margin: float = proportion(0.05)
 
     def __post_init__(self) -> None:
         super().__post_init__()

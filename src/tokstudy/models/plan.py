@@ -321,7 +321,7 @@ class ModelsPlanner:
 
     def summary_tables(self) -> list[str]:
         """Names of the statistics tables the summary writes."""
-        tables = ["seed_summary", "wilcoxon"]
+        tables = ["seed_summary", "wilcoxon", "flagged_runs"]
         tables += ["bootstrap"] if any(map(self.has_task, FINETUNE_TASKS)) else []
         tables += ["clm"] if self.has_task("clm") else []
         return tables + (["clm_scales"] if len(self.clm_scales()) > 1 else [])

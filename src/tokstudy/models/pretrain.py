@@ -24,11 +24,13 @@ from typing import Any, Protocol
 
 import numpy as np
 import torch
+from scipy import stats
 from transformers import BertConfig, BertForMaskedLM, get_linear_schedule_with_warmup
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
+from tokstudy.models.heldout import data_facts
 from tokstudy.models.masking import Masker
 from tokstudy.training.checkpoint import (
     settings_fingerprint,
@@ -48,7 +50,9 @@ SUMMARY_FILE = "pretrain.json"
 LOG_COLUMNS = ("step", "loss", "lr", "tokens_per_s", "elapsed_s")
 
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
-NON_TRAINING_KEYS = frozenset({"checkpoint_every", "log_every", "on_bad_checkpoint", "device"})
+NON_TRAINING_KEYS = frozenset(
+    {"checkpoint_every", "log_every", "on_bad_checkpoint", "device", "undertrained_margin"}
+)
 
 
 class BatchSource(Protocol):
@@ -297,6 +301,34 @@ def pretrain_bert(
         "corpus": str(corpus_dir),
         "corpus_fingerprint": corpus.meta["fingerprint"],
         "parameters": sum(p.numel() for p in model.parameters()),
+        **data_facts(model, corpus.ids),
         **result.__dict__,
+        **learned_or_not(result.final_loss, corpus.ids, config.undertrained_margin, out_dir),
     }
     return finish_run(out_dir, model.save_pretrained, summary)
+
+
+def learned_or_not(
+    final_loss: float, train_ids: np.ndarray, margin: float, where: Path
+) -> dict[str, float]:
+    """The final MLM loss against the unigram entropy (nats) of the training tokens, the
+    loss of predicting each masked token by its frequency alone: ``unigram_entropy``,
+    ``below_unigram`` (1 − loss / entropy) and ``undertrained`` (below the ``margin``;
+    logged as a warning)."""
+    entropy = float(stats.entropy(np.bincount(np.asarray(train_ids))))
+    below = 1 - final_loss / entropy
+    if below < margin:
+        log.warning(
+            "%s: undertrained: final loss %.4f is %.1f %% below the unigram entropy %.4f of "
+            "its training tokens (margin %.0f %%)",
+            where,
+            final_loss,
+            100 * below,
+            entropy,
+            100 * margin,
+        )
+    return {
+        "unigram_entropy": entropy,
+        "below_unigram": below,
+        "undertrained": float(below < margin),
+    }

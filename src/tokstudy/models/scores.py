@@ -35,6 +35,28 @@ METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
     "macro_f1": macro_f1,
 }
 
+#: a fine-tune whose accuracy is at most this far above the majority class's has collapsed
+COLLAPSE_MARGIN = 0.01
+
+
+def majority_accuracy(gold: Sequence[Any]) -> float:
+    """Accuracy of always predicting the most frequent gold label."""
+    if not len(gold):
+        return float("nan")
+    _, counts = np.unique(np.asarray(gold), return_counts=True)
+    return float(counts.max() / counts.sum())
+
+
+def learned_or_not(gold: Sequence[Any], pred: Sequence[Any], n_labels: int) -> dict[str, float]:
+    """``majority_accuracy`` of the test set and ``collapsed``: 1.0 when the model's accuracy
+    is within :data:`COLLAPSE_MARGIN` of it or its macro-F1 is at most 1 / ``n_labels``
+    (a model that predicts one class, or hardly more), else 0.0."""
+    majority = majority_accuracy(gold)
+    # rounded: 0.61 − 0.60 is 0.010000000000000009 in floating point
+    gain = round(accuracy(gold, pred) - majority, 12)
+    collapsed = gain <= COLLAPSE_MARGIN or macro_f1(gold, pred) <= 1 / n_labels
+    return {"majority_accuracy": majority, "collapsed": float(collapsed)}
+
 
 def bootstrap_ci(
     gold: Sequence,

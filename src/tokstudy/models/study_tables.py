@@ -23,6 +23,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models.clm import DETAILS_FILE
 from tokstudy.models.clm_scales import data_starved, scale_agreement
 from tokstudy.models.config import EvalConfig
+from tokstudy.models.run_flags import RUN_FACTS, flagged_runs, mark_flagged
 from tokstudy.models.scores import bootstrap_table
 from tokstudy.models.tsv import write_tsv
 from tokstudy.report.plots import panel_grid, save_figure
@@ -200,14 +201,19 @@ def summarize_models(
     out_dir.mkdir(parents=True, exist_ok=True)
     results = collect_results(mlm, finetune, clm)
     results.to_csv(out_dir / "results.tsv", sep="\t", index=False)
+    flagged = flagged_runs(results)
     tables = summarize(
-        results,
+        results[~results["metric"].isin(RUN_FACTS)],
         out_dir,
         pair_on=("seed",),
         predictions=read_tables(predictions) if predictions else None,
         bootstrap_resamples=evaluation.bootstrap_resamples,
         bootstrap_seed=evaluation.bootstrap_seed,
     )
+    tables["seed_summary"] = mark_flagged(tables["seed_summary"], flagged)
+    write_tsv(tables["seed_summary"], out_dir / "seed_summary.tsv")
+    tables["flagged_runs"] = flagged
+    write_tsv(flagged, out_dir / "flagged_runs.tsv")
     if clm:
         tables["clm"] = clm_table(clm)
         write_tsv(tables["clm"], out_dir / "clm.tsv")
@@ -219,7 +225,13 @@ def summarize_models(
             )
             write_tsv(tables["clm_scales"], out_dir / "clm_scales.tsv")
     titles = {
-        "seed_summary": "Mean and standard deviation over seeds",
+        "seed_summary": "Mean and standard deviation over seeds (flagged_seeds: seeds whose "
+        "run collapsed, stayed undertrained or scored through a lossy tokenizer)",
+        "flagged_runs": "Runs that did not learn or were not scored like the others "
+        "(collapsed: a fine-tune within one point of the majority class or macro-F1 at most "
+        "1 / labels; undertrained: less than the margin below the unigram baseline; lossy: "
+        "a tokenizer that does not decode every held-out line back); left out of the "
+        "correlation analysis unless analyses.correlation.flagged_runs is keep",
         "wilcoxon": "Wilcoxon signed-rank tests between tokenizers (paired over seeds)",
         "bootstrap": "Bootstrap 95% confidence intervals of fine-tuning test scores",
         "clm": "Causal LM: held-out bits per byte (95% bootstrap interval over lines) beside "

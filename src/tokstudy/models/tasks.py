@@ -23,7 +23,7 @@ import torch
 
 from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.models import finetune, noise, scores, scoring, ud
+from tokstudy.models import finetune, noise, pretrain, scores, scoring, ud
 from tokstudy.models.config import (
     EvalConfig,
     FinetuneConfig,
@@ -72,6 +72,11 @@ def evaluate_mlm(
     for level, text in noised.items():
         log.info("%s: scoring noise level %d%%", heldout, level)
         results[level] = scoring.mlm_metrics(scoring.score_lines(scorer, text, config.batch_size))
+    pretraining = Path(model_dir).parent / pretrain.SUMMARY_FILE
+    summary = json.loads(pretraining.read_text(encoding="utf-8")) if pretraining.is_file() else {}
+    if "undertrained" in summary:  # a BERT's pretraining flag, beside every level's scores
+        flags = {key: summary[key] for key in ("below_unigram", "undertrained")}
+        results = {level: scores | flags for level, scores in results.items()}
     table = noise.relative_changes(results)
     write_tsv(table, out_tsv)
     if edits_tsv is not None:
@@ -252,9 +257,19 @@ def _train_and_test(
         pred_labels = [labels[i] for i in pred]
         results[level] = {
             name: function(gold_labels, pred_labels) for name, function in scores.METRICS.items()
-        }
+        } | scores.learned_or_not(gold_labels, pred_labels, len(labels))
         prediction_frames.append(
             pd.DataFrame({"level": level, "gold": gold_labels, "pred": pred_labels})
+        )
+    if results[0]["collapsed"]:
+        log.warning(
+            "%s: collapsed: test accuracy %.4f against %.4f for the majority class, macro-F1 "
+            "%.4f (%d labels): the model did not learn the task",
+            out_dir,
+            results[0]["accuracy"],
+            results[0]["majority_accuracy"],
+            results[0]["macro_f1"],
+            len(labels),
         )
     metrics = noise.relative_changes(results)
     metrics.insert(0, "task", task)

@@ -21,6 +21,7 @@ import pandas as pd
 from tokstudy.analyses.correlation.settings import MIN_CELLS
 from tokstudy.cells import FULL_SIZE_LABEL, size_label
 from tokstudy.errors import TokstudyError
+from tokstudy.models.run_flags import drop_flagged_runs
 from tokstudy.models.task_registry import TASKS
 
 log = logging.getLogger(__name__)
@@ -217,15 +218,19 @@ def study_cells(
     nmt_score_files: Sequence[Path],
     nmt_metric_files: Sequence[Path],
     nmt_sides: Mapping[str, str],
+    flagged_runs: str = "exclude",
 ) -> tuple[pd.DataFrame, list[str]]:
     """The study's cells table (one row per cell and seed, seeds not averaged) and notes on
-    what was left out (also logged): cells without intrinsic metrics (CharacterBERT), cells
-    of a tokenizer whose data sets its size (no vocabulary size to control for), intrinsic
-    columns constant over every cell (nothing to correlate)."""
+    what was left out (also logged): runs flagged collapsed, undertrained or lossy (unless
+    ``flagged_runs`` is ``keep``: :mod:`~tokstudy.models.run_flags`), cells
+    without intrinsic metrics (CharacterBERT), cells of a tokenizer whose data sets its size
+    (no vocabulary size to control for), intrinsic columns constant over every cell
+    (nothing to correlate)."""
     parts, notes = [], []
     if model_results is not None:
         intrinsic = _wide_intrinsic(pd.read_csv(metrics_csv), metric_names, str(metrics_csv))
         results = pd.read_csv(model_results, sep="\t")
+        results = drop_flagged_runs(results, flagged_runs, notes)
         parts.append(_join(intrinsic, model_score_columns(results), notes))
     if nmt_score_files and not nmt_metric_files:
         notes.append("NMT scores left out: joint vocabularies have no per-language metrics")

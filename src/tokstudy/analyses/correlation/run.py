@@ -124,7 +124,13 @@ def correlation_analysis(
 
     checked = CorrelationSettings(**settings)
     cells, notes = study_cells(
-        metrics_csv, metric_names, model_results, nmt_score_files, nmt_metric_files, nmt_sides
+        metrics_csv,
+        metric_names,
+        model_results,
+        nmt_score_files,
+        nmt_metric_files,
+        nmt_sides,
+        flagged_runs=checked.flagged_runs,
     )
     scores = study_scores(cells)
     # every digit: the tables below are computed from this file as written, exactly what

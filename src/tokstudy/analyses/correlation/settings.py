@@ -10,6 +10,8 @@ from tokstudy.cells import CORPUS_SPLITS
 from tokstudy.training.config import Settings, proportion, setting
 
 NMT_SIDES = ("target", "source")
+#: what to do with the scores of a flagged run (:mod:`tokstudy.models.run_flags`)
+FLAGGED_RUN_POLICIES = ("exclude", "keep")
 #: the fewest cells a correlation is computed on
 MIN_CELLS = 4
 
@@ -27,3 +29,5 @@ class CorrelationSettings(Settings):
     confidence: float = proportion(0.95)
     nmt_side: str = setting("target", choices=NMT_SIDES)
     plot_split: str = setting("heldout", choices=CORPUS_SPLITS)
+    #: what the scores of a collapsed, undertrained or lossy run do (models.run_flags)
+    flagged_runs: str = setting("exclude", choices=FLAGGED_RUN_POLICIES)
