@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tokstudy.models.run_flags import drop_flagged_runs, flagged_runs, mark_flagged
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.errors import TokstudyError
 from tokstudy.models import pretrain, scores
+from tokstudy.models.run_flags import drop_flagged_runs, flagged_runs, mark_flagged
 
 
 def test_a_model_that_predicts_the_majority_class_has_collapsed() -> None:
