@@ -115,3 +115,15 @@ def test_the_seed_summary_marks_groups_with_flagged_seeds() -> None:
     by_tokenizer = marked.groupby("tokenizer")[["flagged_seeds", "flags"]].first()
     assert by_tokenizer.loc["bbpe"].tolist() == [1, "collapsed"]
     assert by_tokenizer.loc["hft"].tolist() == [0, ""]
+
+
+def test_the_page_leaves_flagged_runs_out_of_a_cells_scores_and_says_so() -> None:
+    from tokstudy.report.page.recommend import _downstream_values
+
+    values = _downstream_values(_results(), "en").set_index("tokenizer")
+    # hft: its clm run is undertrained (left out), its pos run learned
+    assert math.isnan(values.loc["hft", "clm_bits_per_byte_tiny"])
+    assert values.loc["hft", "pos_accuracy"] == 1.5
+    assert values.loc["hft", "flags"] == "clm seed 0 undertrained"
+    assert values.loc["bbpe", "flags"] == "pos seed 0 collapsed"
+    assert values.loc["sp_bpe", "flags"] == "clm seed 0 lossy"

@@ -86,20 +86,37 @@ def _parity_values(parity: pd.DataFrame, language: str) -> dict[tuple[str, str |
 
 
 def _downstream_values(results: pd.DataFrame, language: str) -> pd.DataFrame:
-    """The model stage's scores of ``language``, one column per score (seed means)."""
-    from tokstudy.analyses.correlation.cells import model_score_columns
+    """The model stage's scores of ``language``, one column per score (seed means over the
+    runs that learned), and ``flags``: the runs left out (collapsed, undertrained, lossy)."""
+    from tokstudy.analyses.correlation.cells import model_score_columns, size_labels
+    from tokstudy.models.run_flags import drop_flagged_runs, flagged_runs
 
-    scores = model_score_columns(results)
-    scores = scores[scores["language"] == language].drop(columns=["language", "seed"])
-    if scores.empty:
-        return pd.DataFrame(columns=CELL)
-    means = scores.groupby(["tokenizer", "vocab_size"], sort=True).mean().reset_index()
-    return means.rename(columns={"vocab_size": "size"})
+    results = results[results["language"] == language]
+    scores = model_score_columns(drop_flagged_runs(results, "exclude", []))
+    means = scores.drop(columns=["language", "seed"]).groupby(CELL_KEYS, sort=True).mean()
+    flagged = flagged_runs(results)
+    flagged = flagged.assign(vocab_size=size_labels(flagged))
+    marks: dict[tuple[str, str], list[str]] = {}
+    for run in flagged.itertuples(index=False):
+        marks.setdefault((run.tokenizer, run.vocab_size), []).append(
+            f"{run.task} seed {run.seed} {run.flags}"
+        )
+    index = pd.MultiIndex.from_tuples(list(marks), names=CELL_KEYS)
+    flags = pd.Series([", ".join(m) for m in marks.values()], index=index, name="flags")
+    values = means.join(flags, how="outer").reset_index()
+    if values.empty:
+        return pd.DataFrame(columns=[*CELL, "flags"])
+    return values.assign(flags=values["flags"].fillna("")).rename(columns={"vocab_size": "size"})
+
+
+#: a cell in the model stage's tables
+CELL_KEYS = ["tokenizer", "vocab_size"]
 
 
 def recommendation_table(study: StudyTables, language: str) -> tuple[pd.DataFrame, list[Criterion]]:
     """One row per cell of ``language`` (``tokenizer``, ``size``, ``kind``), one column per
-    criterion the study measured for it, and those criteria."""
+    criterion the study measured for it, ``flags`` (its model runs that did not learn or were
+    scored through a lossy tokenizer: left out of its downstream means), and those criteria."""
     cells = _metric_values(study.metrics, language)
     criteria = [
         Criterion(name, label, better)
@@ -138,11 +155,14 @@ def recommendation_table(study: StudyTables, language: str) -> tuple[pd.DataFram
         criteria += [
             Criterion(name, name, "higher" if score_higher_is_better(name) else "lower")
             for name in downstream.columns
-            if name not in CELL
+            if name not in (*CELL, "flags")
         ]
+    if "flags" not in cells:
+        cells["flags"] = ""
     criteria = [c for c in criteria if c.name in cells and cells[c.name].notna().any()]
-    columns = [*CELL, "kind", *(c.name for c in criteria)]
-    return cells[columns].sort_values(CELL, ignore_index=True), criteria
+    columns = [*CELL, "kind", *(c.name for c in criteria), "flags"]
+    frame = cells[columns].assign(flags=cells["flags"].fillna(""))
+    return frame.sort_values(CELL, ignore_index=True), criteria
 
 
 def _oriented(frame: pd.DataFrame, criteria: Sequence[Criterion]) -> np.ndarray:
@@ -201,6 +221,7 @@ def recommendation(study: StudyTables, language: str) -> tuple[dict[str, Any], p
                 "tokenizer": row["tokenizer"],
                 "size": str(row["size"]),
                 "kind": row["kind"],
+                "flags": row["flags"],
                 "values": {
                     c.name: None if pd.isna(row[c.name]) else float(row[c.name]) for c in criteria
                 },
