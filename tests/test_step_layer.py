@@ -219,6 +219,9 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
         "long_lines_split": 0,
         "long_line_pieces": 0,
         "max_line_bytes": 4096,  # the default limit
+        "normalize": "none",  # the default: the text as it is
+        "normalized_lines": 0,
+        "normalized_chars_changed": 0,
         "code": {
             "step": "tokstudy.corpora.steps.prepare_corpus",
             "fingerprint": code_fingerprint("tokstudy.corpora.steps.prepare_corpus"),
