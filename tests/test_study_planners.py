@@ -152,6 +152,8 @@ def test_the_downstream_planners_list_their_tables(tmp_path: Path) -> None:
         "res/tables/models/seed_summary.md",
         "res/tables/models/wilcoxon.tsv",
         "res/tables/models/wilcoxon.md",
+        "res/tables/models/flagged_runs.tsv",
+        "res/tables/models/flagged_runs.md",
         "res/plots/models/noise.png",
         "res/plots/models/noise.pdf",
     ]
