@@ -553,7 +553,10 @@ def correlation_study(workdir: Path) -> Path:
             "decode": {"beam_size": 1},
             "evaluation": {"baseline": "sp_unigram", "bootstrap_samples": 10},
         },
-        "analyses": {"correlation": {"bootstrap_samples": 50, "permutations": 50}},
+        # a BERT of a few steps is undertrained: kept here, so that its scores are correlated
+        "analyses": {
+            "correlation": {"bootstrap_samples": 50, "permutations": 50, "flagged_runs": "keep"}
+        },
         "resources": {"nmt_train": {"threads": 1}, "pretrain_mlm": {"threads": 1}},
     }
     path = workdir / "study.yaml"
@@ -577,6 +580,12 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
     left_out = json.loads((results / "tables/analysis/correlation_cells.json").read_text())
     for score in expected - set(table.score):
         assert f"score {score} constant or empty over every cell: left out" in left_out["left_out"]
+    # the undertrained BERTs are kept (flagged_runs: keep) and named
+    model_results = pd.read_csv(results / "tables/models/results.tsv", sep="\t")
+    undertrained = model_results.query("level == 0 and metric == 'undertrained' and value == 1")
+    kept = [note for note in left_out["left_out"] if "flagged run(s) kept" in note]
+    assert len(kept) == (1 if len(undertrained) else 0)
+    assert all(kept[0].count(" undertrained") == len(undertrained) for _ in kept)
     assert set(table.score) <= expected and {"mlm_bits_per_char", "nmt_chrf"} <= set(table.score)
     assert set(table.intrinsic) <= {"mu_train", "mu_heldout", "nu_train", "nu_heldout"}
     assert (table["n"] <= 4).all()  # 2 tokenizers × 2 sizes per scope

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from workflow_support import snakemake
 
+from tokstudy.models.run_flags import RUN_FACTS
 from tokstudy.models.silver import STTS_TO_UPOS
 
 pytestmark = pytest.mark.slow
@@ -70,7 +71,7 @@ def test_run_writes_results_and_statistics_tables(model_run: Path) -> None:
     assert sorted(results["tokenizer"].unique()) == TOKENIZERS
     assert set(results["level"]) == {0, 20}
     pos = results[results["task"] == "pos"]
-    assert set(pos["metric"]) == {"accuracy", "macro_f1"}
+    assert set(pos["metric"]) == {"accuracy", "macro_f1", "majority_accuracy", "collapsed"}
     assert pos["value"].between(0, 1).all()
     ppl = results[(results["task"] == "mlm") & (results["metric"] == "pseudo_perplexity")]
     assert len(ppl) == len(TOKENIZERS) * 2 and (ppl["value"] > 1).all()
@@ -83,7 +84,19 @@ def test_run_writes_results_and_statistics_tables(model_run: Path) -> None:
     assert (bootstrap["value"] <= bootstrap["ci_high"]).all()
     assert len(bootstrap) == len(TOKENIZERS) * 2 * 2  # tokenizers × levels × metrics
     summary = pd.read_csv(model_run / "tables/models/seed_summary.tsv", sep="\t")
-    assert (summary["n"] == 1).all() and len(summary) == len(results)
+    scores = results[~results["metric"].isin(RUN_FACTS)]
+    assert (summary["n"] == 1).all() and len(summary) == len(scores)
+    # every flagged run (a model of a few steps may be) is listed and marked in the summary
+    flagged = pd.read_csv(model_run / "tables/models/flagged_runs.tsv", sep="\t")
+    raised = results[
+        (results["level"] == 0)
+        & results["metric"].isin(["collapsed", "undertrained"])
+        & (results["value"] == 1)
+    ]
+    assert len(flagged) == len(raised[["task", "tokenizer", "seed"]].drop_duplicates())
+    marked = summary[summary["flagged_seeds"] > 0]
+    assert set(marked["tokenizer"]) == set(flagged["tokenizer"])
+    assert "## Runs that did not learn" in (model_run / "tables/models/flagged_runs.md").read_text()
     for name in ("seed_summary", "wilcoxon", "bootstrap"):
         assert "| metric" in (model_run / f"tables/models/{name}.md").read_text()
     assert (model_run / "plots/models/noise.png").stat().st_size > 1000

@@ -125,8 +125,12 @@ def test_ud_sentence_task_has_real_labels_and_macro_f1(workdir: Path, tokenizer:
     assert gold.tolist() == expected and set(gold) == {"no", "yes"}
     results = results_table(workdir)
     rows = results.query("task == 'sentence' and tokenizer == @tokenizer")
-    assert set(rows["level"]) == {0, 20} and set(rows["metric"]) == {"accuracy", "macro_f1"}
+    assert set(rows["level"]) == {0, 20}
+    assert set(rows["metric"]) == {"accuracy", "macro_f1", "majority_accuracy", "collapsed"}
     assert rows["value"].between(0, 1).all()
+    # the majority class of the test set, by hand from its gold labels
+    majority = rows.query("level == 0 and metric == 'majority_accuracy'")["value"].item()
+    assert majority == pytest.approx(gold.value_counts().max() / len(gold))
 
 
 def test_characterbert_is_pretrained_and_evaluated(workdir: Path) -> None:
