@@ -128,6 +128,13 @@ def test_resume_after_kill_matches_uninterrupted_run(tmp_path, corpus_dir, token
     assert not (run / CHECKPOINT_FILE).exists()
     summary = json.loads((run / SUMMARY_FILE).read_text())
     assert summary["steps"] == 12 and np.isfinite(summary["final_loss"])
+    # the final loss against the unigram entropy of the corpus's tokens, by hand
+    counts = np.bincount(TokenCorpus.open(corpus_dir).ids)
+    share = counts[counts > 0] / counts.sum()
+    assert summary["unigram_entropy"] == pytest.approx(-(share * np.log(share)).sum())
+    below = 1 - summary["final_loss"] / summary["unigram_entropy"]
+    assert summary["below_unigram"] == pytest.approx(below)
+    assert summary["undertrained"] == float(below < CONFIG.undertrained_margin)
 
 
 def test_corrupt_checkpoint_is_an_error_or_ignored(tmp_path, corpus_dir, tokenizer, caplog):

@@ -21,12 +21,12 @@ from transformers import MarianMTModel
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt import runs
 from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, TrainConfig
-from tokstudy.nmt.data import joint_training_text, split_corpus
+from tokstudy.nmt.data import joint_training_text, read_split, split_corpus
 from tokstudy.nmt.report import write_report
 from tokstudy.nmt.scoring import corpus_scores, detokenize, score_run
 from tokstudy.nmt.train import MODEL_DIR, SUMMARY_FILE, train_translation_model
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
-from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.training.core import CHECKPOINT_FILE, LOG_FILE
 
@@ -133,6 +133,14 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
     )
     assert json.loads((run_dir / SUMMARY_FILE).read_text()) == json.loads(json.dumps(summary))
     assert summary["steps"] == 150 and not summary["joint_vocabulary"]
+    # the data for its size: the target tokens of the kept pairs, by their own tokenizer
+    targets = [line for _, line in read_split(split_dir, "train", ("en", "mr"))]
+    mr = load_tokenizer(tokenizer_dirs["mr"])
+    assert summary["training_tokens"] <= sum(map(len, mr.encode_batch(targets)))
+    assert 0 < summary["unique_training_tokens"] <= 400
+    assert summary["tokens_per_parameter"] == pytest.approx(
+        summary["training_tokens"] / summary["non_embedding_parameters"]
+    )
     with (run_dir / LOG_FILE).open() as handle:
         log = list(csv.DictReader(handle))
     assert [int(row["step"]) for row in log] == [50, 100, 150]

@@ -53,7 +53,6 @@ from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, vocab
 from tokstudy.models.family import load_transformers_tokenizer
 from tokstudy.models.heldout import (
     bits_per_byte_interval,
-    data_facts,
     decoder_for,
     per_line_sums,
     roundtrip_share,
@@ -68,6 +67,7 @@ from tokstudy.training.core import (
     TrainingRun,
     save_atomically,
 )
+from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 
 log = logging.getLogger(__name__)

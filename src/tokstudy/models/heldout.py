@@ -1,5 +1,5 @@
 """What a held-out score needs besides the model: per-line sums, a bootstrap interval over
-lines, the share of lines a tokenizer gives back exactly, and how much data a run had.
+lines and the share of lines a tokenizer gives back exactly.
 
 A model is only compared fairly with another when both predict the same text: a tokenizer
 that normalises (SentencePiece's ``nmt_nfkc``, NFKC in ``char``) is scored on a simpler
@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from scipy import stats
 
 from tokstudy.tokenizers.directory import META_FILE
@@ -76,22 +75,3 @@ def roundtrip_share(
     exactly the line."""
     exact = sum(decode(list(ids)) == line for ids, line in zip(encoded, lines, strict=True))
     return exact / len(lines)
-
-
-def data_facts(model: torch.nn.Module, train_ids: np.ndarray) -> dict[str, float | int]:
-    """How much data a from-scratch run had for its size: training tokens, distinct
-    training tokens, non-embedding parameters and training tokens per such parameter."""
-    embedding = {
-        id(p)
-        for module in model.modules()
-        if isinstance(module, torch.nn.Embedding)
-        for p in module.parameters()
-    }
-    non_embedding = sum(p.numel() for p in model.parameters() if id(p) not in embedding)
-    tokens = len(train_ids)
-    return {
-        "training_tokens": tokens,
-        "unique_training_tokens": len(np.unique(train_ids)),
-        "non_embedding_parameters": non_embedding,
-        "tokens_per_parameter": tokens / non_embedding if non_embedding else math.inf,
-    }

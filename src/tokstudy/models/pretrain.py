@@ -30,7 +30,6 @@ from transformers import BertConfig, BertForMaskedLM, get_linear_schedule_with_w
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
-from tokstudy.models.heldout import data_facts
 from tokstudy.models.masking import Masker
 from tokstudy.training.checkpoint import (
     settings_fingerprint,
@@ -41,6 +40,7 @@ from tokstudy.training.core import (
     TrainingRun,
     save_atomically,
 )
+from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 
 log = logging.getLogger(__name__)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from tokstudy.nmt.batching import collate, encode_pairs, shared_special_ids, token_batches
@@ -40,6 +41,7 @@ from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.training.checkpoint import settings_fingerprint
 from tokstudy.training.config import to_dict
 from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun, save_atomically
+from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 
 log = logging.getLogger(__name__)
@@ -180,6 +182,9 @@ def train_translation_model(
         bf16=config.bf16,
     )
     parameters = sum(p.numel() for p in model.parameters())
+    # the data for the model's size: the target tokens, which the loss predicts
+    targets = itertools.chain.from_iterable(example.target for example in examples)
+    facts = data_facts(model, np.fromiter(targets, dtype=np.int64))
     log.info(
         "training %s NMT (%d parameters) on %s: %d training pairs, %d dev pairs",
         config.preset,
@@ -244,6 +249,7 @@ def train_translation_model(
         "config": to_dict(config),
         "device": describe(device),
         "parameters": parameters,
+        **facts,
         "joint_vocabulary": joint,
         "source_tokenizer": source_tokenizer.name,
         "target_tokenizer": target_tokenizer.name,
