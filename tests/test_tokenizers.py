@@ -74,7 +74,11 @@ def test_save_load_and_transformers_wrapper_encode_alike(name: str, tmp_path: Pa
     assert ids[0] == wrapped.convert_tokens_to_ids(CLS) and ids[
         -1
     ] == wrapped.convert_tokens_to_ids(SEP)
-    assert ids[1:-1] == original.encode(SAMPLE)
+    if adapter_class(name).sampling:  # a sampled segmentation of the same text
+        assert original.decode(ids[1:-1]) == original.decode(original.encode(SAMPLE))
+        assert len({tuple(wrapped(SAMPLE)["input_ids"]) for _ in range(30)}) > 1
+    else:
+        assert ids[1:-1] == original.encode(SAMPLE)
     assert wrapped.mask_token == "[MASK]" and wrapped.pad_token == "[PAD]"
 
 

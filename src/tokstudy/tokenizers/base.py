@@ -179,6 +179,9 @@ class Tokenizer(ABC):
     lossless: ClassVar[bool] = False
     #: whether two trainings on the same data give identical files (see each adapter's docs)
     deterministic: ClassVar[bool] = True
+    #: whether the ``transformers`` wrapper samples a segmentation on every call (subword
+    #: regularisation, for model training) while :meth:`encode_batch` stays deterministic
+    sampling: ClassVar[bool] = False
     #: the parameters the adapter accepts (``tokenizers.<name>.params``)
     params_spec: ClassVar[Mapping[str, Param]] = {}
     #: whether keys beyond ``params_spec`` go to the library unchecked

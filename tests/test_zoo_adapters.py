@@ -1,0 +1,64 @@
+"""The adapters of the tokenizer zoo against their libraries or a hand computation:
+bpe_dropout, superbpe, morfessor, bpe_knockout, unigram_sampling, parity_bpe."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+from conftest import write_lines
+
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
+from tokstudy.tokenizers.training import train_to_directory
+
+SIZE = 400
+
+
+@cache
+def _trained(name: str, corpus: Path, **params: object) -> Tokenizer:
+    spec = TrainSpec(SIZE, dict(params), seed=7, label="en")
+    return adapter_class(name).train(corpus, spec)
+
+
+# --- bpe_dropout ----------------------------------------------------------------------
+
+
+def test_bpe_dropout_without_dropout_is_plain_bpe(
+    english_corpus: Path, english_lines: list[str]
+) -> None:
+    plain = _trained("hf_bpe", english_corpus)
+    dropout = _trained("bpe_dropout", english_corpus, dropout=0.0)
+    lines = english_lines[:200]
+    assert dropout.vocab == plain.vocab
+    assert dropout.encode_batch(lines) == plain.encode_batch(lines)
+    wrapped = dropout.to_transformers()
+    assert [wrapped(line)["input_ids"][1:-1] for line in lines] == plain.encode_batch(lines)
+
+
+def test_bpe_dropout_samples_in_the_wrapper_only_and_round_trips(
+    english_corpus: Path, english_lines: list[str], tmp_path: Path
+) -> None:
+    plain = _trained("hf_bpe", english_corpus)
+    train_to_directory(
+        "bpe_dropout", english_corpus, TrainSpec(SIZE, {"dropout": 0.5}, seed=7), tmp_path
+    )
+    dropout = load_tokenizer(tmp_path)
+    lines = english_lines[:200]
+    assert dropout.encode_batch(lines) == plain.encode_batch(lines)  # the metrics' encoding
+    wrapped = dropout.to_transformers()
+    sampled = [wrapped(line)["input_ids"][1:-1] for line in lines]
+    assert sampled != plain.encode_batch(lines)
+    assert sum(map(len, sampled)) > sum(map(len, plain.encode_batch(lines)))
+    assert [dropout.decode(ids) for ids in sampled] == [
+        plain.decode(ids) for ids in plain.encode_batch(lines)
+    ]
+
+
+@pytest.mark.parametrize("dropout", [1, 1.5, -0.1])
+def test_bpe_dropout_outside_0_1_is_one_line(dropout: float, tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.txt", ["a b c"])
+    with pytest.raises(TokstudyError, match=r"^tokenizers\.bpe_dropout\.params\.dropout: must"):
+        adapter_class("bpe_dropout").train(corpus, TrainSpec(SIZE, {"dropout": dropout}))
