@@ -23,8 +23,8 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.hf_adapter import (
-    TOKENIZER_FILE,
     HFBPE,
+    TOKENIZER_FILE,
     HFTokenizersAdapter,
     fast_tokenizer,
     pre_tokenizer_param,
