@@ -8,11 +8,15 @@ from pathlib import Path
 
 import pytest
 from conftest import write_lines
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
+from tokstudy.tokenizers.superbpe import char_id, id_char
 from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.tokenizers.word_marks import METASPACE
 
 SIZE = 400
 
@@ -62,3 +66,47 @@ def test_bpe_dropout_outside_0_1_is_one_line(dropout: float, tmp_path: Path) -> 
     corpus = write_lines(tmp_path / "c.txt", ["a b c"])
     with pytest.raises(TokstudyError, match=r"^tokenizers\.bpe_dropout\.params\.dropout: must"):
         adapter_class("bpe_dropout").train(corpus, TrainSpec(SIZE, {"dropout": dropout}))
+
+
+# --- superbpe -------------------------------------------------------------------------
+
+
+def _spans_a_space(token: str) -> bool:
+    return METASPACE in token[1:]
+
+
+def test_superbpe_stage_one_is_bpe_and_superwords_come_after_the_transition(
+    english_corpus: Path, english_lines: list[str]
+) -> None:
+    superbpe = _trained("superbpe", english_corpus, transition=0.75)
+    transition = round(0.75 * SIZE)
+    stage_one = adapter_class("hf_bpe").train(english_corpus, TrainSpec(transition, seed=7))
+    assert superbpe.vocab[:transition] == stage_one.vocab
+    assert not any(map(_spans_a_space, superbpe.vocab[:transition]))
+    assert any(map(_spans_a_space, superbpe.vocab[transition:]))
+    used = {superbpe.vocab[i] for ids in superbpe.encode_batch(english_lines[:500]) for i in ids}
+    assert any(map(_spans_a_space, used))
+    lines = [line for line in english_lines[:500] if "  " not in line and line == line.strip()]
+    assert [superbpe.decode(ids) for ids in superbpe.encode_batch(lines)] == [
+        stage_one.decode(ids) for ids in stage_one.encode_batch(lines)
+    ]
+
+
+def test_superbpe_with_transition_1_is_plain_bpe(
+    english_corpus: Path, english_lines: list[str]
+) -> None:
+    superbpe = _trained("superbpe", english_corpus, transition=1.0)
+    plain = _trained("hf_bpe", english_corpus)
+    assert superbpe.vocab == plain.vocab
+    assert superbpe.encode_batch(english_lines[:300]) == plain.encode_batch(english_lines[:300])
+
+
+@given(st.integers(0, 2 * 0xFFFE - 1))
+def test_superbpe_spells_every_stage_one_id_as_one_character(token_id: int) -> None:
+    assert char_id(id_char(token_id)) == token_id
+
+
+def test_superbpe_transition_outside_0_1_is_one_line(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.txt", ["a b c"])
+    with pytest.raises(TokstudyError, match=r"^tokenizers\.superbpe\.params\.transition: must"):
+        adapter_class("superbpe").train(corpus, TrainSpec(SIZE, {"transition": 1.5}))
