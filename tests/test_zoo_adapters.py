@@ -3,6 +3,7 @@ bpe_dropout, superbpe, morfessor, bpe_knockout, unigram_sampling, parity_bpe."""
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.superbpe import char_id, id_char
 from tokstudy.tokenizers.training import train_to_directory
@@ -110,3 +111,42 @@ def test_superbpe_transition_outside_0_1_is_one_line(tmp_path: Path) -> None:
     corpus = write_lines(tmp_path / "c.txt", ["a b c"])
     with pytest.raises(TokstudyError, match=r"^tokenizers\.superbpe\.params\.transition: must"):
         adapter_class("superbpe").train(corpus, TrainSpec(SIZE, {"transition": 1.5}))
+
+
+# --- morfessor ------------------------------------------------------------------------
+
+
+def test_morfessor_segments_as_the_packages_own_viterbi(
+    english_corpus: Path, english_lines: list[str]
+) -> None:
+    tokenizer = _trained("morfessor", english_corpus)
+    vocab = set(tokenizer.vocab)
+    words = sorted({word for line in english_lines[:300] for word in line.split()})
+    for word in words:
+        morphs, _ = tokenizer.model.viterbi_segment(METASPACE + word, maxlen=30)
+        expected = [
+            piece
+            for morph in morphs
+            for piece in ([morph] if morph in vocab else [c if c in vocab else UNK for c in morph])
+        ]
+        assert tokenizer.tokenize(word) == expected
+    # the lexicon's most frequent morphs are in the vocabulary: it is not all characters
+    assert sum(len(token) > 1 and token not in SPECIAL_TOKENS for token in tokenizer.vocab) > 100
+
+
+def test_morfessor_writes_unseen_characters_as_unk(english_corpus: Path) -> None:
+    tokenizer = _trained("morfessor", english_corpus)
+    ids = tokenizer.encode("hello жж")
+    assert ids.count(tokenizer.unk_id) == 2
+    assert tokenizer.decode(ids) == "hello \ufffd\ufffd"
+    starts = tokenizer.encode_batch_with_offsets(["hello жж"])[0].offsets
+    assert [start for start, _ in starts][-2:] == [6, 7]
+
+
+def test_morfessor_missing_is_one_line_naming_the_package(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "morfessor", None)
+    corpus = write_lines(tmp_path / "c.txt", ["a b c"])
+    with pytest.raises(TokstudyError, match=r"^morfessor: the Python package 'morfessor' is not"):
+        adapter_class("morfessor").train(corpus, TrainSpec(SIZE))
