@@ -25,9 +25,22 @@ DEFAULT_SIZE = 400
 SAMPLE = "Hello there, how are you doing today? I am fine."
 
 
+#: parameters an adapter cannot train without (a parity-aware tokenizer needs its balance)
+PARAMS: dict[str, dict] = {"parity_bpe": {"ratio": {"en": 1.0}}}
+
+
 def spec_for(name: str, **changes: object) -> TrainSpec:
     size = SIZES.get(name, DEFAULT_SIZE) if adapter_class(name).sized else None
-    return TrainSpec(**{"vocab_size": size, "seed": 7, "threads": 1, "label": "en", **changes})
+    return TrainSpec(
+        **{
+            "vocab_size": size,
+            "params": PARAMS.get(name, {}),
+            "seed": 7,
+            "threads": 1,
+            "label": "en",
+            **changes,
+        }
+    )
 
 
 @cache

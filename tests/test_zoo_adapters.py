@@ -3,21 +3,27 @@ bpe_dropout, superbpe, morfessor, bpe_knockout, unigram_sampling, parity_bpe."""
 
 from __future__ import annotations
 
+import json
 import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import write_lines
+from conftest import UD_ROOT, write_lines
 from hypothesis import given
 from hypothesis import strategies as st
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import models, normalizers, pre_tokenizers, trainers
 
+from tokstudy.corpora.plan import chatterbot_files
+from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.superbpe import char_id, id_char
 from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.tokenizers.word_marks import METASPACE
+from tokstudy.ud import sentence_texts
 
 SIZE = 400
 
@@ -150,3 +156,83 @@ def test_morfessor_missing_is_one_line_naming_the_package(
     corpus = write_lines(tmp_path / "c.txt", ["a b c"])
     with pytest.raises(TokstudyError, match=r"^morfessor: the Python package 'morfessor' is not"):
         adapter_class("morfessor").train(corpus, TrainSpec(SIZE))
+
+
+# --- parity_bpe -----------------------------------------------------------------------
+
+
+def _mixed(tmp_path: Path) -> tuple[Path, Path, dict[str, list[str]]]:
+    texts = {
+        language: list(clean_lines(chatterbot_files(folder), language, "error", CleaningStats()))
+        for language, folder in (("de", "german"), ("en", "english"))
+    }
+    order = [(language, line) for language in ("en", "de") for line in texts[language]]
+    order = order[::2] + order[1::2]  # interleaved: the grouping must undo it
+    corpus = write_lines(tmp_path / "mix.txt", [line for _, line in order])
+    languages = write_lines(tmp_path / "languages.txt", [language for language, _ in order])
+    grouped = {
+        language: [line for code, line in order if code == language] for language in ("de", "en")
+    }
+    return corpus, languages, grouped
+
+
+def _library_merges(grouped: dict[str, list[str]], size: int, **balance: object) -> list[list[str]]:
+    tokenizer = HFTokenizer(models.BPE(unk_token=UNK))
+    tokenizer.normalizer = normalizers.NFKC()
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=METASPACE)
+    trainer = trainers.ParityBpeTrainer(
+        num_merges=size, total_symbols=True, special_tokens=list(SPECIAL_TOKENS)
+    )
+    trainer.train_from_iterator(tokenizer, [iter(grouped["de"]), iter(grouped["en"])], **balance)
+    return json.loads(tokenizer.to_str())["model"]["merges"]
+
+
+def _merges(tokenizer: Tokenizer) -> list[list[str]]:
+    return json.loads(tokenizer._tokenizer.to_str())["model"]["merges"]
+
+
+def test_parity_bpe_is_the_librarys_trainer_on_each_languages_lines(tmp_path: Path) -> None:
+    corpus, languages, grouped = _mixed(tmp_path)
+    params = {"languages_file": str(languages), "ratio": {"en": 1.0, "de": 1.3}}
+    tokenizer = adapter_class("parity_bpe").train(corpus, TrainSpec(600, params, label="de+en"))
+    assert len(tokenizer.vocab) == 600
+    assert _merges(tokenizer) == _library_merges(grouped, 600, ratio=[1.3, 1.0])
+    assert _merges(tokenizer) != _library_merges(grouped, 600, ratio=[1.0, 1.0])
+
+
+@pytest.mark.shared
+def test_parity_bpe_balances_on_the_parallel_pud_sentences(tmp_path: Path) -> None:
+    corpus, languages, grouped = _mixed(tmp_path)
+    params = {"languages_file": str(languages), "dev_pud_root": str(UD_ROOT)}
+    tokenizer = adapter_class("parity_bpe").train(corpus, TrainSpec(600, params, label="de+en"))
+    texts = {
+        language: sentence_texts(next((UD_ROOT / folder).glob("*pud-ud-test.conllu*")))
+        for language, folder in (("de", "UD_German-PUD"), ("en", "UD_English-PUD"))
+    }
+    ids = sorted(set(texts["de"]) & set(texts["en"]))
+    dev = [iter([texts[language][i] for i in ids]) for language in ("de", "en")]
+    assert _merges(tokenizer) == _library_merges(grouped, 600, dev_iterators=dev)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({}, r"^tokenizers\.parity_bpe\.params: a parity-aware tokenizer needs a parallel dev"),
+        ({"ratio": {"de": 1}}, r"^tokenizers\.parity_bpe\.params\.ratio: no ratio for en$"),
+    ],
+)
+def test_parity_bpe_without_a_balance_is_one_line(
+    tmp_path: Path, params: dict, message: str
+) -> None:
+    corpus, languages, _ = _mixed(tmp_path)
+    spec = TrainSpec(600, {"languages_file": str(languages), **params}, label="de+en")
+    with pytest.raises(TokstudyError, match=message):
+        adapter_class("parity_bpe").train(corpus, spec)
+
+
+def test_parity_bpe_languages_file_must_match_the_lines(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.txt", ["a b", "c d"])
+    languages = write_lines(tmp_path / "l.txt", ["en"])
+    spec = TrainSpec(50, {"languages_file": str(languages), "ratio": {"en": 1}})
+    with pytest.raises(TokstudyError, match=r"l\.txt: 1 language codes for 2 lines of .*c\.txt$"):
+        adapter_class("parity_bpe").train(corpus, spec)
