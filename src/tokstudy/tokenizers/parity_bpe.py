@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import models, normalizers, trainers
+from tokenizers import decoders, models, normalizers, trainers
 
 from tokstudy.corpus_io import iter_text_lines
 from tokstudy.errors import TokstudyError
