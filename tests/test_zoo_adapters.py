@@ -8,12 +8,15 @@ import sys
 from functools import cache
 from pathlib import Path
 
+import pandas as pd
 import pytest
-from conftest import UD_ROOT, write_lines
+import yaml
+from conftest import SHARED, UD_ROOT, write_lines
 from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, normalizers, pre_tokenizers, trainers
+from workflow_support import snakemake
 
 from tokstudy.corpora.plan import chatterbot_files
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
@@ -236,3 +239,38 @@ def test_parity_bpe_languages_file_must_match_the_lines(tmp_path: Path) -> None:
     spec = TrainSpec(50, {"languages_file": str(languages), "ratio": {"en": 1}})
     with pytest.raises(TokstudyError, match=r"l\.txt: 1 language codes for 2 lines of .*c\.txt$"):
         adapter_class("parity_bpe").train(corpus, spec)
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_parity_bpe_beside_temperature_sampled_bpe_in_the_multilingual_and_pud_tables(
+    tmp_path: Path,
+) -> None:
+    config = {
+        "seed": 3,
+        "corpus_defaults": {"heldout": 0.1, "max_lines": 600},
+        "languages": {"en": {"chatterbot": "english"}, "de": {"chatterbot": "german"}},
+        "tokenizers": {"parity_bpe": {"params": {"dev_udhr_root": str(SHARED / "udhr")}}},
+        "vocab_sizes": [300],
+        "metrics": ["mu"],
+        "analyses": {
+            "parity": {"pud_root": str(UD_ROOT), "reference": "en", "languages": ["de"]},
+            "multilingual": {"tokenizers": ["hf_bpe", "parity_bpe"], "vocab_sizes": [400]},
+        },
+    }
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = snakemake(tmp_path, "--cores", "2", "analysis_outputs", config=path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = tmp_path / "results"
+    meta = json.loads((results / "multilingual/tokenizers/parity_bpe/400/meta.json").read_text())
+    assert meta["vocab_size"] == 400
+    assert meta["params"]["languages_file"].endswith("multilingual/corpus/languages.txt")
+    tables = results / "tables/analysis"
+    fertility = pd.read_csv(tables / "multilingual_fertility.csv")
+    assert set(fertility["tokenizer"]) == {"hf_bpe", "parity_bpe"}
+    labels = {"hf_bpe 400 (de+en)", "parity_bpe 400 (de+en)", "parity_bpe 300"}
+    premiums = pd.read_csv(tables / "parity_pud.csv")
+    assert set(premiums["tokenizer"]) == labels
+    fairness = pd.read_csv(tables / "parity_pud_fairness.csv").set_index("tokenizer")
+    assert set(fairness.index) == labels and fairness["gini"].between(0, 1).all()

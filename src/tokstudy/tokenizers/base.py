@@ -182,6 +182,11 @@ class Tokenizer(ABC):
     #: whether the ``transformers`` wrapper samples a segmentation on every call (subword
     #: regularisation, for model training) while :meth:`encode_batch` stays deterministic
     sampling: ClassVar[bool] = False
+    #: whether it learns from several languages' texts at once (the multilingual analysis
+    #: passes the language of each mixed line as its ``languages_file`` parameter) and
+    #: needs one of ``balance_keys`` among its parameters
+    parity_aware: ClassVar[bool] = False
+    balance_keys: ClassVar[tuple[str, ...]] = ()
     #: the parameters the adapter accepts (``tokenizers.<name>.params``)
     params_spec: ClassVar[Mapping[str, Param]] = {}
     #: whether keys beyond ``params_spec`` go to the library unchecked

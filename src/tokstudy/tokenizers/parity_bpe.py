@@ -124,6 +124,7 @@ class ParityBPE(HFTokenizersAdapter):
     lossless = True
     #: trained on a mixed text with the language of each line (analyses.multilingual)
     parity_aware = True
+    balance_keys = BALANCE_KEYS
     params_spec: ClassVar[dict[str, Param]] = {
         "languages_file": Param((str, type(None)), None),
         "dev_pud_root": Param((str, type(None)), None),

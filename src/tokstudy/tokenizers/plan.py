@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.study.checks import check_listed
+from tokstudy.study.checks import check_balance, check_listed
 from tokstudy.study.paths import CELL
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.tokenizers.train_fraction import check_fraction
@@ -51,6 +51,8 @@ class TokenizersPlanner:
                 f"config key tokenizers.{name}.languages: {{name!r}} is not under languages "
                 "(known: {known})",
             )
+            for language in self.tokenizer_languages(name):
+                check_balance(adapter_class(name), self.train_spec(Cell(language, name, "1")))
             entry = study.config["tokenizers"][name] or {}
             if "train_fraction" in entry:
                 check_fraction(
