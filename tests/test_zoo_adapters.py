@@ -22,6 +22,7 @@ from tokstudy.corpora.plan import chatterbot_files
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
+from tokstudy.tokenizers.knockout import knocked_out, merge_applications, surviving_merges
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.superbpe import char_id, id_char
 from tokstudy.tokenizers.training import train_to_directory
@@ -274,3 +275,36 @@ def test_parity_bpe_beside_temperature_sampled_bpe_in_the_multilingual_and_pud_t
     assert set(premiums["tokenizer"]) == labels
     fairness = pd.read_csv(tables / "parity_pud_fairness.csv").set_index("tokenizer")
     assert set(fairness.index) == labels and fairness["gini"].between(0, 1).all()
+
+
+# --- bpe_knockout ---------------------------------------------------------------------
+
+HAND_MERGES = [("a", "b"), ("b", "c"), ("ab", "c"), ("x", "y")]
+#: abc = a|bc (3 times), abx = abx (once): (a, b) joins across a boundary in 3 of 4
+HAND_LEXICON = {"abc": (3, frozenset({1})), "abx": (1, frozenset())}
+
+
+def test_knockout_applies_merges_in_rank_order_like_bpe() -> None:
+    ranks = {merge: rank for rank, merge in enumerate(HAND_MERGES)}
+    assert list(merge_applications("abc", ranks)) == [(0, 1), (2, 2)]
+    assert list(merge_applications("abab", ranks)) == [(0, 1), (0, 3)]
+    assert list(merge_applications("xbc", ranks)) == [(1, 2)]
+
+
+def test_knockout_removes_merges_that_cut_morphs_and_those_that_used_them() -> None:
+    assert knocked_out(HAND_MERGES, HAND_LEXICON, 0.5) == {0}
+    assert knocked_out(HAND_MERGES, HAND_LEXICON, 0.8) == set()
+    # (ab, c) never disagrees but used the knocked-out ab; (x, y) never applied: kept
+    assert surviving_merges(HAND_MERGES, {0}) == [("b", "c"), ("x", "y")]
+
+
+def test_bpe_knockout_keeps_bpes_merges_in_order_but_the_knocked_out(
+    english_corpus: Path,
+) -> None:
+    knockout = _trained("bpe_knockout", english_corpus)
+    larger = adapter_class("hf_bpe").train(english_corpus, TrainSpec(round(1.25 * SIZE), seed=7))
+    kept, merges = _merges(knockout), _merges(larger)
+    assert len(knockout.vocab) == SIZE
+    positions = [merges.index(merge) for merge in kept]
+    assert positions == sorted(positions)
+    assert kept != _merges(_trained("hf_bpe", english_corpus))  # some were knocked out

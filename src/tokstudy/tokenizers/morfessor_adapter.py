@@ -29,7 +29,7 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -84,6 +84,30 @@ def word_counts(corpus: Path) -> Counter[str]:
     return counts
 
 
+def train_baseline(
+    counts: Mapping[str, int], seed: int, params: Mapping[str, Any], morph_types: int | None
+) -> Any:
+    """A Morfessor Baseline model trained on word types and their counts (Python's
+    ``random`` seeded with ``seed``), its corpus weight tuned towards ``morph_types`` morph
+    types where given (``NumMorphCorpusWeight``), else the package's default of 1.
+
+    ``params``: ``count_modifier``, ``threshold`` (with ``morph_types``),
+    ``finish_threshold`` and ``max_epochs`` (:attr:`Morfessor.params_spec`)."""
+    baseline = morfessor_baseline()
+    random.seed(seed)
+    model = baseline.BaselineModel()
+    if morph_types is not None:
+        model.set_corpus_weight_updater(
+            baseline.NumMorphCorpusWeight(morph_types, params["threshold"])
+        )
+    model.load_data(
+        sorted((count, word) for word, count in counts.items()),
+        count_modifier=_count_modifier(params["count_modifier"]),
+    )
+    model.train_batch(finish_threshold=params["finish_threshold"], max_epochs=params["max_epochs"])
+    return model
+
+
 class Morfessor(Tokenizer):
     """Morfessor Baseline morphs, Viterbi-segmented, characters as fallback."""
 
@@ -108,7 +132,7 @@ class Morfessor(Tokenizer):
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> Morfessor:
         assert spec.vocab_size is not None
-        baseline = morfessor_baseline()
+        morfessor_baseline()
         params = spec.params
         counts = word_counts(corpus)
         chars = sorted({char for word in counts for char in word})
@@ -116,17 +140,8 @@ class Morfessor(Tokenizer):
         if spec.vocab_size < fixed:
             enforce_size_policy(cls.name, spec, fixed, " (special tokens and characters)")
         budget = max(0, spec.vocab_size - fixed)
-        random.seed(spec.seed)
-        model = baseline.BaselineModel()
         target = max(1, round((budget + len(chars)) * (1 + params["overshoot"])))
-        model.set_corpus_weight_updater(baseline.NumMorphCorpusWeight(target, params["threshold"]))
-        model.load_data(
-            sorted((count, word) for word, count in counts.items()),
-            count_modifier=_count_modifier(params["count_modifier"]),
-        )
-        model.train_batch(
-            finish_threshold=params["finish_threshold"], max_epochs=params["max_epochs"]
-        )
+        model = train_baseline(counts, spec.seed, params, target)
         morphs = sorted(
             ((morph, count) for morph, count in model.get_constructions() if len(morph) > 1),
             key=lambda item: (-item[1], item[0]),
