@@ -308,3 +308,31 @@ def test_bpe_knockout_keeps_bpes_merges_in_order_but_the_knocked_out(
     positions = [merges.index(merge) for merge in kept]
     assert positions == sorted(positions)
     assert kept != _merges(_trained("hf_bpe", english_corpus))  # some were knocked out
+
+
+# --- unigram_sampling -----------------------------------------------------------------
+
+
+def test_unigram_sampling_is_sp_unigram_for_the_metrics_and_samples_in_the_wrapper(
+    english_corpus: Path, english_lines: list[str], tmp_path: Path
+) -> None:
+    viterbi = _trained("sp_unigram", english_corpus)
+    spec = TrainSpec(SIZE, {"alpha": 0.2, "nbest_size": -1}, seed=7)
+    train_to_directory("unigram_sampling", english_corpus, spec, tmp_path)
+    sampled = load_tokenizer(tmp_path)
+    lines = english_lines[:200]
+    assert sampled.vocab == viterbi.vocab
+    assert sampled.encode_batch(lines) == viterbi.encode_batch(lines)
+    wrapped = sampled.to_transformers()
+    draws = [wrapped(line)["input_ids"][1:-1] for line in lines]
+    assert draws != viterbi.encode_batch(lines)
+    assert [sampled.decode(ids) for ids in draws] == [
+        viterbi.decode(ids) for ids in viterbi.encode_batch(lines)
+    ]
+
+
+@pytest.mark.parametrize("nbest_size", [0, 1, -2])
+def test_unigram_sampling_needs_a_sampling_nbest_size(nbest_size: int, tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.txt", ["a b c"])
+    with pytest.raises(TokstudyError, match=r"^tokenizers\.unigram_sampling\.params\.nbest_size"):
+        adapter_class("unigram_sampling").train(corpus, TrainSpec(SIZE, {"nbest_size": nbest_size}))
