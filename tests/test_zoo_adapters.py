@@ -336,3 +336,43 @@ def test_unigram_sampling_needs_a_sampling_nbest_size(nbest_size: int, tmp_path:
     corpus = write_lines(tmp_path / "c.txt", ["a b c"])
     with pytest.raises(TokstudyError, match=r"^tokenizers\.unigram_sampling\.params\.nbest_size"):
         adapter_class("unigram_sampling").train(corpus, TrainSpec(SIZE, {"nbest_size": nbest_size}))
+
+
+# --- in a study ------------------------------------------------------------------------
+
+ZOO = ["bpe_dropout", "superbpe", "morfessor", "parity_bpe", "bpe_knockout", "unigram_sampling"]
+
+
+@pytest.mark.slow
+def test_the_new_tokenizers_go_through_a_study_like_the_others(tmp_path: Path) -> None:
+    config = {
+        "seed": 5,
+        "size_policy": "adjust",
+        "corpus_defaults": {"heldout": 0.1, "max_lines": 400},
+        "languages": {"en": {"chatterbot": "english"}, "fa": {"chatterbot": "persian"}},
+        "vocab_sizes": [300],
+        "tokenizers": {
+            "hf_bpe": {},
+            **{name: {} for name in ZOO},
+            "parity_bpe": {"params": {"ratio": {"en": 1.0, "fa": 1.0}}},
+        },
+        "metrics": ["fertility", "bytes_per_token", "mu"],
+        "plots": {"frequency_vocab_size": 300, "skip_top_ranks": 10},
+        "analyses": {
+            "segmentation": {"vocab_size": 300, "words": {"en": ["computers"], "fa": ["کامپیوتر"]}}
+        },
+    }
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    result = snakemake(tmp_path, "--cores", "2", config=path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = tmp_path / "results"
+    metrics = pd.read_csv(results / "tables/metrics.csv")
+    assert set(ZOO) <= set(metrics["tokenizer"]) and set(metrics["language"]) == {"en", "fa"}
+    for language in ("en", "fa"):
+        segmentation = (results / f"tables/analysis/segmentation_{language}.csv").read_text()
+        assert all(name in segmentation for name in ZOO)
+    page = (results / "index.html").read_text(encoding="utf-8")
+    start = page.index('id="study-data">') + len('id="study-data">')
+    cells = json.loads(page[start : page.index("</script>", start)])["cells"]
+    assert len(cells) == 2 * (len(ZOO) + 1)
