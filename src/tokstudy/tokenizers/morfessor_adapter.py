@@ -17,6 +17,10 @@ written as its characters; a character never seen in training is ``[UNK]``, deco
 U+FFFD. Where the lexicon holds fewer morphs than the size needs, the size policy applies
 (``size_policy: adjust`` keeps the size reached, with one line saying it).
 
+Files: ``morfessor.bin``, the package's own binary model (a pickle: load only folders this
+workflow wrote; ``meta.json``'s checksums are verified before it is read), and
+``morfessor_vocab.json`` (the vocabulary and Viterbi setting).
+
 Round trip: lossless for text with single spaces between words, no leading or trailing
 whitespace, no ``▁`` and only characters seen in training. Deterministic: Python's
 ``random`` (Morfessor's shuffling) is seeded with the study's seed.

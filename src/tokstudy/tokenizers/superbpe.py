@@ -24,9 +24,9 @@ Round trip as ``hf_bpe``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
@@ -138,9 +138,9 @@ class SuperBPE(HFTokenizersAdapter):
     }
 
     @classmethod
-    def check_params(cls, params: object) -> dict:  # type: ignore[override]
+    def check_params(cls, params: Mapping[str, Any] | None) -> dict[str, Any]:
         """As declared, and ``transition`` in (0, 1]."""
-        checked = super().check_params(params)  # type: ignore[arg-type]
+        checked = super().check_params(params)
         if not 0 < checked["transition"] <= 1:
             raise TokstudyError(
                 f"{param_key(cls.name, 'transition')}: must be in (0, 1], "
