@@ -376,3 +376,11 @@ def test_the_new_tokenizers_go_through_a_study_like_the_others(tmp_path: Path) -
     start = page.index('id="study-data">') + len('id="study-data">')
     cells = json.loads(page[start : page.index("</script>", start)])["cells"]
     assert len(cells) == 2 * (len(ZOO) + 1)
+
+
+def test_morfessor_min_count_trains_on_the_frequent_word_types_only(tmp_path: Path) -> None:
+    corpus = write_lines(tmp_path / "c.txt", ["walking talking", "walking walked", "talked"])
+    spec = TrainSpec(60, {"min_count": 2}, seed=7, size_policy="adjust")
+    tokenizer = adapter_class("morfessor").train(corpus, spec)
+    assert sorted(tokenizer.model.get_compounds()) == ["▁walking"]
+    assert tokenizer.decode(tokenizer.encode("talked walking")) == "talked walking"

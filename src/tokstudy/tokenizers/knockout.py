@@ -139,6 +139,7 @@ class BPEKnockout(HFTokenizersAdapter):
         "threshold": Param((int, float), 0.5, minimum=0.0),
         "margin": Param((int, float), 0.25, minimum=0.0),
         "count_modifier": Morfessor.params_spec["count_modifier"],
+        "min_count": Morfessor.params_spec["min_count"],
         "finish_threshold": Morfessor.params_spec["finish_threshold"],
         "max_epochs": Morfessor.params_spec["max_epochs"],
     }

@@ -95,7 +95,8 @@ def train_baseline(
     ``random`` seeded with ``seed``), its corpus weight tuned towards ``morph_types`` morph
     types where given (``NumMorphCorpusWeight``), else the package's default of 1.
 
-    ``params``: ``count_modifier``, ``threshold`` (with ``morph_types``),
+    ``params``: ``count_modifier``, ``min_count`` (word types seen fewer times are left
+    out of the training, the package's ``freqthreshold``), ``threshold`` (with ``morph_types``),
     ``finish_threshold`` and ``max_epochs`` (:attr:`Morfessor.params_spec`)."""
     baseline = morfessor_baseline()
     random.seed(seed)
@@ -106,6 +107,7 @@ def train_baseline(
         )
     model.load_data(
         sorted((count, word) for word, count in counts.items()),
+        freqthreshold=params["min_count"],
         count_modifier=_count_modifier(params["count_modifier"]),
     )
     model.train_batch(finish_threshold=params["finish_threshold"], max_epochs=params["max_epochs"])
@@ -119,6 +121,7 @@ class Morfessor(Tokenizer):
     lossless = True
     params_spec: ClassVar[dict[str, Param]] = {
         "count_modifier": Param(str, "log", choices=COUNT_MODIFIERS),
+        "min_count": Param(int, 1, minimum=1),
         "overshoot": Param((int, float), 0.1, minimum=0.0),
         "threshold": Param((int, float), 0.01, minimum=0.0),
         "finish_threshold": Param((int, float), 0.005, minimum=0.0),
