@@ -9,6 +9,9 @@ own encoding, which every intrinsic metric, table and analysis reads, is determi
 the same BPE with dropout switched off. Sampling draws from the library's own random
 generator, which cannot be seeded. A sampled segmentation only splits more (every piece is
 a vocabulary item), so it decodes to the same text.
+The model stage pre-tokenizes its corpus once per tokenizer (``tokstudy.models.data``),
+so a model sees one sampled segmentation of each line, not a new one every epoch as in the
+paper, and its evaluation text is sampled too.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ Every intrinsic metric, table and analysis uses the adapter's encoding, the Vite
 segmentation, equal to ``sp_unigram`` trained on the same text. SentencePiece's sampler
 draws from its own generator (``spm.set_random_generator_seed`` seeds it for training
 only).
+The model stage pre-tokenizes its corpus once per tokenizer (``tokstudy.models.data``),
+so a model sees one sampled segmentation of each line, not a new one every epoch as in the
+paper, and its evaluation text is sampled too.
 """
 
 from __future__ import annotations
