@@ -20,11 +20,13 @@ from workflow_support import snakemake
 
 from tokstudy.corpora.plan import chatterbot_files
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
+from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
 from tokstudy.tokenizers.knockout import knocked_out, merge_applications, surviving_merges
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.superbpe import char_id, id_char
+from tokstudy.tokenizers.train_fraction import sampled_indices
 from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.tokenizers.word_marks import METASPACE
 from tokstudy.ud import sentence_texts
@@ -384,3 +386,18 @@ def test_morfessor_min_count_trains_on_the_frequent_word_types_only(tmp_path: Pa
     tokenizer = adapter_class("morfessor").train(corpus, spec)
     assert sorted(tokenizer.model.get_compounds()) == ["▁walking"]
     assert tokenizer.decode(tokenizer.encode("talked walking")) == "talked walking"
+
+
+def test_parity_bpe_draws_its_train_fraction_from_lines_and_languages_alike(
+    tmp_path: Path,
+) -> None:
+    corpus, languages, _ = _mixed(tmp_path)
+    lines, codes = read_text_lines(corpus), read_text_lines(languages)
+    kept = sampled_indices(len(lines), 0.5, 7)
+    sampled = {
+        language: [lines[i] for i in kept if codes[i] == language] for language in ("de", "en")
+    }
+    params = {"languages_file": str(languages), "ratio": {"en": 1.0, "de": 1.0}}
+    spec = TrainSpec(500, params, seed=7, label="de+en", train_fraction=0.5)
+    tokenizer = adapter_class("parity_bpe").train(corpus, spec)
+    assert _merges(tokenizer) == _library_merges(sampled, 500, ratio=[1.0, 1.0])

@@ -23,28 +23,45 @@ merges, the size policy applies.
 
 from __future__ import annotations
 
+import logging
+import tempfile
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, trainers
 
-from tokstudy.corpus_io import iter_text_lines
+from tokstudy.corpus_io import iter_text_lines, write_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import (
     SPECIAL_TOKENS,
     UNK,
+    Tokenizer,
     TrainSpec,
     corpus_lines,
     enforce_size_policy,
 )
 from tokstudy.tokenizers.hf_adapter import PRE_TOKENIZERS, HFTokenizersAdapter
 from tokstudy.tokenizers.params import Param, param_key
+from tokstudy.tokenizers.train_fraction import sampled_indices
 from tokstudy.tokenizers.word_marks import METASPACE
+
+log = logging.getLogger(__name__)
 
 #: the keys that give a parity-aware tokenizer its balance (one of them is required)
 BALANCE_KEYS = ("dev_pud_root", "dev_udhr_root", "ratio")
+
+
+def line_languages(languages_file: str, lines: list[str], corpus: Path) -> list[str]:
+    """The language code of each line of ``corpus`` (one line of ``languages_file`` each)."""
+    codes = [code.strip() for code in iter_text_lines(Path(languages_file))]
+    if len(codes) != len(lines):
+        raise TokstudyError(
+            f"{languages_file}: {len(codes)} language codes for {len(lines)} lines of {corpus}"
+        )
+    return codes
 
 
 def lines_by_language(corpus: Path, languages_file: str | None, label: str) -> dict[str, list[str]]:
@@ -52,11 +69,7 @@ def lines_by_language(corpus: Path, languages_file: str | None, label: str) -> d
     lines = list(corpus_lines(corpus))
     if languages_file is None:
         return {label: lines}
-    codes = [code.strip() for code in iter_text_lines(Path(languages_file))]
-    if len(codes) != len(lines):
-        raise TokstudyError(
-            f"{languages_file}: {len(codes)} language codes for {len(lines)} lines of {corpus}"
-        )
+    codes = line_languages(languages_file, lines, corpus)
     grouped: dict[str, list[str]] = {}
     for code, line in zip(codes, lines, strict=True):
         grouped.setdefault(code, []).append(line)
@@ -136,6 +149,30 @@ class ParityBPE(HFTokenizersAdapter):
         "alpha": Param((int, float), 2.0, minimum=0.0),
         "min_frequency": Param(int, 0, minimum=0),
     }
+
+    @classmethod
+    def train(cls, corpus: Path, spec: TrainSpec) -> Tokenizer:
+        """As every adapter; with ``train_fraction`` below 1 and a ``languages_file``, the
+        seeded share of lines is drawn from both files alike, so they stay aligned."""
+        languages_file = (spec.params or {}).get("languages_file")
+        corpus = Path(corpus)
+        if spec.train_fraction == 1 or languages_file is None or not corpus.is_file():
+            return super().train(corpus, spec)
+        lines = list(corpus_lines(corpus))
+        codes = line_languages(languages_file, lines, corpus)
+        kept = sampled_indices(len(lines), spec.train_fraction, spec.seed)
+        log.info(
+            "train_fraction %g: training on %d of %d lines",
+            spec.train_fraction,
+            len(kept),
+            len(lines),
+        )
+        with tempfile.TemporaryDirectory(prefix="tokstudy-sample-") as folder:
+            sample, sample_codes = Path(folder) / corpus.name, Path(folder) / "languages.txt"
+            write_text_lines(sample, (lines[i] for i in kept))
+            write_text_lines(sample_codes, (codes[i] for i in kept))
+            params = {**spec.params, "languages_file": str(sample_codes)}
+            return super().train(sample, replace(spec, train_fraction=1.0, params=params))
 
     @classmethod
     def _train(cls, texts: dict[str, list[str]], merges: int, spec: TrainSpec) -> HFTokenizer:
