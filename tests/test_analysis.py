@@ -320,6 +320,20 @@ def test_mixed_corpus_is_seeded_and_upsamples_small_languages(tmp_path: Path) ->
     assert read_text_lines(tmp_path / "mix3.txt") == mixed
 
 
+def test_the_mix_can_say_the_language_of_each_line(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a1\na2\na3\na4\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("b1\nb2\n", encoding="utf-8")
+    corpora = {"a": tmp_path / "a.txt", "b": tmp_path / "b.txt"}
+    sample_mixed_corpus(
+        corpora, tmp_path / "mix.txt", 1.0, 5, total_lines=9, languages_output=tmp_path / "l.txt"
+    )
+    mixed, codes = read_text_lines(tmp_path / "mix.txt"), read_text_lines(tmp_path / "l.txt")
+    assert len(mixed) == len(codes) == 9
+    assert all(line[0] == code for line, code in zip(mixed, codes, strict=True))
+    sample_mixed_corpus(corpora, tmp_path / "same.txt", 1.0, 5, total_lines=9)
+    assert read_text_lines(tmp_path / "same.txt") == mixed  # the file changes nothing
+
+
 def test_empty_corpus_cannot_be_sampled(tmp_path: Path) -> None:
     (tmp_path / "e.txt").write_text("\n", encoding="utf-8")
     with pytest.raises(TokstudyError, match=r"e\.txt: corpus for 'e' has no non-empty lines"):

@@ -59,10 +59,12 @@ def test_an_unmeasured_cell_is_estimated_in_the_same_unit(table: Path) -> None:
     )
 
 
-def test_without_a_table_the_estimates_put_sentencepiece_unigram_first() -> None:
+def test_without_a_table_the_estimates_put_morfessor_then_sentencepiece_unigram_first() -> None:
     priorities = CellPriorities.from_table(None)
     order = sorted(ESTIMATED_CELL_SECONDS, key=lambda t: -priorities.priority("en", t, "8000"))
-    assert order[:2] == ["sp_unigram", "sp_unigram_hftpretok"] and order[-1] == "char"
+    # Morfessor (pure Python) trains slowest, bpe_knockout trains one for its reference
+    assert order[:2] == ["morfessor", "bpe_knockout"] and order[-1] == "char"
+    assert order[2:5] == ["sp_unigram", "sp_unigram_hftpretok", "unigram_sampling"]
     assert priorities.priority("en", "sp_bpe", "16000") == 2 * priorities.priority(
         "en", "sp_bpe", "8000"
     )

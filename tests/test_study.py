@@ -180,6 +180,36 @@ def test_multilingual_jobs_specs_and_sampling(tmp_path: Path) -> None:
     assert _plan(tmp_path).analyses["multilingual"].cells() == []
 
 
+def test_a_parity_aware_multilingual_tokenizer_gets_the_mix_languages(tmp_path: Path) -> None:
+    section = {"tokenizers": ["parity_bpe", "hf_bpe"], "vocab_sizes": [600]}
+    balance = {"dev_pud_root": "../shared/ud"}
+    plan = _plan(
+        tmp_path,
+        tokenizers={"hf_bpe": {}, "parity_bpe": {"params": balance}},
+        analyses={"multilingual": section},
+    )
+    multilingual = plan.analyses["multilingual"]
+    languages = plan.study.out(multilingual.MULTILINGUAL_LANGUAGES)
+    assert multilingual.spec("parity_bpe", "600")["params"] == {
+        **balance,
+        "languages_file": languages,
+    }
+    assert "languages_file" not in multilingual.spec("hf_bpe", "600")["params"]
+
+
+@pytest.mark.parametrize("tokenizers", [{"hf_bpe": {}}, {"parity_bpe": {"params": {}}}])
+def test_a_parity_aware_tokenizer_without_dev_set_or_ratios_names_the_key(
+    tmp_path: Path, tokenizers: dict
+) -> None:
+    section = {"tokenizers": ["parity_bpe"], "vocab_sizes": [600]}
+    with pytest.raises(
+        TokstudyError,
+        match=r"^config key tokenizers\.parity_bpe\.params: a parity-aware tokenizer needs a "
+        r"parallel dev set or ratios: give one of dev_pud_root, dev_udhr_root, ratio$",
+    ):
+        _plan(tmp_path, tokenizers=tokenizers, analyses={"multilingual": section})
+
+
 @pytest.mark.parametrize(
     ("section", "message"),
     [

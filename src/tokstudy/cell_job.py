@@ -157,7 +157,9 @@ def train_and_evaluate(
         tokenizer = adapter_class(name).load(directory)
         log.info("metrics of %s on train (%s); its counts are vocab.tsv's", name, corpora["train"])
         train = compute_metrics(tokenizer, corpora["train"])
-        meta = finish_directory(name, spec, tokenizer.vocab, train[1], directory, code, training)
+        meta = finish_directory(
+            name, spec, tokenizer.vocab, train[1], directory, code, training, corpora["train"]
+        )
         evaluate_tokenizer(
             tokenizer,
             meta,

@@ -75,6 +75,7 @@ if planners.tokenizers.trained_together():
 rule train_multilingual_tokenizer:
     input:
         train=out(planners.analyses["multilingual"].MULTILINGUAL_TRAIN),
+        languages=out(planners.analyses["multilingual"].MULTILINGUAL_LANGUAGES),
     output:
         directory(out(planners.tokenizers.MULTILINGUAL_TOKENIZER)),
     params:

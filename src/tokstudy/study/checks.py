@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
@@ -24,3 +25,16 @@ def check_listed(names: Iterable[str], known: Iterable[str], message: str) -> No
     for name in names:
         if name not in known:
             raise TokstudyError(message.format(name=name, known=", ".join(known)))
+
+
+def check_balance(adapter: type[Tokenizer], spec: Mapping[str, Any]) -> None:
+    """A parity-aware tokenizer's training ``spec`` gives one of its ``balance_keys`` (a
+    parallel dev set or ratios); else one line naming the key."""
+    if not adapter.parity_aware:
+        return
+    params = spec.get("params") or {}
+    if not any(params.get(key) is not None for key in adapter.balance_keys):
+        raise TokstudyError(
+            f"config key tokenizers.{adapter.name}.params: a parity-aware tokenizer needs a "
+            f"parallel dev set or ratios: give one of {', '.join(adapter.balance_keys)}"
+        )

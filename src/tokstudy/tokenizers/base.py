@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,6 +28,7 @@ import numpy as np
 from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.params import Param, check_params
+from tokstudy.tokenizers.train_fraction import check_fraction, write_sample
 from tokstudy.words import BatchWords
 
 if TYPE_CHECKING:
@@ -111,6 +113,8 @@ class TrainSpec:
     """What to train: the requested size, adapter parameters and run settings.
 
     ``vocab_size`` is ``None`` for adapters whose size follows from the data (``char``).
+    ``train_fraction``: the seeded share of the corpus's lines trained on
+    (:mod:`tokstudy.tokenizers.train_fraction`; 1: all).
     ``size_policy`` says what happens when the algorithm cannot reach the requested
     size: ``"error"`` raises :class:`VocabSizeError`, ``"adjust"`` keeps the size the
     algorithm reached and logs it (the saved ``meta.json`` records both sizes).
@@ -122,8 +126,10 @@ class TrainSpec:
     threads: int = 1
     size_policy: str = "error"
     label: str = ""
+    train_fraction: float = 1.0
 
     def __post_init__(self) -> None:
+        check_fraction(self.train_fraction)
         if self.size_policy not in SIZE_POLICIES:
             raise TokstudyError(
                 f"size_policy must be one of {', '.join(SIZE_POLICIES)}, got {self.size_policy!r}"
@@ -173,6 +179,14 @@ class Tokenizer(ABC):
     lossless: ClassVar[bool] = False
     #: whether two trainings on the same data give identical files (see each adapter's docs)
     deterministic: ClassVar[bool] = True
+    #: whether the ``transformers`` wrapper samples a segmentation on every call (subword
+    #: regularisation, for model training) while :meth:`encode_batch` stays deterministic
+    sampling: ClassVar[bool] = False
+    #: whether it learns from several languages' texts at once (the multilingual analysis
+    #: passes the language of each mixed line as its ``languages_file`` parameter) and
+    #: needs one of ``balance_keys`` among its parameters
+    parity_aware: ClassVar[bool] = False
+    balance_keys: ClassVar[tuple[str, ...]] = ()
     #: the parameters the adapter accepts (``tokenizers.<name>.params``)
     params_spec: ClassVar[Mapping[str, Param]] = {}
     #: whether keys beyond ``params_spec`` go to the library unchecked
@@ -188,7 +202,8 @@ class Tokenizer(ABC):
         """Train on a UTF-8 file with one sentence per line.
 
         Checks what every adapter needs (corpus file, size, parameters), sets the library
-        thread count and hands :meth:`fit` the spec with checked parameters.
+        thread count and hands :meth:`fit` the spec with checked parameters, and the
+        corpus or, with ``train_fraction`` below 1, its seeded share of lines.
         """
         corpus = Path(corpus)
         if not corpus.is_file():
@@ -197,7 +212,13 @@ class Tokenizer(ABC):
             raise TokstudyError(f"{cls.name} ({spec.label}): a vocabulary size is required")
         checked = replace(spec, params=cls.check_params(spec.params))
         set_library_threads(spec.threads)
-        return cls.fit(corpus, checked)
+        if spec.train_fraction == 1:
+            return cls.fit(corpus, checked)
+        lines = list(corpus_lines(corpus))
+        with tempfile.TemporaryDirectory(prefix="tokstudy-sample-") as folder:
+            sample = Path(folder) / corpus.name
+            write_sample(lines, spec.train_fraction, spec.seed, sample)
+            return cls.fit(sample, checked)
 
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> Tokenizer:

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.study.checks import check_listed
+from tokstudy.study.checks import check_balance, check_listed
 from tokstudy.study.paths import CELL
 from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.train_fraction import check_fraction
 
 if TYPE_CHECKING:
     from tokstudy.study.core import Study
@@ -50,6 +51,13 @@ class TokenizersPlanner:
                 f"config key tokenizers.{name}.languages: {{name!r}} is not under languages "
                 "(known: {known})",
             )
+            for language in self.tokenizer_languages(name):
+                check_balance(adapter_class(name), self.train_spec(Cell(language, name, "1")))
+            entry = study.config["tokenizers"][name] or {}
+            if "train_fraction" in entry:
+                check_fraction(
+                    entry["train_fraction"], f"config key tokenizers.{name}.train_fraction"
+                )
         self._check_pretrained()
 
     def _check_pretrained(self) -> None:
@@ -131,7 +139,8 @@ class TokenizersPlanner:
         }
 
     def train_spec(self, job: Cell) -> dict[str, Any]:
-        """JSON-able training settings of one job (also what triggers its rerun).
+        """JSON-able training settings of one job (also what triggers its rerun); the
+        tokenizer's ``train_fraction`` only where the study gives it.
 
         A tokenizer or language the study does not list (one trained only for the NMT
         stage, or on a joint text) gets its registry defaults.
@@ -148,6 +157,7 @@ class TokenizersPlanner:
             "seed": self.study.seed,
             "size_policy": config["size_policy"],
             "label": job.language,
+            **({"train_fraction": entry["train_fraction"]} if "train_fraction" in entry else {}),
         }
 
     @property

@@ -1,4 +1,5 @@
-"""One base for tokstudy's slow (Python) ``transformers`` tokenizers (bbpe, hft, hft-pretok).
+"""One base for tokstudy's slow (Python) ``transformers`` tokenizers (bbpe, hft, hft-pretok,
+morfessor).
 
 :class:`WrapperSettings` gives every wrapper the same settings: the five special tokens,
 ``[CLS] … [SEP]`` wrapping, special-token text inside the input tokenized as text (as the
@@ -9,11 +10,13 @@ wrapper whose ids index a token list needs; a subclass implements ``_tokenize``,
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import os
+from typing import Any, ClassVar
 
 from transformers import PreTrainedTokenizer
 
-from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, UNK
+from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, UNK, Tokenizer
 
 WRAPPER_SETTINGS: dict[str, Any] = {
     **SPECIAL_TOKEN_KWARGS,
@@ -53,3 +56,34 @@ class TokenListTokenizer(WrapperSettings, PreTrainedTokenizer):
 
     def _convert_id_to_token(self, index: int) -> str:
         return self.tokens[index]
+
+
+class SegmenterTokenizer(TokenListTokenizer):
+    """A slow ``transformers`` tokenizer around a tokstudy adapter written in Python
+    (``morfessor``): its tokens are the adapter's encoding, its text the adapter's decoding.
+
+    ``save_pretrained`` writes the token list only; the adapter's own folder is what loads.
+    """
+
+    vocab_files_names: ClassVar[dict[str, str]] = {"vocab_file": "vocab.json"}
+
+    def __init__(self, adapter: Tokenizer, **kwargs: Any) -> None:
+        self.adapter = adapter
+        super().__init__(list(adapter.vocab), **kwargs)
+
+    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        return self.adapter.tokenize(text)
+
+    def convert_tokens_to_string(self, tokens: list[str]) -> str:
+        """The adapter's decoding of the tokens' ids."""
+        return self.adapter.decode([self._convert_token_to_id(token) for token in tokens])
+
+    def save_vocabulary(
+        self, save_directory: str, filename_prefix: str | None = None
+    ) -> tuple[str]:
+        """Write the token list (``vocab.json``) into ``save_directory``."""
+        name = f"{filename_prefix}-vocab.json" if filename_prefix else "vocab.json"
+        path = os.path.join(save_directory, name)
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(self.tokens, handle, ensure_ascii=False)
+        return (path,)

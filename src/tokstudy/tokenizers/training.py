@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 
 from tokstudy import __version__
-from tokstudy.corpus_io import batched, iter_lines
+from tokstudy.corpus_io import batched, count_lines, iter_lines
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import VOCAB_FILE, write_meta, write_vocab_tsv
 from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.train_fraction import lines_used
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,8 @@ def train_and_save(name: str, corpus: Path, spec: TrainSpec, directory: Path) ->
 
 
 def training_meta(name: str, spec: TrainSpec) -> dict[str, Any]:
-    """The fields of ``meta.json`` that say what was asked of the training."""
+    """The fields of ``meta.json`` that say what was asked of the training
+    (``train_fraction`` only below 1, so that earlier directories stay reusable)."""
     return {
         "tokenizer": name,
         "language": spec.label,
@@ -59,7 +61,14 @@ def training_meta(name: str, spec: TrainSpec) -> dict[str, Any]:
         "params": spec.params,
         "seed": spec.seed,
         "size_policy": spec.size_policy,
+        **({"train_fraction": spec.train_fraction} if spec.train_fraction != 1 else {}),
     }
+
+
+def train_lines(corpus: Path, spec: TrainSpec) -> dict[str, int]:
+    """``used`` and ``total``: the lines of ``corpus`` the training read (``train_fraction``)."""
+    total = count_lines(Path(corpus))
+    return {"used": lines_used(total, spec.train_fraction), "total": total}
 
 
 def finish_directory(
@@ -70,17 +79,19 @@ def finish_directory(
     directory: Path,
     code: Mapping[str, str] | None = None,
     training: Mapping[str, str] | None = None,
+    corpus: Path | None = None,
 ) -> dict[str, Any]:
     """Add ``vocab.tsv`` (``counts``: the training frequency of every id) and ``meta.json``
     to a directory written by :func:`train_and_save`; return the metadata (without the
     checksums ``meta.json`` adds). ``meta.json`` records ``code`` (the workflow step and
     the fingerprint of its code, :mod:`tokstudy.code_fingerprint`) and ``training`` (what
     decides whether a later job may reuse the tokenizer: :mod:`tokstudy.cell_job`)
-    when given."""
+    when given, and ``train_lines`` (:func:`train_lines`) with the training ``corpus``."""
     write_vocab_tsv(Path(directory) / VOCAB_FILE, vocab, counts)
     meta = {
         **training_meta(name, spec),
         "vocab_size": len(vocab),
+        **({"train_lines": train_lines(Path(corpus), spec)} if corpus is not None else {}),
         "tokstudy_version": __version__,
         **({"code": dict(code)} if code else {}),
         **({"training": dict(training)} if training else {}),
@@ -106,5 +117,5 @@ def train_to_directory(
     tokenizer = train_and_save(name, corpus, spec, directory)
     log.info("counting the training frequencies of %s", name)
     counts = token_counts(tokenizer, Path(corpus))
-    finish_directory(name, spec, tokenizer.vocab, counts, Path(directory), code)
+    finish_directory(name, spec, tokenizer.vocab, counts, Path(directory), code, corpus=corpus)
     return tokenizer

@@ -15,6 +15,7 @@ rule multilingual_corpus:
     output:
         train=out(multilingual_plan.MULTILINGUAL_TRAIN),
         summary=out(multilingual_plan.MULTILINGUAL_MIX),
+        languages=out(multilingual_plan.MULTILINGUAL_LANGUAGES),
     params:
         **step("tokstudy.analyses.multilingual.steps.multilingual_corpus"),
         languages=multilingual_plan.languages(),

@@ -63,8 +63,12 @@ def sample_mixed_corpus(
     temperature: float,
     seed: int,
     total_lines: int | None = None,
+    languages_output: Path | None = None,
 ) -> pd.DataFrame:
-    """Write a temperature-sampled mix of the corpora; one summary row per language."""
+    """Write a temperature-sampled mix of the corpora; one summary row per language.
+
+    With ``languages_output``, also the language of each mixed line, one code per line
+    (what a parity-aware tokenizer reads to split the mix by language)."""
     texts = {}
     for lang in sorted(corpora):
         texts[lang] = [line for line in iter_text_lines(corpora[lang]) if line.strip()]
@@ -77,10 +81,14 @@ def sample_mixed_corpus(
         raise TokstudyError(f"total_lines must be positive, got {total}")
     counts = allocate(probabilities, total)
     rng = np.random.default_rng(seed)
-    mixed = []
+    mixed, origin = [], []
     for lang in sorted(texts):
         mixed += [texts[lang][i] for i in _draw(rng, sizes[lang], counts[lang])]
-    write_text_lines(output, [mixed[i] for i in rng.permutation(len(mixed))])
+        origin += [lang] * counts[lang]
+    order = rng.permutation(len(mixed))
+    write_text_lines(output, [mixed[i] for i in order])
+    if languages_output is not None:
+        write_text_lines(languages_output, [origin[i] for i in order])
     log.info(
         "wrote %d mixed lines of %d languages (T=%g) to %s",
         len(mixed),

@@ -8,8 +8,9 @@ from typing import Any
 from tokstudy.analyses.base import AnalysisPlanner
 from tokstudy.cells import PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.study.checks import check_listed, registered_adapter
+from tokstudy.study.checks import check_balance, check_listed, registered_adapter
 from tokstudy.study.paths import benchmark_path, expand
+from tokstudy.tokenizers.registry import adapter_class
 
 MULTILINGUAL_KEY = "config key analyses.multilingual"
 
@@ -21,6 +22,8 @@ class MultilingualPlanner(AnalysisPlanner):
     #: the mixed training text of the multilingual tokenizers, and its summary
     MULTILINGUAL_TRAIN = "multilingual/corpus/train.txt"
     MULTILINGUAL_MIX = "multilingual/corpus/mix.csv"
+    #: the language of each line of the mixed text (a parity-aware tokenizer's split)
+    MULTILINGUAL_LANGUAGES = "multilingual/corpus/languages.txt"
     MULTILINGUAL_TABLE = "tables/analysis/multilingual_{table}.{ext}"
     MULTILINGUAL_PLOT = "plots/analysis/multilingual_vocabulary_share.{ext}"
 
@@ -59,8 +62,13 @@ class MultilingualPlanner(AnalysisPlanner):
         ]
 
     def spec(self, tokenizer: str, size: str) -> dict[str, Any]:
-        """Training settings of one multilingual tokenizer: its study params, if any."""
-        return self.tokenizers.train_spec(Cell("+".join(self.languages()), tokenizer, size))
+        """Training settings of one multilingual tokenizer: its study params, if any; a
+        parity-aware one also gets the language of each mixed line (``languages_file``)."""
+        spec = self.tokenizers.train_spec(Cell("+".join(self.languages()), tokenizer, size))
+        if adapter_class(tokenizer).parity_aware:
+            languages = self.study.out(self.MULTILINGUAL_LANGUAGES)
+            spec["params"] = {**spec["params"], "languages_file": languages}
+        return spec
 
     def cost_sources(self) -> list[dict[str, Any]]:
         """The cost table's ``train_multilingual`` row of each multilingual tokenizer (its
@@ -111,11 +119,13 @@ class MultilingualPlanner(AnalysisPlanner):
                 f"languages, got {', '.join(sorted(set(languages)))}"
             )
         for tokenizer in section["tokenizers"]:
-            if not registered_adapter(f"{MULTILINGUAL_KEY}.tokenizers", tokenizer).sized:
+            adapter = registered_adapter(f"{MULTILINGUAL_KEY}.tokenizers", tokenizer)
+            if not adapter.sized:
                 raise TokstudyError(
                     f"{MULTILINGUAL_KEY}.tokenizers: {tokenizer!r} has no vocabulary size (the "
                     "data sets it); choose a sized tokenizer"
                 )
+            check_balance(adapter, self.spec(tokenizer, str(section["vocab_sizes"][0])))
         for size in section["vocab_sizes"]:
             if size < 2:
                 raise TokstudyError(f"{MULTILINGUAL_KEY}.vocab_sizes: {size} is below 2")

@@ -22,6 +22,7 @@ def multilingual_corpus(snakemake: Snakemake) -> None:
         snakemake.output.train,
         snakemake.output.summary,
         **snakemake.params.sampling,
+        languages=snakemake.output.languages,
     )
 
 

@@ -28,9 +28,18 @@ def write_multilingual_corpus(
     temperature: float,
     seed: int,
     total_lines: int | None,
+    languages: Path | None = None,
 ) -> None:
-    """The temperature-sampled mixed training text, and its lines per language as CSV."""
-    table = sample_mixed_corpus(corpora, Path(output), temperature, seed, total_lines)
+    """The temperature-sampled mixed training text, its lines per language as CSV and,
+    with ``languages``, the language of each of its lines."""
+    table = sample_mixed_corpus(
+        corpora,
+        Path(output),
+        temperature,
+        seed,
+        total_lines,
+        Path(languages) if languages else None,
+    )
     for row in table.itertuples():
         log.info(
             "%s: %d lines (natural share %.3f), probability %.3f, %d sampled",
