@@ -14,6 +14,7 @@ from tokstudy.analyses.base import AnalysisPlanner
 from tokstudy.analyses.correlation.plan import CorrelationPlanner
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.morphology.plan import MorphologyPlanner
+from tokstudy.analyses.morphscore.plan import MorphScorePlanner
 from tokstudy.analyses.multilingual.plan import MultilingualPlanner
 from tokstudy.analyses.parity.plan import ParityPlanner
 from tokstudy.analyses.segmentation.plan import SegmentationPlanner
@@ -41,6 +42,7 @@ ANALYSES: dict[str, Analysis] = {
     "parity": Analysis(("parity",), ParityPlanner, _steps("parity")),
     "multilingual": Analysis(("multilingual",), MultilingualPlanner, _steps("multilingual")),
     "udhr": Analysis(("parity", "udhr"), UdhrPlanner, _steps("udhr")),
+    "morphscore": Analysis(("morphscore",), MorphScorePlanner, _steps("morphscore")),
     "correlation": Analysis(
         ("correlation",), CorrelationPlanner, _steps("correlation"), CorrelationSettings
     ),
