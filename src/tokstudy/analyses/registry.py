@@ -16,6 +16,7 @@ from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.morphology.plan import MorphologyPlanner
 from tokstudy.analyses.morphscore.plan import MorphScorePlanner
 from tokstudy.analyses.multilingual.plan import MultilingualPlanner
+from tokstudy.analyses.numbers.plan import NumbersPlanner
 from tokstudy.analyses.parity.plan import ParityPlanner
 from tokstudy.analyses.segmentation.plan import SegmentationPlanner
 from tokstudy.analyses.udhr.plan import UdhrPlanner
@@ -43,6 +44,7 @@ ANALYSES: dict[str, Analysis] = {
     "multilingual": Analysis(("multilingual",), MultilingualPlanner, _steps("multilingual")),
     "udhr": Analysis(("parity", "udhr"), UdhrPlanner, _steps("udhr")),
     "morphscore": Analysis(("morphscore",), MorphScorePlanner, _steps("morphscore")),
+    "numbers": Analysis(("numbers",), NumbersPlanner, _steps("numbers")),
     "correlation": Analysis(
         ("correlation",), CorrelationPlanner, _steps("correlation"), CorrelationSettings
     ),

@@ -36,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
 SECTION_DEFAULTS: dict[tuple[str, ...], dict[str, Any]] = {
     ("analyses", "multilingual"): {"temperature": 5.0},
     ("analyses", "parity", "udhr"): {"reference": "eng"},
+    ("analyses", "numbers"): {"per_length": 50},
 }
 
 

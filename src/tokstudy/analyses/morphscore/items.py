@@ -100,8 +100,13 @@ def build_items(paths: Iterable[Path]) -> Items:
             for token in sentence:
                 if not isinstance(token["id"], int) or token["id"] in covered:
                     continue
-                _add_word(items, token["form"], token["lemma"] or "_", token["upos"] or "_",
-                          (token["misc"] or {}).get("MSeg"))
+                _add_word(
+                    items,
+                    token["form"],
+                    token["lemma"] or "_",
+                    token["upos"] or "_",
+                    (token["misc"] or {}).get("MSeg"),
+                )
     return items
 
 

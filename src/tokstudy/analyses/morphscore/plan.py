@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.analyses.base import AnalysisPlanner
-from tokstudy.analyses.reach import tokenizers_reaching
+from tokstudy.analyses.parity.plan import tokenizers_reaching
 from tokstudy.cells import ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.study.paths import expand

@@ -53,11 +53,16 @@ def write_morphscore(
                 continue
             result = score(items_of[language], tokenizer)
             rows.append(
-                {"tokenizer": entry["label"], "kind": entry["kind"], "language": language,
-                 **result}
+                {"tokenizer": entry["label"], "kind": entry["kind"], "language": language, **result}
             )
-            log.info("%s %s: MorphScore %.3f on %d of %d items", entry["label"], language,
-                     result["morphscore"], result["scored"], result["items"])
+            log.info(
+                "%s %s: MorphScore %.3f on %d of %d items",
+                entry["label"],
+                language,
+                result["morphscore"],
+                result["scored"],
+                result["items"],
+            )
     table = pd.DataFrame(rows)
     write_table(table, csv, markdown, "MorphScore-style alignment with UD lemmas")
     Path(notes).write_text(json.dumps({"languages": languages}, indent=2, ensure_ascii=False))
