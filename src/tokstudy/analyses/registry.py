@@ -18,6 +18,7 @@ from tokstudy.analyses.morphscore.plan import MorphScorePlanner
 from tokstudy.analyses.multilingual.plan import MultilingualPlanner
 from tokstudy.analyses.numbers.plan import NumbersPlanner
 from tokstudy.analyses.parity.plan import ParityPlanner
+from tokstudy.analyses.robustness.plan import RobustnessPlanner
 from tokstudy.analyses.segmentation.plan import SegmentationPlanner
 from tokstudy.analyses.udhr.plan import UdhrPlanner
 
@@ -45,6 +46,7 @@ ANALYSES: dict[str, Analysis] = {
     "udhr": Analysis(("parity", "udhr"), UdhrPlanner, _steps("udhr")),
     "morphscore": Analysis(("morphscore",), MorphScorePlanner, _steps("morphscore")),
     "numbers": Analysis(("numbers",), NumbersPlanner, _steps("numbers")),
+    "robustness": Analysis(("robustness",), RobustnessPlanner, _steps("robustness")),
     "correlation": Analysis(
         ("correlation",), CorrelationPlanner, _steps("correlation"), CorrelationSettings
     ),
