@@ -13,7 +13,7 @@ from tokenizers import Regex, models, pre_tokenizers
 from tokenizers import Tokenizer as HFTokenizer
 from workflow_support import snakemake
 
-from tokstudy.analyses.robustness.measure import robustness_rows
+from tokstudy.analyses.robustness.measure import perturb_all, robustness_rows
 from tokstudy.analyses.robustness.perturbations import (
     NBSP,
     PERTURBATIONS,
@@ -53,7 +53,8 @@ def char_json() -> HFTokenizer:
     ],
 )
 def test_perturbation_effects_computed_by_hand(name: str, inflation: float, changed: float) -> None:
-    [row] = robustness_rows(PretrainedHF(char_json()), ["ab cd ef"], [name], seed=1, rate=1.0)
+    perturbed = perturb_all(["ab cd ef"], [name], seed=1, rate=1.0)
+    [row] = robustness_rows(PretrainedHF(char_json()), ["ab cd ef"], perturbed)
     assert (row["tokens_clean"], row["words"]) == (8, 3)
     assert row["inflation"] == pytest.approx(inflation)
     assert row["changed_words"] == pytest.approx(changed)

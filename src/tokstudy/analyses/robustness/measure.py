@@ -26,22 +26,48 @@ def _pieces(words: Sequence[str], separator: str) -> list[str]:
     return [word if i == 0 else separator + word for i, word in enumerate(words)]
 
 
-def robustness_rows(
-    tokenizer: Tokenizer, sentences: Sequence[str], names: Sequence[str], seed: int, rate: float
-) -> list[dict[str, object]]:
-    """One row per perturbation of ``names`` (see the module docstring)."""
+Perturbed = dict[str, list[tuple[list[str], str]]]
+
+
+def perturb_all(
+    sentences: Sequence[str], names: Sequence[str], seed: int, rate: float
+) -> Perturbed:
+    """Perturbation name → the perturbed words and separator of every sentence (computed
+    once per text, whatever the number of tokenizers)."""
     perturber = Perturber(sentences, seed, rate)
-    clean_words = [s.split(" ") for s in sentences]
+    return {
+        name: [perturber.perturb(name, i, s) for i, s in enumerate(sentences)] for name in names
+    }
+
+
+def _ids(tokenizer: Tokenizer, pieces: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    unique = sorted(set(pieces))
+    return dict(zip(unique, map(tuple, tokenizer.encode_batch(unique)), strict=True))
+
+
+def robustness_rows(
+    tokenizer: Tokenizer, sentences: Sequence[str], perturbed: Perturbed
+) -> list[dict[str, object]]:
+    """One row per perturbation of ``perturbed`` (see the module docstring). A word piece
+    is encoded alone, so a piece the perturbation left unchanged keeps its ids: only the
+    distinct changed pieces are encoded."""
+    clean_pieces = [p for s in sentences for p in _pieces(s.split(" "), " ")]
+    clean_ids = _ids(tokenizer, clean_pieces)
     clean_tokens = sum(map(len, tokenizer.encode_batch(list(sentences))))
-    clean_pieces = tokenizer.encode_batch([p for w in clean_words for p in _pieces(w, " ")])
-    flat_clean = [w for words in clean_words for w in words]
     rows = []
-    for name in names:
-        perturbed = [perturber.perturb(name, i, s) for i, s in enumerate(sentences)]
-        tokens = sum(map(len, tokenizer.encode_batch([sep.join(w) for w, sep in perturbed])))
-        pieces = tokenizer.encode_batch([p for w, sep in perturbed for p in _pieces(w, sep)])
-        flat = [w for words, _ in perturbed for w in words]
-        words = len(flat)
+    for name, variants in perturbed.items():
+        tokens = sum(map(len, tokenizer.encode_batch([sep.join(w) for w, sep in variants])))
+        pieces = [p for w, sep in variants for p in _pieces(w, sep)]
+        pairs = list(zip(clean_pieces, pieces, strict=True))
+        new_ids = _ids(tokenizer, [new for old, new in pairs if new != old])
+        changed = sum(new != old and new_ids[new] != clean_ids[old] for old, new in pairs)
+        edited = sum(
+            a != b
+            for (words, _), sentence in zip(variants, sentences, strict=True)
+            for a, b in zip(sentence.split(" "), words, strict=True)
+        )
+        words = len(pieces)
+        nan = float("nan")
         rows.append(
             {
                 "perturbation": name,
@@ -49,14 +75,9 @@ def robustness_rows(
                 "words": words,
                 "tokens_clean": clean_tokens,
                 "tokens_perturbed": tokens,
-                "inflation": tokens / clean_tokens - 1 if clean_tokens else float("nan"),
-                "changed_words": sum(a != b for a, b in zip(clean_pieces, pieces, strict=True))
-                / words
-                if words
-                else float("nan"),
-                "edited_words": sum(a != b for a, b in zip(flat_clean, flat, strict=True)) / words
-                if words
-                else float("nan"),
+                "inflation": tokens / clean_tokens - 1 if clean_tokens else nan,
+                "changed_words": changed / words if words else nan,
+                "edited_words": edited / words if words else nan,
             }
         )
     return rows

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from tokstudy.analyses.heatmap import plot_heatmap
-from tokstudy.analyses.robustness.measure import robustness_rows
+from tokstudy.analyses.robustness.measure import perturb_all, robustness_rows
 from tokstudy.analyses.table_files import write_table
 from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.tokenizers.registry import load_tokenizer
@@ -47,15 +47,17 @@ def write_robustness(
 ) -> pd.DataFrame:
     """One row per tokenizer × source × language it covers × perturbation."""
     corpus = texts(pud, heldout, settings["sentences"])
+    perturbed = {
+        key: perturb_all(lines, perturbations, settings["seed"], settings["rate"])
+        for key, lines in corpus.items()
+    }
     rows = []
     for entry in tokenizers:
         tokenizer = load_tokenizer(Path(entry["directory"]))
         for (source, language), lines in corpus.items():
             if language not in entry["languages"] or not lines:
                 continue
-            for row in robustness_rows(
-                tokenizer, lines, perturbations, settings["seed"], settings["rate"]
-            ):
+            for row in robustness_rows(tokenizer, lines, perturbed[(source, language)]):
                 rows.append(
                     {
                         "tokenizer": entry["label"],
