@@ -31,7 +31,10 @@ def plot_heatmap(
     image = axis.imshow(np.ma.masked_invalid(values), cmap=cmap, aspect="auto")
     for (row, column), cell in np.ndenumerate(values):
         if np.isfinite(cell):
-            axis.text(column, row, f"{cell:.2f}", ha="center", va="center", fontsize=7)
+            colour = "white" if float(image.norm(cell)) < 0.5 else "black"  # dark cells
+            axis.text(
+                column, row, f"{cell:.2f}", ha="center", va="center", fontsize=7, color=colour
+            )
     axis.set_xticks(range(width), [str(c) for c in matrix.columns], rotation=45, ha="right")
     axis.set_yticks(range(height), [str(r) for r in matrix.index])
     figure.colorbar(image, ax=axis, label=value)
