@@ -108,7 +108,9 @@ def test_a_treebank_without_lemmas_is_listed_and_skipped(tmp_path: Path) -> None
             }
         ],
         *outputs,
+        {"am": ["ar", "en"]},
     )
+    assert json.loads(outputs[2].read_text())["no_treebank"] == {"am": ["ar", "en"]}
     assert table[["tokenizer", "language", "scored"]].values.tolist() == [["wp", "en", 2]]
     notes = json.loads(outputs[2].read_text())["languages"]
     assert notes["de"]["skipped"] == "no lemmas in the treebank"
@@ -116,9 +118,12 @@ def test_a_treebank_without_lemmas_is_listed_and_skipped(tmp_path: Path) -> None
     assert pd.read_csv(outputs[0])["morphscore"].tolist() == [0.5]
 
 
-def _plan(tmp_path: Path, morphscore: dict) -> StudyPlan:
+def _plan(tmp_path: Path, morphscore: dict, german: bool = False) -> StudyPlan:
+    languages = {"en": {"chatterbot": "english"}}
+    if german:
+        languages["de"] = {"chatterbot": "german"}
     config = {
-        "languages": {"en": {"chatterbot": "english"}},
+        "languages": languages,
         "tokenizers": {"char": {}},
         "metrics": ["mu"],
         "results_dir": "out",
@@ -134,6 +139,9 @@ def test_planner_finds_treebanks_by_code_and_names_the_closest_codes(tmp_path: P
     plan = _plan(tmp_path, {"ud_root": "ud"}).analyses["morphscore"]
     assert list(plan.treebanks()) == ["en", "et"]
     assert [(e.label, e.languages) for e in plan.tokenizers_scored()] == [("char", ("en",))]
+    assert plan.uncovered() == {}
+    with_german = _plan(tmp_path, {"ud_root": "ud"}, german=True).analyses["morphscore"]
+    assert {k: sorted(v) for k, v in with_german.uncovered().items()} == {"de": ["en", "et"]}
     with pytest.raises(
         TokstudyError,
         match=r"analyses\.morphscore\.languages: no UD treebank "

@@ -22,6 +22,7 @@ rule morphscore:
         **step("tokstudy.analyses.morphscore.steps.morphscore"),
         treebanks={k: [str(f) for f in v] for k, v in morphscore_plan.treebanks().items()},
         tokenizers=[vars(p) for p in morphscore_plan.tokenizers_scored()],
+        uncovered=morphscore_plan.uncovered(),
     log:
         out(log_path("morphscore")),
     conda:

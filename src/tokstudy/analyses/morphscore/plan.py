@@ -62,6 +62,18 @@ class MorphScorePlanner(AnalysisPlanner):
                 )
         return {language: found[language] for language in sorted(wanted)}
 
+    def uncovered(self) -> dict[str, list[str]]:
+        """Study language without a treebank → the three closest treebank codes (its
+        trained tokenizers are not scored; the step logs one line each)."""
+        if not self.settings:
+            return {}
+        codes = sorted(self.treebanks())
+        return {
+            language: difflib.get_close_matches(language, codes, n=3, cutoff=0.0)
+            for language in sorted(self.study.languages)
+            if language not in codes
+        }
+
     def tokenizers_scored(self) -> list[ParityTokenizer]:
         """Trained cells of the treebanks' languages and the pretrained tokenizers."""
         return tokenizers_reaching(self.tokenizers, self.treebanks())

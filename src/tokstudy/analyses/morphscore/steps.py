@@ -17,6 +17,7 @@ def morphscore(snakemake: Snakemake) -> None:
         snakemake.output.csv,
         snakemake.output.markdown,
         snakemake.output.json,
+        snakemake.params.uncovered,
     )
 
 

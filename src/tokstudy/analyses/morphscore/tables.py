@@ -26,9 +26,14 @@ def write_morphscore(
     csv: Path,
     markdown: Path,
     notes: Path,
+    uncovered: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
     """One row per tokenizer × language it covers; a language whose treebanks have no
-    lemma is skipped and listed in ``notes`` with the words that gave no item."""
+    lemma is skipped and listed in ``notes`` with the words that gave no item, as are the
+    study languages no treebank covers (``uncovered``: language → closest codes)."""
+    uncovered = dict(uncovered or {})
+    for language, close in sorted(uncovered.items()):
+        log.warning("%s: no UD treebank (closest codes: %s)", language, ", ".join(close))
     languages: dict[str, Any] = {}
     items_of = {}
     for language, folders in sorted(treebanks.items()):
@@ -65,7 +70,9 @@ def write_morphscore(
             )
     table = pd.DataFrame(rows)
     write_table(table, csv, markdown, "MorphScore-style alignment with UD lemmas")
-    Path(notes).write_text(json.dumps({"languages": languages}, indent=2, ensure_ascii=False))
+    Path(notes).write_text(
+        json.dumps({"languages": languages, "no_treebank": uncovered}, indent=2, ensure_ascii=False)
+    )
     return table
 
 
