@@ -110,3 +110,26 @@ def test_dry_run_plans_the_numbers_rules(tmp_path: Path) -> None:
     result = snakemake(tmp_path, "-n", config=config)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "rule number_tokens:" in result.stdout and "rule plot_number_tokens:" in result.stdout
+
+
+def test_numbers_planner_labels_trained_cells_and_checks_its_folders(tmp_path: Path) -> None:
+    from tokstudy.errors import TokstudyError
+    from tokstudy.study.core import Study
+    from tokstudy.study.planners import StudyPlan
+
+    def plan(numbers: dict) -> StudyPlan:
+        config = {
+            "languages": {"en": {"chatterbot": "english"}},
+            "tokenizers": {"char": {}, "sp_bpe": {"vocab_sizes": [100]}},
+            "metrics": ["mu"],
+            "results_dir": "out",
+            "analyses": {"numbers": numbers},
+        }
+        return StudyPlan(Study(config, tmp_path))
+
+    numbers = plan({}).analyses["numbers"]
+    assert [e["label"] for e in numbers.tokenizers_scored()] == ["char (en)", "sp_bpe 100 (en)"]
+    assert numbers.settings["per_length"] == 50  # the default
+    assert numbers.pud_files() == [] and numbers.udhr_files() == []
+    with pytest.raises(TokstudyError, match=r"^config key analyses\.numbers\.udhr_root: no folder"):
+        plan({"udhr_root": "nowhere"})
