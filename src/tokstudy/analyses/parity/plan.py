@@ -136,13 +136,8 @@ class ParityPlanner(AnalysisPlanner):
         entries += [
             multilingual_entry(tokenizers, j, covered) for j in multilingual.cells() if covered
         ]
-        for name in tokenizers.pretrained_names():
-            listed = tokenizers.pretrained[name].get("languages")
-            reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
-            if reach:
-                directory = tokenizers.pretrained_dir(name)
-                entries.append(ParityTokenizer(name, "pretrained", directory, reach))
-        return entries
+        reaching = tokenizers_reaching(tokenizers, languages)
+        return entries + [entry for entry in reaching if entry.kind == "pretrained"]
 
     def check(self) -> None:
         """The parity languages, ``languages`` only with ``pud_root``, and a tokenizer
