@@ -451,3 +451,46 @@ def test_downstream_criteria_take_their_direction_from_the_task_registry() -> No
         "mlm_pll_per_word": "higher",
     }
     assert table["mlm_pll_per_word"].tolist() == [-4.0, -2.0]
+
+
+def test_morphscore_and_robustness_are_criteria_read_by_label() -> None:
+    from tokstudy.report.page.recommend import StudyTables, recommendation_table
+
+    metrics = pd.DataFrame(
+        [
+            {
+                "language": "xx",
+                "split": "heldout",
+                "metric": "fertility",
+                "value": v,
+                "tokenizer": t,
+                "vocab_size": s,
+                "kind": k,
+            }
+            for t, s, k, v in [("sp_bpe", 1000, "trained", 1.5), ("gpt_4o", 0, "pretrained", 2.0)]
+        ]
+    )
+    morphscore = pd.DataFrame(
+        {
+            "tokenizer": ["sp_bpe 1000", "gpt_4o", "gpt_4o"],
+            "language": ["xx", "xx", "yy"],
+            "morphscore": [0.25, 0.75, 0.1],
+        }
+    )
+    robustness = pd.DataFrame(  # mean over perturbations and sources: 0.2 and 0.5
+        {
+            "tokenizer": ["sp_bpe 1000", "sp_bpe 1000", "gpt_4o"],
+            "language": "xx",
+            "inflation": [0.1, 0.3, 0.5],
+        }
+    )
+    tables = StudyTables(metrics, morphscore=morphscore, robustness=robustness)
+    table, criteria = recommendation_table(tables, "xx")
+    assert {c.name: c.better for c in criteria} == {
+        "fertility": "lower",
+        "morphscore": "higher",
+        "noise_inflation": "lower",
+    }
+    rows = table.set_index("tokenizer")
+    assert rows.loc["sp_bpe", "morphscore"] == 0.25 and rows.loc["gpt_4o", "morphscore"] == 0.75
+    assert rows["noise_inflation"].to_dict() == pytest.approx({"gpt_4o": 0.5, "sp_bpe": 0.2})

@@ -14,8 +14,11 @@ from tokstudy.analyses.base import AnalysisPlanner
 from tokstudy.analyses.correlation.plan import CorrelationPlanner
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.morphology.plan import MorphologyPlanner
+from tokstudy.analyses.morphscore.plan import MorphScorePlanner
 from tokstudy.analyses.multilingual.plan import MultilingualPlanner
+from tokstudy.analyses.numbers.plan import NumbersPlanner
 from tokstudy.analyses.parity.plan import ParityPlanner
+from tokstudy.analyses.robustness.plan import RobustnessPlanner
 from tokstudy.analyses.segmentation.plan import SegmentationPlanner
 from tokstudy.analyses.udhr.plan import UdhrPlanner
 
@@ -41,6 +44,9 @@ ANALYSES: dict[str, Analysis] = {
     "parity": Analysis(("parity",), ParityPlanner, _steps("parity")),
     "multilingual": Analysis(("multilingual",), MultilingualPlanner, _steps("multilingual")),
     "udhr": Analysis(("parity", "udhr"), UdhrPlanner, _steps("udhr")),
+    "morphscore": Analysis(("morphscore",), MorphScorePlanner, _steps("morphscore")),
+    "numbers": Analysis(("numbers",), NumbersPlanner, _steps("numbers")),
+    "robustness": Analysis(("robustness",), RobustnessPlanner, _steps("robustness")),
     "correlation": Analysis(
         ("correlation",), CorrelationPlanner, _steps("correlation"), CorrelationSettings
     ),

@@ -77,6 +77,8 @@ class PagePlanner:
             "parity": out(ParityPlanner.PARITY_PUD, ext="csv"),
             "morphology": out(MorphologyPlanner.MORPHOLOGICAL_ALIGNMENT, ext="csv"),
             "downstream": out(self.models.RESULTS_TABLE),
+            "morphscore": out(self.analyses["morphscore"].MORPHSCORE, ext="csv"),
+            "robustness": out(self.analyses["robustness"].ROBUSTNESS, ext="csv"),
         }
         produced.add(wanted["cost"])
         return {key: path for key, path in wanted.items() if path in produced}

@@ -37,6 +37,8 @@ DEFAULTS: dict[str, Any] = {
 SECTION_DEFAULTS: dict[tuple[str, ...], dict[str, Any]] = {
     ("analyses", "multilingual"): {"temperature": 5.0},
     ("analyses", "parity", "udhr"): {"reference": "eng"},
+    ("analyses", "numbers"): {"per_length": 50},
+    ("analyses", "robustness"): {"sentences": 200, "rate": 0.2},
 }
 
 

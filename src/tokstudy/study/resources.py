@@ -83,7 +83,17 @@ RULES: dict[str, RuleResources] = {
     **_rules("default", 4000, 30, 1, "multilingual_corpus", "multilingual_tables", "correlation"),
     **_rules("default", 4000, 60, 1, "morphological_alignment", "tokenization_parity_pud"),
     **_rules("default", 4000, 30, 2, "tokenization_parity_udhr"),
-    **_rules("default", 2000, 10, 1, "plot_parity_udhr"),
+    **_rules(
+        "default",
+        2000,
+        10,
+        1,
+        "plot_parity_udhr",
+        "plot_morphscore_heatmap",
+        "plot_number_tokens",
+        "plot_robustness_heatmap",
+    ),
+    **_rules("default", 4000, 60, 1, "morphscore", "number_tokens", "robustness"),
 }
 
 

@@ -3,6 +3,7 @@ text of two languages, and premiums on a multi-parallel corpus (PUD)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,25 @@ def multilingual_entry(
         tokenizers.study.out(TokenizersPlanner.MULTILINGUAL_TOKENIZER, **vars(job)),
         languages,
     )
+
+
+def tokenizers_reaching(
+    tokenizers: TokenizersPlanner, languages: Iterable[str]
+) -> list[ParityTokenizer]:
+    """Trained cells of ``languages`` (each on its language), then the pretrained
+    tokenizers with the languages of ``languages`` they cover (all, or those of their
+    ``languages`` list); one covering none is left out. The analyses that score every
+    tokenizer language by language (``morphscore``, ``robustness``, ``numbers``) read it."""
+    wanted = set(languages)
+    entries = [trained_entry(tokenizers, j) for j in tokenizers.cells() if j.language in wanted]
+    for name in tokenizers.pretrained_names():
+        listed = tokenizers.pretrained[name].get("languages")
+        reach = tuple(sorted(wanted & set(listed))) if listed else tuple(sorted(wanted))
+        if reach:
+            entries.append(
+                ParityTokenizer(name, "pretrained", tokenizers.pretrained_dir(name), reach)
+            )
+    return entries
 
 
 class ParityPlanner(AnalysisPlanner):
@@ -116,13 +136,8 @@ class ParityPlanner(AnalysisPlanner):
         entries += [
             multilingual_entry(tokenizers, j, covered) for j in multilingual.cells() if covered
         ]
-        for name in tokenizers.pretrained_names():
-            listed = tokenizers.pretrained[name].get("languages")
-            reach = tuple(sorted(languages & set(listed))) if listed else tuple(sorted(languages))
-            if reach:
-                directory = tokenizers.pretrained_dir(name)
-                entries.append(ParityTokenizer(name, "pretrained", directory, reach))
-        return entries
+        reaching = tokenizers_reaching(tokenizers, languages)
+        return entries + [entry for entry in reaching if entry.kind == "pretrained"]
 
     def check(self) -> None:
         """The parity languages, ``languages`` only with ``pud_root``, and a tokenizer

@@ -44,11 +44,14 @@ class StudyTables:
     parity: pd.DataFrame | None = None
     morphology: pd.DataFrame | None = None
     downstream: pd.DataFrame | None = None
+    morphscore: pd.DataFrame | None = None
+    robustness: pd.DataFrame | None = None
 
     @classmethod
     def read(cls, metrics: Path, optional: Mapping[str, Path | None]) -> StudyTables:
-        """Read ``metrics.csv`` and those of ``cost``, ``parity``, ``morphology`` (CSV) and
-        ``downstream`` (``results.tsv``) that are given and exist."""
+        """Read ``metrics.csv`` and those of ``cost``, ``parity``, ``morphology``,
+        ``morphscore``, ``robustness`` (CSV) and ``downstream`` (``results.tsv``) that are
+        given and exist."""
         frames: dict[str, pd.DataFrame | None] = {}
         for key, path in optional.items():
             exists = path is not None and Path(path).is_file()
@@ -74,15 +77,28 @@ def _cost_values(cost: pd.DataFrame, language: str) -> pd.DataFrame:
     return pd.concat([train, encode], axis=1).reset_index()
 
 
-def _parity_values(parity: pd.DataFrame, language: str) -> dict[tuple[str, str | None], float]:
-    """Premium by (tokenizer, size): the parity labels are ``tokenizer size`` for a sized
-    trained tokenizer, the bare name for ``char`` and pretrained ones."""
-    rows = parity[parity["language"] == language]
+def _labelled_values(
+    table: pd.DataFrame, language: str, column: str
+) -> dict[tuple[str, str | None], float]:
+    """``column`` by (tokenizer, size), its mean over the language's rows: the labels of
+    the parity, MorphScore and robustness tables are ``tokenizer size`` for a sized trained
+    tokenizer, the bare name for ``char`` and pretrained ones."""
+    rows = table[table["language"] == language]
+    means = rows.groupby(rows["tokenizer"].astype(str), sort=True)[column].mean()
     found = {}
-    for label, premium in zip(rows["tokenizer"].astype(str), rows["premium"], strict=True):
-        name, _, size = label.partition(" ")
-        found[(name, size or None)] = float(premium)
+    for label, value in means.items():
+        name, _, size = str(label).partition(" ")
+        found[(name, size or None)] = float(value)
     return found
+
+
+#: the criteria read from tables labelled like the parity's: key of StudyTables, column,
+#: criterion name, label, better
+LABELLED = (
+    ("parity", "premium", "premium", "premium against the reference (PUD)", "lower"),
+    ("morphscore", "morphscore", "morphscore", "MorphScore (UD lemmas)", "higher"),
+    ("robustness", "inflation", "noise_inflation", "token inflation under noise", "lower"),
+)
 
 
 def _downstream_values(results: pd.DataFrame, language: str) -> pd.DataFrame:
@@ -127,14 +143,16 @@ def recommendation_table(study: StudyTables, language: str) -> tuple[pd.DataFram
         if name in cells.columns
     ]
     cells = cells[[*CELL, "kind", *(c.name for c in criteria)]]
-    if study.parity is not None and "premium" in study.parity.columns:
-        found = _parity_values(study.parity, language)
-        keys = [
-            (t, None if s in (PRETRAINED, FULL_SIZE_LABEL) else s)
-            for t, s in zip(cells["tokenizer"], cells["size"], strict=True)
-        ]
-        cells["premium"] = [found.get(key, np.nan) for key in keys]
-        criteria.append(Criterion("premium", "premium against the reference (PUD)", "lower"))
+    keys = [
+        (t, None if s in (PRETRAINED, FULL_SIZE_LABEL) else s)
+        for t, s in zip(cells["tokenizer"], cells["size"], strict=True)
+    ]
+    for key, column, name, label, better in LABELLED:
+        table = getattr(study, key)
+        if table is not None and column in table.columns:
+            found = _labelled_values(table, language, column)
+            cells[name] = [found.get(k, np.nan) for k in keys]
+            criteria.append(Criterion(name, label, better))
     if study.morphology is not None and len(study.morphology):
         morphology = study.morphology.assign(size=study.morphology["vocab_size"].astype(str))
         morphology = morphology[morphology["language"] == language]

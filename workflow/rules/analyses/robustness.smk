@@ -1,0 +1,64 @@
+# Robustness of segmentation to perturbed text (tokstudy.analyses.robustness).
+
+
+localrules: plot_robustness_heatmap  # trivial job: not worth a cluster job
+
+
+robustness_plan = planners.analyses["robustness"]
+
+
+rule robustness:
+    input:
+        tokenizers=sorted({str(p.directory) for p in robustness_plan.tokenizers_scored()}),
+        pud=list(robustness_plan.pud_files().values()),
+        heldout=list(robustness_plan.heldout_files().values()),
+    output:
+        csv=out(robustness_plan.ROBUSTNESS, ext="csv"),
+        markdown=report(
+            out(robustness_plan.ROBUSTNESS, ext="md"),
+            category="Analyses",
+            labels={"analysis": "robustness"},
+        ),
+    params:
+        **step("tokstudy.analyses.robustness.steps.robustness"),
+        pud_languages=list(robustness_plan.pud_files()),
+        heldout_languages=list(robustness_plan.heldout_files()),
+        tokenizers=[vars(p) for p in robustness_plan.tokenizers_scored()],
+        perturbations=robustness_plan.perturbations(),
+        settings={
+            "seed": study.seed,
+            "sentences": robustness_plan.settings.get("sentences"),
+            "rate": robustness_plan.settings.get("rate"),
+        },
+    log:
+        out(log_path("robustness")),
+    conda:
+        "../../../envs/core.yaml"
+    threads: planners.threads("robustness")
+    resources:
+        **planners.resources("robustness"),
+    script:
+        RUN_STEP
+
+
+rule plot_robustness_heatmap:
+    input:
+        out(robustness_plan.ROBUSTNESS, ext="csv"),
+    output:
+        png=report(
+            out(robustness_plan.ROBUSTNESS_PLOT, ext="png"),
+            category="Analyses",
+            labels={"analysis": "robustness: heat map"},
+        ),
+        pdf=out(robustness_plan.ROBUSTNESS_PLOT, ext="pdf"),
+    params:
+        **step("tokstudy.analyses.robustness.steps.plot_robustness_heatmap"),
+    log:
+        out(log_path("plot_robustness_heatmap")),
+    conda:
+        "../../../envs/report.yaml"
+    threads: planners.threads("plot_robustness_heatmap")
+    resources:
+        **planners.resources("plot_robustness_heatmap"),
+    script:
+        RUN_STEP
