@@ -24,8 +24,9 @@ if not workflow.overwrite_configfiles:
 
 
 # One line for a duplicated key or a schema violation (Snakemake accepts the first and dumps
-# the whole schema for the second). The schema checks shapes only; the study (common.smk)
-# fills in the defaults (tokstudy.study.defaults) and is the only reader of config.
+# the whole schema for the second). The schema checks shapes only; the study (built below,
+# tokstudy.study.core.Study) fills in the defaults (tokstudy.study.defaults) and is the
+# only reader of config.
 try:
     check_config_files(workflow.configfiles)
     check_schema(config, yaml.safe_load(Path(workflow.source_path(CONFIG_SCHEMA)).read_text()))

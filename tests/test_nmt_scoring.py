@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,13 @@ from tokstudy.nmt.report import (
     table1,
     write_table,
 )
-from tokstudy.nmt.scoring import corpus_scores, paired_bootstrap
+from tokstudy.nmt.scoring import (
+    _resampled_scores,
+    _sentence_statistics,
+    corpus_scores,
+    missing_private_methods,
+    paired_bootstrap,
+)
 
 pytestmark = pytest.mark.shared
 
@@ -196,3 +203,40 @@ def test_largest_differences_and_their_markdown(references: list[str]) -> None:
     assert "\\| \\*" in text
     same = largest_differences(sources, references, references, references, n=3)
     assert same.empty and "equal sentence BLEU" in qualitative_markdown(same, "a", "b", "t")
+
+
+def test_sacrebleus_private_methods_are_where_the_bootstrap_expects_them() -> None:
+    import sacrebleu
+
+    assert missing_private_methods() == [], (
+        f"sacreBLEU {sacrebleu.__version__} moved {missing_private_methods()}: "
+        "tokstudy.nmt.scoring's paired bootstrap needs them (see PRIVATE_METHODS)"
+    )
+
+
+def test_the_private_statistics_are_sacrebleus_public_ones() -> None:
+    # BLEU's per-sentence statistics, read privately, are the public sentence score's
+    # lengths, counts and totals; summed, the private score is the public corpus score
+    hypotheses = ["the cat sat on the mat", "a dog", "hello there world"]
+    references = ["the cat is on the mat", "the dog", "hello world"]
+    metric = BLEU()
+    statistics = _sentence_statistics(metric, hypotheses, references)
+    for row, hyp, ref in zip(statistics, hypotheses, references, strict=True):
+        public = BLEU(effective_order=True).sentence_score(hyp, [ref])
+        assert list(row) == [public.sys_len, public.ref_len, *public.counts, *public.totals]
+    summed = _resampled_scores(metric, statistics, np.ones((1, 3)))[0]
+    assert summed == pytest.approx(metric.corpus_score(hypotheses, [references]).score)
+
+
+def test_a_sacrebleu_without_the_private_methods_is_named_with_its_version(
+    monkeypatch, references: list[str]
+) -> None:
+    import sacrebleu
+
+    monkeypatch.setattr(CHRF, "_compute_score_from_stats", None)  # the name moved
+    message = (
+        rf"^sacreBLEU {re.escape(sacrebleu.__version__)} has no "
+        r"CHRF\._compute_score_from_stats: the paired bootstrap needs them"
+    )
+    with pytest.raises(TokstudyError, match=message):
+        paired_bootstrap(references[:3], references[:3], references[:3], "chrf", samples=10)

@@ -3,13 +3,20 @@ against Snakemake's own method, which wakes the loop once per call."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from importlib.metadata import version
 from types import SimpleNamespace
 
 from snakemake.scheduling.job_scheduler import JobScheduler
 
-from tokstudy.scheduler_wakeups import REEVALUATION, keep_one_wakeup, schedule_one_wakeup
+from tokstudy.scheduler_wakeups import (
+    REEVALUATION,
+    keep_one_wakeup,
+    missing_private_names,
+    schedule_one_wakeup,
+)
 
 
 def _wakeups(schedule, calls: int, delay: float = 0.5) -> int:
@@ -52,3 +59,19 @@ def test_snakemakes_scheduler_takes_it(monkeypatch) -> None:
     monkeypatch.setattr(JobScheduler, REEVALUATION, getattr(JobScheduler, REEVALUATION))
     assert keep_one_wakeup()
     assert getattr(JobScheduler, REEVALUATION) is schedule_one_wakeup
+
+
+def test_snakemakes_private_names_are_where_the_patch_expects_them() -> None:
+    assert missing_private_names() == [], (
+        f"Snakemake {version('snakemake')} moved {missing_private_names()}: "
+        "tokstudy.scheduler_wakeups patches them (supported range in pyproject.toml)"
+    )
+
+
+def test_a_snakemake_without_the_method_is_left_alone_and_named(monkeypatch, caplog) -> None:
+    monkeypatch.setattr(JobScheduler, REEVALUATION, None)  # the name moved
+    with caplog.at_level(logging.WARNING, logger="tokstudy.scheduler_wakeups"):
+        assert not keep_one_wakeup()
+    assert f"Snakemake {version('snakemake')}'s scheduler has no " in caplog.text
+    assert f"JobScheduler.{REEVALUATION}" in caplog.text
+    assert getattr(JobScheduler, REEVALUATION) is None  # left alone

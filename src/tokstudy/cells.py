@@ -1,7 +1,8 @@
 """The cells of a study: (language, tokenizer, vocabulary size), and their size labels.
 
-A neutral module: the study, its planners and the library (tables, plots, analyses) all
-name cells this way without importing each other.
+The study, its planners and the library (tables, plots, analyses) all name cells this way
+without importing each other. It also holds :class:`ParityTokenizer`, the tokenizer of a
+multi-parallel parity analysis, which the ``parity`` and ``udhr`` planners share.
 """
 
 from __future__ import annotations

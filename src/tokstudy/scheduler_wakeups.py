@@ -16,8 +16,10 @@ before; a run still ends at once (a daemon timer does not hold the interpreter o
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
+from importlib.metadata import version
 from typing import Any
 
 from snakemake.scheduling.job_scheduler import JobScheduler
@@ -26,6 +28,8 @@ log = logging.getLogger(__name__)
 
 #: Snakemake's own spelling of the method that schedules a wake-up
 REEVALUATION = "_schedule_reevalutation"
+#: the scheduler's semaphore that a wake-up releases (set in ``JobScheduler.__init__``)
+OPEN_JOBS = "_open_jobs"
 _PENDING = "tokstudy_pending_wakeup"
 _LOCK = threading.Lock()
 
@@ -44,15 +48,28 @@ def schedule_one_wakeup(scheduler: Any, delay: float) -> None:
 def _wake(scheduler: Any) -> None:
     with _LOCK:
         setattr(scheduler, _PENDING, None)
-    scheduler._open_jobs.release()
+    getattr(scheduler, OPEN_JOBS).release()
+
+
+def missing_private_names() -> list[str]:
+    """The private names of Snakemake's ``JobScheduler`` this patch relies on that the
+    installed Snakemake lacks (none on the supported versions, pinned in pyproject.toml)."""
+    missing = []
+    if not callable(getattr(JobScheduler, REEVALUATION, None)):
+        missing.append(f"JobScheduler.{REEVALUATION}")
+    if f"self.{OPEN_JOBS} =" not in inspect.getsource(JobScheduler.__init__):
+        missing.append(f"JobScheduler.{OPEN_JOBS}")
+    return missing
 
 
 def keep_one_wakeup() -> bool:
-    """Give Snakemake's scheduler :func:`schedule_one_wakeup`; whether it had the method
-    (a Snakemake without it is left alone, and the log says so)."""
-    if not callable(getattr(JobScheduler, REEVALUATION, None)):
+    """Give Snakemake's scheduler :func:`schedule_one_wakeup`; whether it had the private
+    names it needs (a Snakemake without them is left alone, and the log names them)."""
+    if missing := missing_private_names():
         log.warning(
-            "Snakemake's scheduler has no %s: its wake-ups are left as they are", REEVALUATION
+            "Snakemake %s's scheduler has no %s: its wake-ups are left as they are",
+            version("snakemake"),
+            ", ".join(missing),
         )
         return False
     setattr(JobScheduler, REEVALUATION, schedule_one_wakeup)

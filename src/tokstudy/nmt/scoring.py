@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import sacrebleu
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric
 
@@ -32,6 +33,29 @@ from tokstudy.tokenizers.registry import load_tokenizer
 log = logging.getLogger(__name__)
 
 METRICS: dict[str, type[Metric]] = {"bleu": BLEU, "chrf": CHRF}
+#: sacreBLEU's private methods the paired bootstrap uses: per-sentence sufficient statistics
+#: and a score from summed statistics (its own significance module uses them; chrF has no
+#: public equivalent). Each is called in one function below; the supported sacreBLEU
+#: versions are pinned in pyproject.toml.
+PRIVATE_METHODS = ("_extract_corpus_statistics", "_compute_score_from_stats")
+
+
+def missing_private_methods() -> list[str]:
+    """The private sacreBLEU methods of :data:`PRIVATE_METHODS` the installed version lacks."""
+    return [
+        f"{metric_class.__name__}.{name}"
+        for metric_class in METRICS.values()
+        for name in PRIVATE_METHODS
+        if not callable(getattr(metric_class, name, None))
+    ]
+
+
+def _check_private_methods() -> None:
+    if missing := missing_private_methods():
+        raise TokstudyError(
+            f"sacreBLEU {sacrebleu.__version__} has no {', '.join(missing)}: the paired "
+            "bootstrap needs them; install a sacreBLEU that pyproject.toml supports"
+        )
 
 
 def detokenize(tokenizer: Tokenizer, hypotheses: Sequence[Sequence[int]]) -> list[str]:
@@ -137,6 +161,7 @@ def paired_bootstrap(
     """Paired bootstrap resampling test of ``system`` against ``baseline`` (``bleu``/``chrf``)."""
     _checked(baseline, references)
     _checked(system, references)
+    _check_private_methods()
     if metric not in METRICS:
         raise TokstudyError(f"unknown metric {metric!r}; valid: {', '.join(sorted(METRICS))}")
     scorer = METRICS[metric]()

@@ -1,7 +1,7 @@
 """The one home of the study's defaults: the value of every key a study may leave out.
 
 The JSON schema (``workflow/schemas/config.schema.yaml``) checks shapes only and holds no
-``default:``; :func:`with_defaults` fills these in when the :class:`~tokstudy.study.Study`
+``default:``; :func:`with_defaults` fills these in when the :class:`~tokstudy.study.core.Study`
 is built, so the rules, the planners and the tests all see the same values
 (``tests/test_study_planners.py`` holds that each default has this one home).
 """
