@@ -86,7 +86,10 @@ def test_one_cell_job_writes_what_training_then_scoring_wrote(
     phases = read_phase_costs(one / "cost.json")
     assert list(phases) == ["train", "metrics"]
     assert all(figures["seconds"] > 0 for figures in phases.values())
-    assert phases["metrics"]["max_rss_mb"] >= phases["train"]["max_rss_mb"] > 10
+    # a peak never falls, but Linux syncs each thread's RSS counter lazily (up to 64 pages
+    # a thread), so VmHWM read later can come out a fraction of a MiB lower
+    assert phases["metrics"]["max_rss_mb"] >= phases["train"]["max_rss_mb"] - 1
+    assert phases["train"]["max_rss_mb"] > 10
 
 
 def test_the_train_pass_is_the_only_encoding_of_the_training_text(
