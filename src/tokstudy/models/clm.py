@@ -28,7 +28,6 @@ weights as an uninterrupted one.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
@@ -49,8 +48,8 @@ from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, vocab
 from tokstudy.models.family import load_transformers_tokenizer
 from tokstudy.models.pretrain import MODEL_DIR, build_optimizer
 from tokstudy.models.tsv import write_tsv
-from tokstudy.training.checkpoint import settings_fingerprint
-from tokstudy.training.core import CHECKPOINT_FILE, save_atomically
+from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
+from tokstudy.training.core import save_atomically
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopSettings, Task, result_summary, train
@@ -311,12 +310,13 @@ def train_clm(
     config: ClmConfig,
     *,
     on_step: Callable[[int], None] | None = None,
-    checkpoint_dir: Path | None = None,
+    checkpoint_root: Path | None = None,
 ) -> Path:
     """Train one decoder on the cell's pre-tokenized training text; the model folder.
 
-    ``on_step(step)`` runs after each step (progress hooks, tests); ``checkpoint_dir``:
-    where the checkpoint lives (``out_dir`` unless given).
+    ``on_step(step)`` runs after each step (progress hooks, tests); ``checkpoint_root``:
+    the checkpoint lives in ``checkpoint_root/<settings fingerprint>`` (in ``out_dir``
+    unless given).
     """
     out_dir = Path(out_dir)
     tokenizer = load_transformers_tokenizer(tokenizer_dir)
@@ -333,6 +333,7 @@ def train_clm(
     model = LlamaForCausalLM(model_config).to(device)
     settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
     fingerprint = settings_fingerprint(settings, corpus.meta["fingerprint"])
+    checkpoint_dir = checkpoint_folder(checkpoint_root, fingerprint)
     log.info(
         "%s: %d parameters, %d training tokens (%d bytes, %d blocks), %d steps (%s budget), "
         "%.3g training FLOPs",
@@ -381,11 +382,7 @@ def train_clm(
     }
     model_dir = save_atomically(model.save_pretrained, out_dir / MODEL_DIR)
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    (out_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
-    if checkpoint_dir is not None:
-        (Path(checkpoint_dir) / CHECKPOINT_FILE).unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            Path(checkpoint_dir).rmdir()
+    drop_checkpoint(out_dir, checkpoint_dir)
     return model_dir
 
 

@@ -14,7 +14,6 @@ resumed run ends with the same weights as an uninterrupted one.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 from collections.abc import Callable
@@ -30,10 +29,8 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
 from tokstudy.models.masking import Masker
-from tokstudy.training.checkpoint import (
-    settings_fingerprint,
-)
-from tokstudy.training.core import CHECKPOINT_FILE, save_atomically
+from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
+from tokstudy.training.core import save_atomically
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopSettings, Task, train
@@ -280,11 +277,7 @@ def finish_run(
     """Save the model atomically, write the summary marker, drop the checkpoint."""
     model_dir = save_atomically(save_model, out_dir / MODEL_DIR)
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    (out_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
-    if checkpoint_dir is not None:
-        (Path(checkpoint_dir) / CHECKPOINT_FILE).unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            Path(checkpoint_dir).rmdir()
+    drop_checkpoint(out_dir, checkpoint_dir)
     return model_dir
 
 
@@ -295,11 +288,12 @@ def pretrain_bert(
     config: PretrainConfig,
     *,
     on_step: Callable[[int], None] | None = None,
-    checkpoint_dir: Path | None = None,
+    checkpoint_root: Path | None = None,
 ) -> Path:
     """Pretrain a BERT masked-LM on a pre-tokenized corpus; the saved model folder.
 
-    ``checkpoint_dir``: where the checkpoint lives (``out_dir`` unless given)."""
+    ``checkpoint_root``: the checkpoint lives in ``checkpoint_root/<settings fingerprint>``
+    (in ``out_dir`` unless given)."""
     out_dir = Path(out_dir)
     corpus = TokenCorpus.open(corpus_dir)
     if corpus.meta["vocab_size"] != len(tokenizer):
@@ -312,13 +306,15 @@ def pretrain_bert(
     model_config = bert_config(tokenizer, config)
     model = BertForMaskedLM(model_config)
     batches = BertBatches(corpus, tokenizer, config)
+    run_fingerprint = fingerprint(config, corpus.meta["fingerprint"])
+    checkpoint_dir = checkpoint_folder(checkpoint_root, run_fingerprint)
     result = train_loop(
         model,
         batches,
         config,
         out_dir,
         device=device,
-        run_fingerprint=fingerprint(config, corpus.meta["fingerprint"]),
+        run_fingerprint=run_fingerprint,
         loss_fn=bert_mlm_loss,
         on_step=on_step,
         flops_per_token=bert_flops_per_token(model_config, config),

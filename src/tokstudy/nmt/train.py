@@ -20,7 +20,6 @@ only, evaluation excluded.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import json
@@ -43,9 +42,9 @@ from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
 from tokstudy.nmt.scoring import corpus_scores, detokenize
 from tokstudy.tokenizers.base import Tokenizer
-from tokstudy.training.checkpoint import settings_fingerprint
+from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
 from tokstudy.training.config import to_dict
-from tokstudy.training.core import CHECKPOINT_FILE, save_atomically
+from tokstudy.training.core import save_atomically
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopSettings, Task, train
@@ -191,15 +190,16 @@ def train_translation_model(
     config: TrainConfig,
     *,
     on_step: Callable[[int], None] | None = None,
-    checkpoint_dir: Path | None = None,
+    checkpoint_root: Path | None = None,
 ) -> dict:
     """Train one model; the best one by dev chrF is saved in ``out_dir/model``.
 
     Passing the same tokenizer object for both sides makes a joint vocabulary (one
     embedding matrix for encoder, decoder and output). A rerun after a kill resumes from
     the checkpoint of the last evaluation. ``on_step(step)`` is called after each
-    completed step (progress hooks, tests); ``checkpoint_dir``: where the checkpoint lives
-    (``out_dir`` unless given). Returns the summary it writes.
+    completed step (progress hooks, tests); ``checkpoint_root``: the checkpoint lives in
+    ``checkpoint_root/<settings fingerprint>`` (in ``out_dir`` unless given). Returns the
+    summary it writes.
     """
     out_dir = Path(out_dir)
     torch.manual_seed(config.seed)
@@ -223,6 +223,7 @@ def train_translation_model(
     fingerprint = run_fingerprint(
         config, source_tokenizer, target_tokenizer, train_pairs, dev_pairs
     )
+    checkpoint_dir = checkpoint_folder(checkpoint_root, fingerprint)
     dev_decoding = DecodeConfig(
         beam_size=config.dev_beam_size,
         device=config.device,
@@ -298,10 +299,6 @@ def train_translation_model(
         "mfu": result.mfu,
     }
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    for folder in {out_dir, Path(checkpoint_dir or out_dir)}:
-        (folder / CHECKPOINT_FILE).unlink(missing_ok=True)
-    if checkpoint_dir is not None:
-        with contextlib.suppress(OSError):
-            Path(checkpoint_dir).rmdir()
+    drop_checkpoint(out_dir, checkpoint_dir)
     log.info("best dev chrF %.2f at step %d", best["dev_chrf"], best["step"])
     return summary

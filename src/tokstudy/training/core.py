@@ -28,6 +28,7 @@ import torch
 
 from tokstudy.errors import TokstudyError
 from tokstudy.training.checkpoint import (
+    CHECKPOINT_FILE,
     REQUIRED_KEYS,
     load_checkpoint,
     restore_rng_states,
@@ -38,7 +39,6 @@ from tokstudy.training.device import autocast
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_FILE = "checkpoint.pt"
 LOG_FILE = "train_log.csv"
 
 
