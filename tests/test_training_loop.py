@@ -9,8 +9,9 @@ import pytest
 import torch
 from transformers import LlamaConfig
 
+from tokstudy.errors import TokstudyError
 from tokstudy.models.clm import train_flops_per_token
-from tokstudy.training.device import peak_flops, peak_for_name
+from tokstudy.training.device import check_compile, peak_flops, peak_for_name
 from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, Task, train
 
 
@@ -111,3 +112,12 @@ def test_a_killed_loop_resumes_to_the_same_weights(tmp_path: Path) -> None:
     task, resumed = _train(tmp_path / "killed")
     assert task.asked == [2, 3, 4, 5]  # from the checkpoint at step 2
     assert torch.equal(whole.weight, resumed.weight) and torch.equal(whole.bias, resumed.bias)
+
+
+def test_compile_without_a_cpu_compiler_is_one_line_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no g++, c++ or clang++ on it
+    monkeypatch.delenv("CXX", raising=False)
+    with pytest.raises(TokstudyError, match=r"^models\.clm\.compile: .*C\+\+ compiler"):
+        check_compile(torch.device("cpu"), "models.clm.compile")

@@ -452,6 +452,7 @@ def _train(
         grad_clip=config.grad_clip,
         bf16=config.bf16,
         compile=config.compile,
+        compile_key="models.clm.compile",
         eval_every=config.eval_every or max(1, batches.sampler.n_blocks // config.batch_size),
         patience=config.patience,
         flops_per_token=flops_per_token,

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
+import os
 import platform
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,6 +84,26 @@ def peak_flops(device: torch.device, bf16: bool) -> float | None:
     if peak is None:
         log.warning("%s is not in the table of peak FLOP/s: MFU not reported", name)
     return peak
+
+
+#: the C++ compilers torch.compile's CPU backend can use
+CPU_COMPILERS = ("g++", "c++", "clang++")
+
+
+def check_compile(device: torch.device, key: str) -> None:
+    """A one-line error naming the config ``key`` when ``torch.compile`` cannot run on
+    ``device``: no dynamo on this platform, no C++ compiler (CPU), no Triton (CUDA)."""
+    if not torch._dynamo.is_dynamo_supported():
+        raise TokstudyError(f"{key}: torch.compile is not supported by this torch/Python")
+    if device.type == "cpu":
+        compilers = [os.environ["CXX"]] if os.environ.get("CXX") else list(CPU_COMPILERS)
+        if not any(shutil.which(name) for name in compilers):
+            raise TokstudyError(
+                f"{key}: torch.compile on the CPU needs a C++ compiler; none of "
+                f"{', '.join(compilers)} is on PATH (set {key}: false)"
+            )
+    elif importlib.util.find_spec("triton") is None:
+        raise TokstudyError(f"{key}: torch.compile on CUDA needs Triton, which is not installed")
 
 
 def prepare_device(device: torch.device) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 import torch
 
 from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun
-from tokstudy.training.device import peak_flops, prepare_device
+from tokstudy.training.device import check_compile, peak_flops, prepare_device
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,8 @@ class LoopSettings:
     on_bad_checkpoint: str = "error"
     restart_hint: str = "delete it to restart"
     checkpoint_dir: Path | None = None
+    #: the config key of ``compile`` in error messages
+    compile_key: str = "compile"
 
 
 class Task:
@@ -142,6 +144,8 @@ def train(
     """Train ``model`` on ``task`` for ``settings.steps`` steps in ``out_dir`` (resuming
     from its checkpoint); ``on_step(done)`` runs after each step (progress hooks, tests)."""
     prepare_device(device)
+    if settings.compile:
+        check_compile(device, settings.compile_key)
     run = TrainingRun(
         out_dir,
         model,
