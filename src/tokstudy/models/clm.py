@@ -484,9 +484,13 @@ def _training_facts(summary_file: Path) -> dict[str, Any]:
     summary = json.loads(summary_file.read_text(encoding="utf-8"))
     keys = ("parameters", "epochs_done", "steps", "train_bytes", "train_tokens", "train_flops")
     config = summary["config"]
-    return {"preset": config["preset"], "budget": config["budget"]} | {
-        key: summary[key] for key in keys
-    }
+    # throughput and MFU (empty on the CPU): runs trained before the shared loop lack them
+    speed = {key: summary.get(key) for key in ("tokens_per_s", "mfu")}
+    return (
+        {"preset": config["preset"], "budget": config["budget"]}
+        | {key: summary[key] for key in keys}
+        | speed
+    )
 
 
 # --- scoring a trained model -------------------------------------------------------------

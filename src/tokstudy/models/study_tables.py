@@ -115,6 +115,8 @@ CLM_TRAINING_COLUMNS = (
     "train_bytes",
     "train_tokens",
     "train_flops",
+    "tokens_per_s",
+    "mfu",
 )
 
 
