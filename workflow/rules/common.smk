@@ -3,7 +3,7 @@ from pathlib import Path
 from tokstudy.code_fingerprint import code_fingerprint
 from tokstudy.cells import Cell
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
-from tokstudy.study.paths import CELL, benchmark_path, log_path
+from tokstudy.study.paths import CELL, benchmark_path, checkpoint_path, log_path
 
 # `study` and `planners` (its StudyPlan) come from the Snakefile, which builds them once.
 SPLITS = list(CORPUS_SPLITS)
@@ -18,6 +18,13 @@ def step(function):
     RUN_STEP: its name and the fingerprint of its code (tokstudy.code_fingerprint), so that
     a change to that code, and only to that code, reruns the rule's jobs."""
     return {"step": function, "code": code_fingerprint(function)}
+
+
+def checkpoints(rule, run):
+    """``params:`` the checkpoint root of a training job whose run folder is the pattern
+    ``run`` (``checkpoint_path``: outside the declared outputs, so Snakemake never
+    deletes a checkpoint of a killed job)."""
+    return lambda w: out(checkpoint_path(rule, run), **dict(w.items()))
 
 
 def out(pattern, **values):

@@ -86,6 +86,7 @@ rule pretrain_mlm:
     params:
         **step("tokstudy.models.steps.pretrain_mlm"),
         config=lambda w: plan.seeded("pretrain", w.seed),
+        checkpoints=checkpoints("pretrain_mlm", plan.PRETRAIN),
     log:
         out(log_path("pretrain_mlm", plan.RUN_CELL)),
     conda:
@@ -158,6 +159,7 @@ rule train_clm:
         directory(out(plan.CLM_TRAIN)),
     params:
         config=lambda w: plan.clm_settings(w.scale, w.seed),
+        checkpoints=checkpoints("train_clm", plan.CLM_TRAIN),
         **step("tokstudy.models.steps.train_clm"),
     log:
         out(log_path("train_clm", plan.CLM_CELL)),

@@ -100,6 +100,7 @@ rule nmt_train:
     params:
         **step("tokstudy.nmt.steps.nmt_train"),
         config=lambda w: nmt_plan.seeded_training(w.seed),
+        checkpoints=checkpoints("nmt_train", nmt_plan.RUN),
     log:
         out(log_path("nmt_train", nmt_plan.RUN_CELL)),
     conda:

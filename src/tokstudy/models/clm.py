@@ -21,7 +21,8 @@ at least ``context - stride`` tokens of left context (all of them near the start
 Training folder of one run::
 
     checkpoint.pt     last checkpoint (removed when the run completes)
-    train_log.csv     step, loss, validation_loss, lr, tokens_per_s, elapsed_s
+    train_log.csv     step, loss, validation_loss, lr, tokens_per_s, flops_per_s, mfu,
+                      elapsed_s (mfu: share of the device's dense peak; empty on the CPU)
     model/            the trained ``LlamaForCausalLM`` (``save_pretrained``)
     train.json        settings, budget and summary, written last: the completion marker
 
@@ -35,7 +36,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,23 +59,28 @@ from tokstudy.models.heldout import (
 )
 from tokstudy.models.pretrain import MODEL_DIR, build_optimizer
 from tokstudy.models.tsv import write_tsv
-from tokstudy.training.checkpoint import settings_fingerprint
-from tokstudy.training.core import (
-    CHECKPOINT_FILE,
-    EarlyStopping,
-    Throughput,
-    TrainingRun,
-    save_atomically,
-)
+from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
+from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
+from tokstudy.training.flops import encoder_flops_per_token
+from tokstudy.training.loop import LoopSettings, Task, result_summary, train
 
 log = logging.getLogger(__name__)
 
 SUMMARY_FILE = "train.json"
 SCORES_FILE = "clm.tsv"
 DETAILS_FILE = "clm.json"
-LOG_COLUMNS = ("step", "loss", "validation_loss", "lr", "tokens_per_s", "elapsed_s")
+LOG_COLUMNS = (
+    "step",
+    "loss",
+    "validation_loss",
+    "lr",
+    "tokens_per_s",
+    "flops_per_s",
+    "mfu",
+    "elapsed_s",
+)
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
 NON_TRAINING_KEYS = frozenset(
     {
@@ -234,10 +239,15 @@ def llama_config(tokenizer: Any, config: ClmConfig) -> LlamaConfig:
 def train_flops_per_token(model_config: LlamaConfig, context: int) -> float:
     """Training FLOPs per token: 6 · matmul parameters (layers and the output head) plus
     12 · layers · context · hidden for the attention scores and values (counted in full)."""
-    d, layers = model_config.hidden_size, model_config.num_hidden_layers
-    per_layer = 4 * d * d + 3 * d * model_config.intermediate_size
-    matmul_params = layers * per_layer + model_config.vocab_size * d
-    return 6.0 * matmul_params + 12.0 * layers * context * d
+    d = model_config.hidden_size
+    return encoder_flops_per_token(
+        layers=model_config.num_hidden_layers,
+        hidden=d,
+        intermediate=model_config.intermediate_size,
+        context=context,
+        ffn_matrices=3,
+        head_params=model_config.vocab_size * d,
+    )
 
 
 def training_steps(config: ClmConfig, n_blocks: int, flops_per_token: float) -> int:
@@ -337,10 +347,13 @@ def train_clm(
     config: ClmConfig,
     *,
     on_step: Callable[[int], None] | None = None,
+    checkpoint_root: Path | None = None,
 ) -> Path:
     """Train one decoder on the cell's pre-tokenized training text; the model folder.
 
-    ``on_step(step)`` runs after each step (progress hooks, tests).
+    ``on_step(step)`` runs after each step (progress hooks, tests); ``checkpoint_root``:
+    the checkpoint lives in ``checkpoint_root/<settings fingerprint>`` (in ``out_dir``
+    unless given).
     """
     out_dir = Path(out_dir)
     tokenizer = load_transformers_tokenizer(tokenizer_dir)
@@ -359,6 +372,7 @@ def train_clm(
     _check_data(config, facts, str(corpus_dir))
     settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
     fingerprint = settings_fingerprint(settings, corpus.meta["fingerprint"])
+    checkpoint_dir = checkpoint_folder(checkpoint_root, fingerprint)
     log.info(
         "%s: %d parameters, %d training tokens (%d bytes, %d blocks), %d steps (%s budget), "
         "%.3g training FLOPs",
@@ -381,6 +395,8 @@ def train_clm(
         device,
         fingerprint,
         on_step,
+        flops_per_token=flops_per_token,
+        checkpoint_dir=checkpoint_dir,
     )
     tokens = result["steps"] * config.batch_size * config.context
     summary = {
@@ -406,7 +422,7 @@ def train_clm(
     }
     model_dir = save_atomically(model.save_pretrained, out_dir / MODEL_DIR)
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    (out_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
+    drop_checkpoint(out_dir, checkpoint_dir)
     return model_dir
 
 
@@ -420,17 +436,35 @@ def next_token_loss(
     )
 
 
-#: what the log adds to the first step's time
-COMPILING = {True: " (torch.compile compiles the loss here)", False: ""}
+class ClmTask(Task):
+    """The clm task on the shared loop: stream blocks, next-token loss, validation loss.
 
-
-def training_loss(compile_loss: bool) -> Callable[..., torch.Tensor]:
-    """:func:`next_token_loss`, compiled by ``torch.compile`` when ``compile_loss`` is set.
-
-    The function is compiled, not the model, so the model keeps its own parameter names in
-    checkpoints and ``save_pretrained``; its backward is compiled with it.
+    With ``models.clm.compile`` the loop compiles :meth:`loss` (the loss function, not the
+    model, so the model keeps its own parameter names in checkpoints and
+    ``save_pretrained``; its backward is compiled with it).
     """
-    return torch.compile(next_token_loss) if compile_loss else next_token_loss
+
+    log_columns = ("loss", "validation_loss")
+
+    def __init__(
+        self, batches: StreamBatches, validation: np.ndarray, config: ClmConfig, device
+    ) -> None:
+        self.batches = batches
+        self.validation = validation
+        self.config = config
+        self.device = device
+
+    def batch(self, step: int) -> tuple[tuple[torch.Tensor, torch.Tensor], int]:
+        inputs, targets = self.batches(step)
+        return (inputs, targets), targets.numel()
+
+    def loss(self, model: torch.nn.Module, batch: Any) -> Any:
+        loss = next_token_loss(model, *batch)
+        return loss, {"loss": loss.detach().float()}
+
+    def evaluate(self, model: torch.nn.Module, step: int) -> tuple[dict[str, Any], float]:
+        loss = validation_loss(model, self.validation, self.config, self.device)
+        return {"validation_loss": loss}, -loss
 
 
 def _train(
@@ -443,91 +477,45 @@ def _train(
     device: torch.device,
     fingerprint: str,
     on_step: Callable[[int], None] | None,
+    *,
+    flops_per_token: float = 0.0,
+    checkpoint_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """The step loop on the shared core: resume, log, validate, stop early, checkpoint."""
-    optimizer, scheduler = build_optimizer(model, config, steps, int(config.warmup_ratio * steps))
-    run = TrainingRun(
-        out_dir,
+    """The clm task on the shared loop (:func:`tokstudy.training.loop.train`)."""
+    optimizer, scheduler = build_optimizer(
+        model, config, steps, int(config.warmup_ratio * steps), fused=device.type == "cuda"
+    )
+    settings = LoopSettings(
+        steps=steps,
+        log_every=config.log_every,
+        checkpoint_every=config.checkpoint_every,
+        grad_clip=config.grad_clip,
+        bf16=config.bf16,
+        compile=config.compile,
+        compile_key="models.clm.compile",
+        eval_every=config.eval_every or max(1, batches.sampler.n_blocks // config.batch_size),
+        patience=config.patience,
+        flops_per_token=flops_per_token,
+        on_bad_checkpoint=config.on_bad_checkpoint,
+        restart_hint="delete it to restart, or set models.clm.on_bad_checkpoint: restart",
+        checkpoint_dir=checkpoint_dir,
+    )
+    task = ClmTask(batches, validation, config, device)
+    result = train(
         model,
         optimizer,
         scheduler,
+        task,
+        settings,
+        out_dir,
         device=device,
-        bf16=config.bf16,
-        grad_clip=config.grad_clip,
         run_fingerprint=fingerprint,
-        log_columns=LOG_COLUMNS,
-        on_bad_checkpoint=config.on_bad_checkpoint,
-        restart_hint="delete it to restart, or set models.clm.on_bad_checkpoint: restart",
+        on_step=on_step,
     )
-    start, state = run.resume()
-    stopper = EarlyStopping(config.patience, "neg_validation_loss", **state.get("stopping", {}))
-    eval_every = config.eval_every or max(1, batches.sampler.n_blocks // config.batch_size)
-    model.train()
-    running, interval, throughput = torch.zeros((), device=device), 0, Throughput()
-    started, done, last_loss, stopped_early = time.perf_counter(), start, float("nan"), False
-    cpu_started = time.process_time()
-    loss_of = training_loss(config.compile)
-    for step in range(start, steps):
-        inputs, targets = (t.to(device) for t in batches(step))
-        with run.autocast():
-            loss = loss_of(model, inputs, targets)
-        run.update(loss)
-        if step == start:
-            log.info(
-                "first step: %.1f s%s", time.perf_counter() - started, COMPILING[config.compile]
-            )
-        running += loss.detach().float()
-        throughput.add(targets.numel())
-        interval, done = interval + 1, step + 1
-        evaluate = done % eval_every == 0 or done == steps
-        if done % config.log_every == 0 or evaluate:
-            last_loss = running.item() / interval
-            row = {
-                "step": done,
-                "loss": last_loss,
-                "validation_loss": "",
-                "lr": run.lr,
-                "tokens_per_s": throughput.per_second(),
-                "elapsed_s": time.perf_counter() - started,
-            }
-            if evaluate:
-                row["validation_loss"] = validation_loss(model, validation, config, device)
-                stopper.update({"step": done, "neg_validation_loss": -row["validation_loss"]})
-            run.log.append(row)
-            log.info(
-                "step %d/%d loss %.4f validation %s lr %.2e %.0f tokens/s",
-                done,
-                steps,
-                last_loss,
-                row["validation_loss"],
-                row["lr"],
-                row["tokens_per_s"],
-            )
-            running.zero_()
-            interval = 0
-            throughput.restart()
-        stopped_early = config.patience > 0 and evaluate and stopper.stop
-        if stopped_early:
-            log.warning(
-                "early stopping at step %d of %d: %d evaluations without a lower validation loss",
-                done,
-                steps,
-                config.patience,
-            )
-            break
-        if done % config.checkpoint_every == 0 and done < steps:
-            run.checkpoint(done, stopping=stopper.state())
-        if on_step is not None:
-            on_step(done)
-    best = stopper.best or {}
+    best = result.best or {}
     return {
-        "steps": done,
-        "stopped_early": stopped_early,
-        "final_loss": last_loss,
-        "best_validation_loss": -best.get("neg_validation_loss", float("nan")),
-        "train_seconds": time.perf_counter() - started,
-        # CPU time of this process: the wall time on an idle machine at one thread
-        "train_cpu_seconds": time.process_time() - cpu_started,
+        **result_summary(result),
+        "best_validation_loss": -best.get("score", float("nan")),
     }
 
 
@@ -548,11 +536,17 @@ def _training_facts(summary_file: Path) -> dict[str, Any]:
         "best_validation_loss",
     )
     config = summary["config"]
-    return {
-        "preset": config["preset"],
-        "budget": config["budget"],
-        "validation_lines": config["validation_lines"],
-    } | {key: summary[key] for key in keys}
+    # throughput and MFU (empty on the CPU): runs trained before the shared loop lack them
+    speed = {key: summary.get(key) for key in ("tokens_per_s", "mfu")}
+    return (
+        {
+            "preset": config["preset"],
+            "budget": config["budget"],
+            "validation_lines": config["validation_lines"],
+        }
+        | {key: summary[key] for key in keys}
+        | speed
+    )
 
 
 # --- scoring a trained model -------------------------------------------------------------

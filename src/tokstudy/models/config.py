@@ -223,7 +223,7 @@ class ClmConfig(RunSettings):
     ``heldout_max_lines``: held-out lines scored (0: all). ``undertrained_margin``: a
     model whose bits per byte is less than this fraction below the unigram baseline's is
     flagged ``undertrained``. ``compile``: the training loss (forward and backward) runs
-    through ``torch.compile`` (:func:`tokstudy.models.clm.training_loss`).
+    through ``torch.compile`` (:class:`tokstudy.models.clm.ClmTask`).
     ``min_tokens_per_parameter``: training refuses at start when the training text has
     fewer tokens per non-embedding parameter (0: no check; Chinchilla's compute-optimal
     ratio is about 20). ``bootstrap_resamples``: resamples of held-out lines for the

@@ -53,9 +53,15 @@ class ModelFamily(Protocol):
         ...
 
     def pretrain(
-        self, tokenizer_dir: Path | None, corpus_dir: Path, out_dir: Path, config: PretrainConfig
+        self,
+        tokenizer_dir: Path | None,
+        corpus_dir: Path,
+        out_dir: Path,
+        config: PretrainConfig,
+        checkpoint_root: Path | None = None,
     ) -> Path:
-        """Build a model and pretrain it (one seed); the saved model folder. Reruns resume."""
+        """Build a model and pretrain it (one seed); the saved model folder. Reruns resume
+        (from ``checkpoint_root/<settings fingerprint>`` when given)."""
         ...
 
     def load_for_task(self, model_dir: Path, task: str, labels: Sequence[str]) -> Any:
@@ -84,11 +90,18 @@ class Bert:
         return (Path(model_dir) / BERT_CONFIG_FILE).is_file()
 
     def pretrain(
-        self, tokenizer_dir: Path | None, corpus_dir: Path, out_dir: Path, config: PretrainConfig
+        self,
+        tokenizer_dir: Path | None,
+        corpus_dir: Path,
+        out_dir: Path,
+        config: PretrainConfig,
+        checkpoint_root: Path | None = None,
     ) -> Path:
         """Pretrain on a corpus pre-tokenized with ``tokenizer_dir``'s tokenizer."""
         tokenizer = self.task_tokenizer(out_dir, tokenizer_dir)
-        return pretrain_bert(tokenizer, corpus_dir, out_dir, config)
+        return pretrain_bert(
+            tokenizer, corpus_dir, out_dir, config, checkpoint_root=checkpoint_root
+        )
 
     def load_for_task(self, model_dir: Path, task: str, labels: Sequence[str]) -> Any:
         """``BertForTokenClassification`` or ``BertForSequenceClassification``."""
@@ -132,10 +145,17 @@ class CharacterBert:
         return (Path(model_dir) / charbert.CONFIG_FILE).is_file()
 
     def pretrain(
-        self, tokenizer_dir: Path | None, corpus_dir: Path, out_dir: Path, config: PretrainConfig
+        self,
+        tokenizer_dir: Path | None,
+        corpus_dir: Path,
+        out_dir: Path,
+        config: PretrainConfig,
+        checkpoint_root: Path | None = None,
     ) -> Path:
         """Pretrain on a folder from :func:`tokstudy.models.charbert.prepare_charbert`."""
-        return charbert.pretrain_charbert(corpus_dir, out_dir, config)
+        return charbert.pretrain_charbert(
+            corpus_dir, out_dir, config, checkpoint_root=checkpoint_root
+        )
 
     def load_for_task(
         self, model_dir: Path, task: str, labels: Sequence[str]

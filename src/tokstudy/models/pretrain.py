@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,23 +30,18 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
 from tokstudy.models.masking import Masker
-from tokstudy.training.checkpoint import (
-    settings_fingerprint,
-)
-from tokstudy.training.core import (
-    CHECKPOINT_FILE,
-    Throughput,
-    TrainingRun,
-    save_atomically,
-)
+from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
+from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
+from tokstudy.training.flops import encoder_flops_per_token
+from tokstudy.training.loop import LoopSettings, Task, train
 
 log = logging.getLogger(__name__)
 
 MODEL_DIR = "model"
 SUMMARY_FILE = "pretrain.json"
-LOG_COLUMNS = ("step", "loss", "lr", "tokens_per_s", "elapsed_s")
+LOG_COLUMNS = ("step", "loss", "lr", "tokens_per_s", "flops_per_s", "mfu", "elapsed_s")
 
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
 NON_TRAINING_KEYS = frozenset(
@@ -85,6 +79,8 @@ class TrainResult:
     final_loss: float
     tokens_per_s: float
     device: str
+    flops_per_s: float = 0.0
+    mfu: float | None = None
 
 
 def bert_config(tokenizer: Any, config: PretrainConfig) -> BertConfig:
@@ -158,9 +154,15 @@ def fingerprint(config: PretrainConfig, extra: str = "") -> str:
 
 
 def build_optimizer(
-    model: torch.nn.Module, config: PretrainConfig, total_steps: int, warmup_steps: int
+    model: torch.nn.Module,
+    config: PretrainConfig,
+    total_steps: int,
+    warmup_steps: int,
+    *,
+    fused: bool = False,
 ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler]:
-    """AdamW (no weight decay on biases and LayerNorm) with linear warm-up and decay."""
+    """AdamW (no weight decay on biases and LayerNorm; its fused CUDA kernel when
+    ``fused``) with linear warm-up and decay."""
     decay, no_decay = [], []
     for name, param in model.named_parameters():
         if not param.requires_grad:
@@ -172,9 +174,26 @@ def build_optimizer(
             {"params": no_decay, "weight_decay": 0.0},
         ],
         lr=config.lr,
+        **({"fused": True} if fused else {}),
     )
     scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
     return optimizer, scheduler
+
+
+class MlmTask(Task):
+    """Masked-LM pretraining on the shared loop: the batches and loss of each step."""
+
+    def __init__(self, batches: BatchSource, loss_fn: LossFn) -> None:
+        self.batches = batches
+        self.loss_fn = loss_fn
+
+    def batch(self, step: int) -> tuple[dict[str, torch.Tensor], int]:
+        batch = self.batches(step)
+        return batch, batch["labels"].numel()
+
+    def loss(self, model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> Any:
+        loss = self.loss_fn(model, batch)
+        return loss, {"loss": loss.detach().float()}
 
 
 def train_loop(
@@ -187,81 +206,82 @@ def train_loop(
     run_fingerprint: str,
     loss_fn: LossFn,
     on_step: Callable[[int], None] | None = None,
+    flops_per_token: float = 0.0,
+    checkpoint_dir: Path | None = None,
 ) -> TrainResult:
-    """Train ``model`` for ``config.steps`` steps, resuming from ``out_dir``'s checkpoint.
+    """Train ``model`` for ``config.steps`` steps on the shared loop
+    (:func:`tokstudy.training.loop.train`), resuming from the checkpoint.
 
     ``loss_fn(model, batch)`` gives the batch's loss; ``on_step(step)`` is called after
-    each completed step (progress hooks, tests).
+    each completed step (progress hooks, tests); ``checkpoint_dir``: where the checkpoint
+    lives (``out_dir`` unless given).
     """
     model.to(device)
     optimizer, scheduler = build_optimizer(
-        model, config, config.steps, min(config.warmup_steps, config.steps)
+        model,
+        config,
+        config.steps,
+        min(config.warmup_steps, config.steps),
+        fused=device.type == "cuda",
     )
-    run = TrainingRun(
-        out_dir,
+    settings = LoopSettings(
+        steps=config.steps,
+        log_every=config.log_every,
+        checkpoint_every=config.checkpoint_every,
+        grad_clip=config.grad_clip,
+        bf16=config.bf16,
+        flops_per_token=flops_per_token,
+        on_bad_checkpoint=config.on_bad_checkpoint,
+        restart_hint="delete it to restart, or set models.pretrain.on_bad_checkpoint: restart",
+        checkpoint_dir=checkpoint_dir,
+    )
+    result = train(
         model,
         optimizer,
         scheduler,
+        MlmTask(batches, loss_fn),
+        settings,
+        out_dir,
         device=device,
-        bf16=config.bf16,
-        grad_clip=config.grad_clip,
         run_fingerprint=run_fingerprint,
-        log_columns=LOG_COLUMNS,
-        on_bad_checkpoint=config.on_bad_checkpoint,
-        restart_hint="delete it to restart, or set models.pretrain.on_bad_checkpoint: restart",
+        on_step=on_step,
     )
-    start, _ = run.resume()
-    model.train()
-    running_loss = torch.zeros((), device=device)
-    interval_steps, throughput = 0, Throughput()
-    run_start = time.perf_counter()
-    last_loss, total_tokens = float("nan"), 0
-    for step in range(start, config.steps):
-        batch = {key: value.to(device, non_blocking=True) for key, value in batches(step).items()}
-        with run.autocast():
-            loss = loss_fn(model, batch)
-        run.update(loss)
-        running_loss += loss.detach().float()
-        throughput.add(batch["labels"].numel())
-        interval_steps += 1
-        done = step + 1
-        if done % config.log_every == 0 or done == config.steps:
-            last_loss = running_loss.item() / interval_steps
-            row = {
-                "step": done,
-                "loss": last_loss,
-                "lr": run.lr,
-                "tokens_per_s": throughput.per_second(),
-                "elapsed_s": time.perf_counter() - run_start,
-            }
-            run.log.append(row)
-            log.info(
-                "step %d/%d loss %.4f lr %.2e %.0f tokens/s",
-                done,
-                config.steps,
-                *(row[key] for key in ("loss", "lr", "tokens_per_s")),
-            )
-            total_tokens += throughput.tokens
-            running_loss.zero_()
-            interval_steps = 0
-            throughput.restart()
-        if done % config.checkpoint_every == 0 and done < config.steps:
-            run.checkpoint(done)
-        if on_step is not None:
-            on_step(done)
-    elapsed = time.perf_counter() - run_start
-    return TrainResult(config.steps, last_loss, total_tokens / max(elapsed, 1e-9), describe(device))
+    return TrainResult(
+        config.steps,
+        result.final_loss,
+        result.tokens_per_s,
+        describe(device),
+        result.flops_per_s,
+        result.mfu,
+    )
+
+
+def bert_flops_per_token(model_config: BertConfig, config: PretrainConfig) -> float:
+    """Training FLOPs per token of BERT MLM: the encoder, and the output head (transform
+    and vocabulary projection) on the masked share of the positions only
+    (:func:`bert_mlm_loss`)."""
+    d = model_config.hidden_size
+    head = config.mlm_probability * (d * d + model_config.vocab_size * d)
+    return encoder_flops_per_token(
+        layers=model_config.num_hidden_layers,
+        hidden=d,
+        intermediate=model_config.intermediate_size,
+        context=config.max_length,
+        ffn_matrices=2,
+        head_params=head,
+    )
 
 
 def finish_run(
     out_dir: Path,
     save_model: Callable[[Path], None],
     summary: dict[str, Any],
+    checkpoint_dir: Path | None = None,
 ) -> Path:
     """Save the model atomically, write the summary marker, drop the checkpoint."""
     model_dir = save_atomically(save_model, out_dir / MODEL_DIR)
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    (out_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
+    drop_checkpoint(out_dir, checkpoint_dir)
     return model_dir
 
 
@@ -272,8 +292,12 @@ def pretrain_bert(
     config: PretrainConfig,
     *,
     on_step: Callable[[int], None] | None = None,
+    checkpoint_root: Path | None = None,
 ) -> Path:
-    """Pretrain a BERT masked-LM on a pre-tokenized corpus; the saved model folder."""
+    """Pretrain a BERT masked-LM on a pre-tokenized corpus; the saved model folder.
+
+    ``checkpoint_root``: the checkpoint lives in ``checkpoint_root/<settings fingerprint>``
+    (in ``out_dir`` unless given)."""
     out_dir = Path(out_dir)
     corpus = TokenCorpus.open(corpus_dir)
     if corpus.meta["vocab_size"] != len(tokenizer):
@@ -283,17 +307,22 @@ def pretrain_bert(
         )
     device = resolve_device(config.device, config.on_missing_gpu)
     torch.manual_seed(config.seed)
-    model = BertForMaskedLM(bert_config(tokenizer, config))
+    model_config = bert_config(tokenizer, config)
+    model = BertForMaskedLM(model_config)
     batches = BertBatches(corpus, tokenizer, config)
+    run_fingerprint = fingerprint(config, corpus.meta["fingerprint"])
+    checkpoint_dir = checkpoint_folder(checkpoint_root, run_fingerprint)
     result = train_loop(
         model,
         batches,
         config,
         out_dir,
         device=device,
-        run_fingerprint=fingerprint(config, corpus.meta["fingerprint"]),
+        run_fingerprint=run_fingerprint,
         loss_fn=bert_mlm_loss,
         on_step=on_step,
+        flops_per_token=bert_flops_per_token(model_config, config),
+        checkpoint_dir=checkpoint_dir,
     )
     summary = {
         "architecture": "bert",
@@ -305,7 +334,7 @@ def pretrain_bert(
         **result.__dict__,
         **learned_or_not(result.final_loss, corpus.ids, config.undertrained_margin, out_dir),
     }
-    return finish_run(out_dir, model.save_pretrained, summary)
+    return finish_run(out_dir, model.save_pretrained, summary, checkpoint_dir)
 
 
 def learned_or_not(

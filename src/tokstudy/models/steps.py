@@ -83,6 +83,7 @@ def pretrain_mlm(snakemake: Snakemake) -> None:
         Path(snakemake.input.corpus),
         Path(snakemake.output[0]),
         from_mapping(PretrainConfig, snakemake.params.config, "models.pretrain"),
+        Path(snakemake.params.checkpoints),
     )
 
 
@@ -144,6 +145,7 @@ def train_clm(snakemake: Snakemake) -> None:
         Path(snakemake.input.train),
         Path(snakemake.output[0]),
         from_mapping(ClmConfig, snakemake.params.config, "models.clm"),
+        checkpoint_root=Path(snakemake.params.checkpoints),
     )
 
 

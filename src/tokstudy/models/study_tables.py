@@ -122,6 +122,8 @@ CLM_TRAINING_COLUMNS = (
     "train_flops",
     "validation_lines",
     "best_validation_loss",
+    "tokens_per_s",
+    "mfu",
 )
 
 

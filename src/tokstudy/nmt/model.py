@@ -103,14 +103,16 @@ def label_smoothed_loss(
 
 
 def optimizer_and_schedule(
-    model: torch.nn.Module, config: TrainConfig
+    model: torch.nn.Module, config: TrainConfig, *, fused: bool = False
 ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LambdaLR]:
-    """AdamW and the inverse-square-root schedule with linear warm-up to ``config.lr``."""
+    """AdamW (its fused CUDA kernel when ``fused``) and the inverse-square-root schedule
+    with linear warm-up to ``config.lr``."""
     optimizer = torch.optim.AdamW(
         model.parameters(),
         lr=config.lr,
         betas=(config.adam_betas[0], config.adam_betas[1]),
         eps=ADAM_EPSILON,
         weight_decay=config.weight_decay,
+        **({"fused": True} if fused else {}),
     )
     return optimizer, get_inverse_sqrt_schedule(optimizer, num_warmup_steps=config.warmup_steps)

@@ -42,8 +42,10 @@ def train(
     target_tokenizer_dir: Path,
     out_dir: Path,
     config: TrainConfig,
+    checkpoint_root: Path | None = None,
 ) -> dict:
-    """Train one model (one seed) on the split's train pairs, early-stopped on dev chrF."""
+    """Train one model (one seed) on the split's train pairs, early-stopped on dev chrF;
+    its checkpoint under ``checkpoint_root`` (see :func:`train_translation_model`)."""
     languages = parse_direction(direction)
     source_tokenizer, target_tokenizer = load_tokenizers(source_tokenizer_dir, target_tokenizer_dir)
     return train_translation_model(
@@ -53,6 +55,7 @@ def train(
         read_split(split_dir, "dev", languages),
         out_dir,
         config,
+        checkpoint_root=checkpoint_root,
     )
 
 

@@ -81,6 +81,7 @@ def nmt_train(snakemake: Snakemake) -> None:
         *_run_inputs(snakemake),
         Path(snakemake.output[0]),
         from_mapping(TrainConfig, snakemake.params.config, "nmt.train"),
+        Path(snakemake.params.checkpoints),
     )
 
 

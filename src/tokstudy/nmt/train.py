@@ -24,25 +24,32 @@ import hashlib
 import itertools
 import json
 import logging
-import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
-from tokstudy.nmt.batching import collate, encode_pairs, shared_special_ids, token_batches
+from tokstudy.nmt.batching import (
+    IGNORE_INDEX,
+    collate,
+    encode_pairs,
+    shared_special_ids,
+    token_batches,
+)
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
 from tokstudy.nmt.scoring import corpus_scores, detokenize
 from tokstudy.tokenizers.base import Tokenizer
-from tokstudy.training.checkpoint import settings_fingerprint
+from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
 from tokstudy.training.config import to_dict
-from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun, save_atomically
+from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
+from tokstudy.training.flops import encoder_flops_per_token
+from tokstudy.training.loop import LoopSettings, Task, train
 
 log = logging.getLogger(__name__)
 
@@ -57,30 +64,12 @@ LOG_COLUMNS = (
     "dev_chrf",
     "dev_bleu",
     "tokens_per_s",
+    "flops_per_s",
+    "mfu",
     "elapsed_s",
 )
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
 NON_TRAINING_KEYS = frozenset({"device", "on_missing_gpu"})
-
-
-@dataclass
-class Window:
-    """Training loss and NLL since the last evaluation."""
-
-    loss: float = 0.0
-    nll: float = 0.0
-    target_tokens: int = 0
-
-    def add(self, loss: float, nll: float, target_tokens: int) -> None:
-        """Count one training step."""
-        self.loss += loss
-        self.nll += nll
-        self.target_tokens += target_tokens
-
-    def row(self) -> dict[str, float]:
-        """Per-target-token loss and NLL."""
-        per_token = max(self.target_tokens, 1)
-        return {"loss": self.loss / per_token, "nll": self.nll / per_token}
 
 
 def epoch_batches(
@@ -92,20 +81,88 @@ def epoch_batches(
             yield epoch, batch
 
 
-def train_step(
-    run: TrainingRun, batch: dict[str, torch.Tensor], label_smoothing: float
-) -> tuple[float, float, int]:
-    """One optimizer update; returns summed smoothed loss, summed NLL and target tokens."""
-    run.model.train()
-    with run.autocast():
-        logits = run.model(
+class NmtTask(Task):
+    """Translation on the shared loop: token-budget batches, label-smoothed loss, dev chrF.
+
+    The log sums the loss and NLL of the window (per target token in the row); an
+    evaluation translates the dev sources and scores chrF (early stopping's score) and
+    BLEU; the best model so far is saved in ``out_dir/model``.
+    """
+
+    log_columns = ("epoch", "loss", "nll", "dev_chrf", "dev_bleu")
+
+    def __init__(self, examples, special, lengths, config, evaluate, save) -> None:
+        self.examples = examples
+        self.special = special
+        self.label_smoothing = config.label_smoothing
+        self.all_batches = epoch_batches(lengths, config.max_tokens, config.seed)
+        self.batches = self.all_batches
+        self.epochs: dict[int, int] = {}
+        self.epoch = 0
+        self.scores: dict = {}
+        self._evaluate = evaluate
+        self._save = save
+
+    def start(self, step: int) -> None:
+        self.batches = itertools.islice(self.all_batches, step, None)
+
+    def batch(self, step: int) -> tuple[dict[str, torch.Tensor], int]:
+        epoch, positions = next(self.batches)
+        self.epochs[step] = epoch
+        batch = collate([self.examples[i] for i in positions], self.special)
+        tokens = int((batch["labels"] != IGNORE_INDEX).sum() + batch["attention_mask"].sum())
+        return batch, tokens
+
+    def loss(self, model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> Any:
+        logits = model(
             input_ids=batch["input_ids"],
             attention_mask=batch["attention_mask"],
             decoder_input_ids=batch["decoder_input_ids"],
         ).logits
-    loss, nll, target_tokens = label_smoothed_loss(logits, batch["labels"], label_smoothing)
-    run.update(loss / target_tokens)
-    return loss.item(), nll.item(), target_tokens
+        loss, nll, target_tokens = label_smoothed_loss(
+            logits, batch["labels"], self.label_smoothing
+        )
+        values = {"loss": loss.detach().double(), "nll": nll.detach().double()}
+        return loss / target_tokens, values | {"target_tokens": target_tokens}
+
+    def log_values(self, sums, steps: int, done: int) -> dict[str, Any]:
+        self.epoch = self.epochs.pop(done - 1)
+        for step in [s for s in self.epochs if s < done]:
+            del self.epochs[step]
+        per_token = max(sums["target_tokens"], 1)
+        return {
+            "epoch": self.epoch,
+            "loss": sums["loss"] / per_token,
+            "nll": sums["nll"] / per_token,
+        }
+
+    def evaluate(self, model: torch.nn.Module, step: int) -> tuple[dict[str, Any], float]:
+        self.scores = self._evaluate(model)
+        values = {"dev_chrf": self.scores["chrf"], "dev_bleu": self.scores["bleu"]}
+        return values, values["dev_chrf"]
+
+    def improved(self, model: torch.nn.Module, step: int) -> None:
+        self._save(model)
+
+
+def nmt_flops_per_token(model_config: Any, max_length: int) -> float:
+    """Training FLOPs per token (source and target tokens counted alike, as in
+    ``tokens_per_s``): the mean of an encoder token (self-attention, FFN) and a decoder
+    token (self- and cross-attention, FFN, output projection), attention over
+    ``max_length`` positions."""
+    d, ff = model_config.d_model, model_config.encoder_ffn_dim
+    encoder = encoder_flops_per_token(
+        layers=model_config.encoder_layers, hidden=d, intermediate=ff, context=max_length
+    )
+    decoder = encoder_flops_per_token(
+        layers=model_config.decoder_layers,
+        hidden=d,
+        intermediate=model_config.decoder_ffn_dim,
+        context=2 * max_length,
+        attention_matrices=8,
+        head_params=model_config.vocab_size * d,
+    )
+    return (encoder + decoder) / 2
 
 
 def run_fingerprint(
@@ -135,13 +192,16 @@ def train_translation_model(
     config: TrainConfig,
     *,
     on_step: Callable[[int], None] | None = None,
+    checkpoint_root: Path | None = None,
 ) -> dict:
     """Train one model; the best one by dev chrF is saved in ``out_dir/model``.
 
     Passing the same tokenizer object for both sides makes a joint vocabulary (one
     embedding matrix for encoder, decoder and output). A rerun after a kill resumes from
     the checkpoint of the last evaluation. ``on_step(step)`` is called after each
-    completed step (progress hooks, tests). Returns the summary it writes.
+    completed step (progress hooks, tests); ``checkpoint_root``: the checkpoint lives in
+    ``checkpoint_root/<settings fingerprint>`` (in ``out_dir`` unless given). Returns the
+    summary it writes.
     """
     out_dir = Path(out_dir)
     torch.manual_seed(config.seed)
@@ -161,20 +221,11 @@ def train_translation_model(
         joint=joint,
         dropout=config.dropout,
     ).to(device)
-    optimizer, scheduler = optimizer_and_schedule(model, config)
-    run = TrainingRun(
-        out_dir,
-        model,
-        optimizer,
-        scheduler,
-        device=device,
-        bf16=config.bf16,
-        grad_clip=config.grad_clip,
-        run_fingerprint=run_fingerprint(
-            config, source_tokenizer, target_tokenizer, train_pairs, dev_pairs
-        ),
-        log_columns=LOG_COLUMNS,
+    optimizer, scheduler = optimizer_and_schedule(model, config, fused=device.type == "cuda")
+    fingerprint = run_fingerprint(
+        config, source_tokenizer, target_tokenizer, train_pairs, dev_pairs
     )
+    checkpoint_dir = checkpoint_folder(checkpoint_root, fingerprint)
     dev_decoding = DecodeConfig(
         beam_size=config.dev_beam_size,
         device=config.device,
@@ -193,58 +244,42 @@ def train_translation_model(
         len(examples),
         len(dev_pairs),
     )
-    step, state = run.resume()
-    stopping = EarlyStopping(config.patience, "dev_chrf", **state.get("early_stopping", {}))
-    lengths = [example.length for example in examples]
-    window, throughput = Window(), Throughput()
-    start = time.perf_counter() - state.get("elapsed_s", 0.0)
-    batches = itertools.islice(epoch_batches(lengths, config.max_tokens, config.seed), step, None)
-    epoch = state.get("epoch", 0)
-    for epoch, positions in batches:
-        batch = {
-            key: value.to(device)
-            for key, value in collate([examples[i] for i in positions], special).items()
-        }
-        loss, nll, target_tokens = train_step(run, batch, config.label_smoothing)
-        step += 1
-        window.add(loss, nll, target_tokens)
-        throughput.add(target_tokens + int(batch["attention_mask"].sum()))
-        if on_step is not None:
-            on_step(step)
-        if step % config.eval_every and step < config.max_steps:
-            continue
-        tokens_per_s = throughput.per_second()
+
+    def evaluate(model: torch.nn.Module) -> dict:
         hypotheses = translate(model, dev_sources, special, dev_decoding, device)
-        scores = corpus_scores(detokenize(target_tokenizer, hypotheses), dev_references)
-        row = {
-            "step": step,
-            "epoch": epoch,
-            **window.row(),
-            "lr": run.lr,
-            "dev_chrf": scores["chrf"],
-            "dev_bleu": scores["bleu"],
-            "tokens_per_s": tokens_per_s,
-            "elapsed_s": time.perf_counter() - start,
-        }
-        run.log.append(row)
-        log.info(
-            "step %(step)d (epoch %(epoch)d): loss %(loss).3f, nll %(nll).3f, "
-            "dev chrF %(dev_chrf).2f, BLEU %(dev_bleu).2f, %(tokens_per_s).0f tokens/s",
-            row,
-        )
-        if stopping.update(row):
-            save_atomically(model.save_pretrained, out_dir / MODEL_DIR)
-        if stopping.stop or step >= config.max_steps:
-            break
-        run.checkpoint(
-            step,
-            epoch=epoch,
-            early_stopping=stopping.state(),
-            elapsed_s=time.perf_counter() - start,
-        )
-        window = Window()
-        throughput.restart()
-    best = stopping.best
+        return corpus_scores(detokenize(target_tokenizer, hypotheses), dev_references)
+
+    task = NmtTask(
+        examples,
+        special,
+        [example.length for example in examples],
+        config,
+        evaluate,
+        lambda model: save_atomically(model.save_pretrained, out_dir / MODEL_DIR),
+    )
+    settings = LoopSettings(
+        steps=config.max_steps,
+        log_every=config.eval_every,
+        checkpoint_every=config.eval_every,
+        grad_clip=config.grad_clip,
+        bf16=config.bf16,
+        eval_every=config.eval_every,
+        patience=config.patience,
+        flops_per_token=nmt_flops_per_token(model.config, config.max_length),
+        checkpoint_dir=checkpoint_dir,
+    )
+    result = train(
+        model,
+        optimizer,
+        scheduler,
+        task,
+        settings,
+        out_dir,
+        device=device,
+        run_fingerprint=fingerprint,
+        on_step=on_step,
+    )
+    best, step, epoch, scores = result.best, result.steps, task.epoch, task.scores
     summary = {
         "config": to_dict(config),
         "device": describe(device),
@@ -264,9 +299,12 @@ def train_translation_model(
         "best_dev_chrf": best["dev_chrf"],
         "best_dev_bleu": best["dev_bleu"],
         "dev_chrf_signature": scores["chrf_signature"],
-        "seconds": time.perf_counter() - start,
+        "seconds": result.elapsed_s,
+        "tokens_per_s": result.tokens_per_s,
+        "flops_per_s": result.flops_per_s,
+        "mfu": result.mfu,
     }
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    run.finish()
+    drop_checkpoint(out_dir, checkpoint_dir)
     log.info("best dev chrF %.2f at step %d", best["dev_chrf"], best["step"])
     return summary

@@ -31,6 +31,14 @@ def log_path(rule: str, cell: str | None = None) -> str:
     return f"logs/{rule}/{cell}.log" if cell else f"logs/{rule}.log"
 
 
+def checkpoint_path(rule: str, run: str) -> str:
+    """The checkpoint root of a training job whose run folder is the pattern ``run``:
+    ``checkpoints/<rule>/<run>`` (the run's checkpoint lives in a folder named after its
+    settings fingerprint under it). The one place outside its declared outputs a job
+    writes, so Snakemake never deletes a checkpoint; the job removes it when it succeeds."""
+    return f"checkpoints/{rule}/{run}"
+
+
 def benchmark_path(rule: str, cell: str) -> str:
     """The Snakemake benchmark file of a rule's job (time and peak memory)."""
     return f"benchmarks/{rule}/{cell}.tsv"

@@ -8,6 +8,7 @@ checks that the file is readable, complete and written by the same training sett
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -24,6 +25,7 @@ from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
 
+CHECKPOINT_FILE = "checkpoint.pt"
 REQUIRED_KEYS = frozenset({"step", "fingerprint", "model", "optimizer", "scheduler", "rng"})
 
 
@@ -58,6 +60,22 @@ def settings_fingerprint(settings: dict[str, Any], extra: str = "") -> str:
     """Short hash of the settings (and ``extra``, e.g. a corpus hash) that fix the weights."""
     text = json.dumps(settings, sort_keys=True) + extra
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def checkpoint_folder(root: Path | None, fingerprint: str) -> Path | None:
+    """The checkpoint folder of a run under ``root`` (``root/<fingerprint>``; ``None``
+    without a root): a run with other settings never meets this run's checkpoint."""
+    return None if root is None else Path(root) / fingerprint
+
+
+def drop_checkpoint(out_dir: Path, checkpoint_dir: Path | None) -> None:
+    """Remove a finished run's checkpoint (in ``out_dir`` or ``checkpoint_dir``) and the
+    then empty ``checkpoint_dir``."""
+    Path(out_dir, CHECKPOINT_FILE).unlink(missing_ok=True)
+    if checkpoint_dir is not None:
+        Path(checkpoint_dir, CHECKPOINT_FILE).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            Path(checkpoint_dir).rmdir()
 
 
 def load_checkpoint(

@@ -28,6 +28,7 @@ import torch
 
 from tokstudy.errors import TokstudyError
 from tokstudy.training.checkpoint import (
+    CHECKPOINT_FILE,
     REQUIRED_KEYS,
     load_checkpoint,
     restore_rng_states,
@@ -38,7 +39,6 @@ from tokstudy.training.device import autocast
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_FILE = "checkpoint.pt"
 LOG_FILE = "train_log.csv"
 
 
@@ -126,7 +126,9 @@ class TrainingRun:
     ``run_fingerprint`` identifies the settings that fix the weights: a checkpoint with
     another one is refused. ``on_bad_checkpoint``: ``error`` stops on an unreadable or
     foreign checkpoint, ``restart`` logs a warning and trains from step 0;
-    ``restart_hint`` says in the error how to train afresh.
+    ``restart_hint`` says in the error how to train afresh. ``checkpoint_dir``: where the
+    checkpoint lives (``out_dir`` unless given: the workflow keeps it outside the job's
+    declared outputs, so Snakemake never deletes it).
     """
 
     def __init__(
@@ -143,6 +145,7 @@ class TrainingRun:
         log_columns: Sequence[str],
         on_bad_checkpoint: str = "error",
         restart_hint: str = "delete it to restart",
+        checkpoint_dir: Path | None = None,
     ) -> None:
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -156,7 +159,9 @@ class TrainingRun:
         self.on_bad_checkpoint = on_bad_checkpoint
         self.restart_hint = restart_hint
         self.log = TrainLog(self.out_dir / LOG_FILE, log_columns)
-        self.checkpoint_path = self.out_dir / CHECKPOINT_FILE
+        checkpoint_dir = Path(checkpoint_dir) if checkpoint_dir is not None else self.out_dir
+        checkpoint_dir.mkdir(parents=True, exist_ok=True)
+        self.checkpoint_path = checkpoint_dir / CHECKPOINT_FILE
 
     def resume(self) -> tuple[int, dict[str, Any]]:
         """``(step, loop state)`` of the checkpoint, loaded into the training objects.
@@ -220,8 +225,11 @@ class TrainingRun:
         )
 
     def finish(self) -> None:
-        """Drop the checkpoint: the run is complete."""
+        """Drop the checkpoint (and its folder when it is not the run's): the run is complete."""
         self.checkpoint_path.unlink(missing_ok=True)
+        if self.checkpoint_path.parent != self.out_dir:
+            with contextlib.suppress(OSError):
+                self.checkpoint_path.parent.rmdir()
 
 
 def save_atomically(save: Callable[[Path], None], directory: Path) -> Path:

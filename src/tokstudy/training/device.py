@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
+import os
 import platform
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,6 +46,72 @@ def autocast(device: torch.device, bf16: bool) -> Iterator[None]:
             yield
     else:
         yield
+
+
+#: dense peak FLOP/s of known accelerators: (bf16 tensor cores, TF32 tensor cores), from the
+#: vendors' data sheets (without sparsity); the longest matching name wins
+PEAK_FLOPS: dict[str, tuple[float, float]] = {
+    "H200": (989e12, 494e12),
+    "H100 PCIe": (756e12, 378e12),
+    "H100 NVL": (835e12, 418e12),
+    "H100": (989e12, 494e12),
+    "A100": (312e12, 156e12),
+    "A10G": (70e12, 35e12),
+    "A10": (125e12, 62.5e12),
+    "L40S": (362e12, 183e12),
+    "L4": (121e12, 60e12),
+    "RTX 4090": (165e12, 82.6e12),
+}
+
+
+def peak_for_name(name: str, bf16: bool) -> float | None:
+    """The dense bf16 (or TF32 when ``bf16`` is off) peak FLOP/s of the accelerator named
+    ``name`` (e.g. ``torch.cuda.get_device_name()``); ``None`` when it is not in
+    :data:`PEAK_FLOPS`."""
+    matches = [key for key in PEAK_FLOPS if key.lower() in name.lower()]
+    if not matches:
+        return None
+    return PEAK_FLOPS[max(matches, key=len)][0 if bf16 else 1]
+
+
+def peak_flops(device: torch.device, bf16: bool) -> float | None:
+    """The device's dense peak FLOP/s for MFU: from :data:`PEAK_FLOPS` on CUDA, ``None``
+    (MFU not reported) on the CPU and on unknown GPUs."""
+    if device.type != "cuda":
+        return None
+    name = torch.cuda.get_device_name(device)
+    peak = peak_for_name(name, bf16)
+    if peak is None:
+        log.warning("%s is not in the table of peak FLOP/s: MFU not reported", name)
+    return peak
+
+
+#: the C++ compilers torch.compile's CPU backend can use
+CPU_COMPILERS = ("g++", "c++", "clang++")
+
+
+def check_compile(device: torch.device, key: str) -> None:
+    """A one-line error naming the config ``key`` when ``torch.compile`` cannot run on
+    ``device``: no dynamo on this platform, no C++ compiler (CPU), no Triton (CUDA)."""
+    if not torch._dynamo.is_dynamo_supported():
+        raise TokstudyError(f"{key}: torch.compile is not supported by this torch/Python")
+    if device.type == "cpu":
+        compilers = [os.environ["CXX"]] if os.environ.get("CXX") else list(CPU_COMPILERS)
+        if not any(shutil.which(name) for name in compilers):
+            raise TokstudyError(
+                f"{key}: torch.compile on the CPU needs a C++ compiler; none of "
+                f"{', '.join(compilers)} is on PATH (set {key}: false)"
+            )
+    elif importlib.util.find_spec("triton") is None:
+        raise TokstudyError(f"{key}: torch.compile on CUDA needs Triton, which is not installed")
+
+
+def prepare_device(device: torch.device) -> None:
+    """Settings that make CUDA fast and change nothing on the CPU: TF32 for fp32 matmuls
+    and convolutions."""
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
 
 
 def describe(device: torch.device) -> str:

@@ -15,6 +15,7 @@ from tokstudy.models.charbert.spelling import Speller
 from tokstudy.models.config import CharBertConfig, PretrainConfig, from_mapping, to_dict
 from tokstudy.models.data import TokenCorpus
 from tokstudy.models.pretrain import fingerprint, finish_run, train_loop
+from tokstudy.training.checkpoint import checkpoint_folder
 from tokstudy.training.device import resolve_device
 
 
@@ -24,10 +25,12 @@ def pretrain_charbert(
     config: PretrainConfig,
     *,
     on_step: Callable[[int], None] | None = None,
+    checkpoint_root: Path | None = None,
 ) -> Path:
     """Pretrain CharacterBERT on a folder from :func:`prepare_charbert`; the model folder.
 
-    The character CNN's settings are those the folder was prepared with.
+    The character CNN's settings are those the folder was prepared with;
+    ``checkpoint_root`` as in :func:`tokstudy.models.pretrain.pretrain_bert`.
     """
     out_dir = Path(out_dir)
     corpus = TokenCorpus.open(prepared_dir)
@@ -37,17 +40,20 @@ def pretrain_charbert(
     device = resolve_device(config.device, config.on_missing_gpu)
     torch.manual_seed(config.seed)
     model = CharacterBertForMaskedLM(model_settings(config, charbert, speller, len(tokenizer)))
+    run_fingerprint = fingerprint(
+        config, corpus.meta["fingerprint"] + json.dumps(to_dict(charbert), sort_keys=True)
+    )
+    checkpoint_dir = checkpoint_folder(checkpoint_root, run_fingerprint)
     result = train_loop(
         model,
         CharBertBatches(corpus, tokenizer, speller, config),
         config,
         out_dir,
         device=device,
-        run_fingerprint=fingerprint(
-            config, corpus.meta["fingerprint"] + json.dumps(to_dict(charbert), sort_keys=True)
-        ),
+        run_fingerprint=run_fingerprint,
         loss_fn=lambda model, batch: model.mlm_loss(**batch),
         on_step=on_step,
+        checkpoint_dir=checkpoint_dir,
     )
 
     def save(directory: Path) -> None:
@@ -64,4 +70,4 @@ def pretrain_charbert(
         "parameters": sum(p.numel() for p in model.parameters()),
         **result.__dict__,
     }
-    return finish_run(out_dir, save, summary)
+    return finish_run(out_dir, save, summary, checkpoint_dir)

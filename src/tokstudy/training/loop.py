@@ -1,0 +1,280 @@
+"""The one training loop of every model the study trains (clm, MLM pretraining, NMT).
+
+It has nanoGPT's shape: one loop, read top to bottom, that owns what every task shares:
+device placement of the batches, bf16 autocast, ``torch.compile`` of the loss, the
+optimizer update (clipping, schedule), checkpoints and resuming (:class:`TrainingRun`),
+evaluation steps and early stopping, the CSV log with throughput and MFU. A task
+(:class:`Task`) says only what differs: its batches, its loss, its log values and its
+evaluation.
+
+Per step::
+
+    batch (prepared while the previous step runs) -> loss under autocast -> update
+    -> [log step: one host sync, log row; evaluation step: evaluate, early stopping]
+    -> [checkpoint step] -> on_step(done)
+
+The batch of step ``s`` depends only on ``(seed, s)`` (or on the task's own sequence),
+the RNG states are checkpointed, so a resumed run ends bitwise equal to an uninterrupted
+one on the same device.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun
+from tokstudy.training.device import check_compile, peak_flops, prepare_device
+
+log = logging.getLogger(__name__)
+
+#: the columns the loop adds to every task's log
+LOOP_COLUMNS = ("lr", "tokens_per_s", "flops_per_s", "mfu", "elapsed_s")
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """How the loop runs: ``steps`` updates, a log row every ``log_every`` steps (and at
+    every evaluation and the last step), an evaluation every ``eval_every`` steps and at
+    the last (0: none), early stopping after ``patience`` evaluations without gain (0:
+    off), a checkpoint every ``checkpoint_every`` steps. ``flops_per_token``: training
+    FLOPs of one token (for FLOP/s and MFU; 0: not counted)."""
+
+    steps: int
+    log_every: int
+    checkpoint_every: int
+    grad_clip: float
+    bf16: bool = True
+    compile: bool = False
+    eval_every: int = 0
+    patience: int = 0
+    flops_per_token: float = 0.0
+    on_bad_checkpoint: str = "error"
+    restart_hint: str = "delete it to restart"
+    checkpoint_dir: Path | None = None
+    #: the config key of ``compile`` in error messages
+    compile_key: str = "compile"
+
+
+class Task:
+    """What a training task adds to the loop (override what applies).
+
+    ``log_columns``: the task's own columns of ``train_log.csv`` (after ``step``).
+    """
+
+    log_columns: tuple[str, ...] = ("loss",)
+
+    def start(self, step: int) -> None:
+        """Called once before the first step: ``step`` is 0, or the resumed step."""
+
+    def batch(self, step: int) -> tuple[Any, int]:
+        """The CPU batch of ``step`` (tensors, in a dict or tuple) and its token count."""
+        raise NotImplementedError
+
+    def loss(self, model: torch.nn.Module, batch: Any) -> tuple[torch.Tensor, dict[str, Any]]:
+        """The loss to minimise and the values the log sums over steps (tensors or numbers)."""
+        raise NotImplementedError
+
+    def log_values(self, sums: Mapping[str, float], steps: int, done: int) -> dict[str, Any]:
+        """The task's values of the log row of step ``done`` from the sums of ``steps`` steps."""
+        return {"loss": sums["loss"] / steps}
+
+    def evaluate(self, model: torch.nn.Module, step: int) -> tuple[dict[str, Any], float]:
+        """Values for the log row and the score early stopping maximises."""
+        raise NotImplementedError
+
+    def improved(self, model: torch.nn.Module, step: int) -> None:
+        """Called when an evaluation is the best so far (e.g. to save the model)."""
+
+
+@dataclass
+class LoopResult:
+    """What a finished run reports. ``tokens``, ``train_seconds`` and
+    ``train_cpu_seconds`` count this process; ``elapsed_s`` the whole run, resumes included."""
+
+    steps: int
+    stopped_early: bool
+    final_loss: float
+    best: dict[str, Any] | None
+    tokens: int
+    train_seconds: float
+    train_cpu_seconds: float
+    elapsed_s: float
+    tokens_per_s: float
+    flops_per_s: float
+    mfu: float | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def to_device(batch: Any, device: torch.device) -> Any:
+    """``batch`` (a tensor, or a dict / tuple of them) on ``device``, copied asynchronously."""
+    if isinstance(batch, torch.Tensor):
+        if device.type == "cuda":
+            return batch.pin_memory().to(device, non_blocking=True)
+        return batch.to(device)
+    if isinstance(batch, Mapping):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    return tuple(to_device(value, device) for value in batch)
+
+
+def _sum(sums: dict[str, Any], values: Mapping[str, Any]) -> None:
+    for key, value in values.items():
+        value = value.detach() if isinstance(value, torch.Tensor) else value
+        sums[key] = sums[key] + value if key in sums else value
+
+
+def train(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler,
+    task: Task,
+    settings: LoopSettings,
+    out_dir: Path,
+    *,
+    device: torch.device,
+    run_fingerprint: str,
+    on_step: Callable[[int], None] | None = None,
+) -> LoopResult:
+    """Train ``model`` on ``task`` for ``settings.steps`` steps in ``out_dir`` (resuming
+    from its checkpoint); ``on_step(done)`` runs after each step (progress hooks, tests)."""
+    prepare_device(device)
+    if settings.compile:
+        check_compile(device, settings.compile_key)
+    run = TrainingRun(
+        out_dir,
+        model,
+        optimizer,
+        scheduler,
+        device=device,
+        bf16=settings.bf16,
+        grad_clip=settings.grad_clip,
+        run_fingerprint=run_fingerprint,
+        log_columns=("step", *task.log_columns, *LOOP_COLUMNS),
+        on_bad_checkpoint=settings.on_bad_checkpoint,
+        restart_hint=settings.restart_hint,
+        checkpoint_dir=settings.checkpoint_dir,
+    )
+    start, state = run.resume()
+    stopper = EarlyStopping(settings.patience, "score", **state.get("stopping", {}))
+    loss_of = torch.compile(task.loss) if settings.compile else task.loss
+    peak = peak_flops(device, settings.bf16)
+    task.start(start)
+    model.train()
+    sums: dict[str, Any] = {}
+    interval, throughput, tokens_done = 0, Throughput(), 0
+    started, cpu_started = time.perf_counter(), time.process_time()
+    elapsed_before = float(state.get("elapsed_s", 0.0))
+    done, last_loss, stopped_early, row = start, float("nan"), False, {}
+    upcoming = task.batch(start) if start < settings.steps else None
+    for step in range(start, settings.steps):
+        cpu_batch, tokens = upcoming
+        batch = to_device(cpu_batch, device)
+        with run.autocast():
+            loss, values = loss_of(model, batch)
+        # the next batch is built on the host while the device works on this step
+        upcoming = task.batch(step + 1) if step + 1 < settings.steps else None
+        run.update(loss)
+        if step == start:
+            log.info(
+                "first step: %.1f s%s",
+                time.perf_counter() - started,
+                " (torch.compile compiles the loss here)" if settings.compile else "",
+            )
+        _sum(sums, values)
+        throughput.add(tokens)
+        interval, done = interval + 1, step + 1
+        evaluate = settings.eval_every > 0 and (
+            done % settings.eval_every == 0 or done == settings.steps
+        )
+        if done % settings.log_every == 0 or evaluate or done == settings.steps:
+            # the one host-device synchronisation of the loop: reading the sums
+            task_values = task.log_values({k: float(v) for k, v in sums.items()}, interval, done)
+            tokens_per_s = throughput.per_second()
+            flops_per_s = tokens_per_s * settings.flops_per_token
+            row = {
+                "step": done,
+                **task_values,
+                "lr": run.lr,
+                "tokens_per_s": tokens_per_s,
+                "flops_per_s": flops_per_s,
+                "mfu": flops_per_s / peak if peak else "",
+                "elapsed_s": elapsed_before + time.perf_counter() - started,
+            }
+            last_loss = task_values["loss"]
+            tokens_done += throughput.tokens
+            if evaluate:
+                values, score = task.evaluate(model, done)
+                model.train()
+                row.update(values)
+                if stopper.update({"step": done, "score": score, **values}):
+                    task.improved(model, done)
+            run.log.append(row)
+            log.info(
+                "step %d/%d %s %.0f tokens/s",
+                done,
+                settings.steps,
+                " ".join(f"{k} {v:.4g}" for k, v in row.items() if _shown(k, v)),
+                tokens_per_s,
+            )
+            sums, interval = {}, 0
+            throughput.restart()
+        stopped_early = settings.patience > 0 and evaluate and stopper.stop
+        if stopped_early:
+            log.warning(
+                "early stopping at step %d of %d: %d evaluations without gain",
+                done,
+                settings.steps,
+                settings.patience,
+            )
+            break
+        if done % settings.checkpoint_every == 0 and done < settings.steps:
+            run.checkpoint(
+                done,
+                stopping=stopper.state(),
+                elapsed_s=elapsed_before + time.perf_counter() - started,
+            )
+        if on_step is not None:
+            on_step(done)
+    seconds = time.perf_counter() - started
+    tokens_per_s = tokens_done / max(seconds, 1e-9)
+    flops_per_s = tokens_per_s * settings.flops_per_token
+    return LoopResult(
+        steps=done,
+        stopped_early=stopped_early,
+        final_loss=last_loss,
+        best=stopper.best,
+        tokens=tokens_done,
+        train_seconds=seconds,
+        # CPU time of this process: the wall time on an idle machine at one thread
+        train_cpu_seconds=time.process_time() - cpu_started,
+        elapsed_s=elapsed_before + seconds,
+        tokens_per_s=tokens_per_s,
+        flops_per_s=flops_per_s,
+        mfu=flops_per_s / peak if peak else None,
+        extra={"peak_flops": peak},
+    )
+
+
+def _shown(key: str, value: Any) -> bool:
+    return key not in {"step", "tokens_per_s", "elapsed_s"} and isinstance(value, int | float)
+
+
+def result_summary(result: LoopResult) -> dict[str, Any]:
+    """The loop's part of a run's summary file (``train.json``, ``pretrain.json``)."""
+    return {
+        "steps": result.steps,
+        "stopped_early": result.stopped_early,
+        "final_loss": result.final_loss,
+        "tokens_per_s": result.tokens_per_s,
+        "flops_per_s": result.flops_per_s,
+        "mfu": result.mfu,
+        "peak_flops": result.extra.get("peak_flops"),
+        "train_seconds": result.train_seconds,
+        "train_cpu_seconds": result.train_cpu_seconds,
+    }

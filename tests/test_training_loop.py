@@ -1,0 +1,123 @@
+"""The shared training loop: FLOPs per token, the device peak table, the log's columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+from transformers import LlamaConfig
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.clm import train_flops_per_token
+from tokstudy.training.device import check_compile, peak_flops, peak_for_name
+from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, Task, train
+
+
+def test_clm_flops_per_token_match_a_hand_count() -> None:
+    config = LlamaConfig(
+        vocab_size=10,
+        hidden_size=4,
+        intermediate_size=8,
+        num_hidden_layers=2,
+        num_attention_heads=1,
+    )
+    # per layer: Q, K, V, O (4 · 4 · 4 = 64) and gate, up, down (3 · 4 · 8 = 96) = 160;
+    # 2 layers and the tied output head (10 · 4): 360 matmul parameters, 6 FLOPs each;
+    # attention: 12 · 2 layers · context 5 · hidden 4 = 480
+    assert train_flops_per_token(config, 5) == 6 * 360 + 480 == 2640
+
+
+@pytest.mark.parametrize(
+    ("name", "bf16", "peak"),
+    [
+        ("NVIDIA H100 80GB HBM3", True, 989e12),
+        ("NVIDIA H100 PCIe", True, 756e12),
+        ("NVIDIA H200", True, 989e12),
+        ("NVIDIA A100-SXM4-80GB", False, 156e12),
+        ("NVIDIA L4", True, 121e12),
+        ("NVIDIA L40S", True, 362e12),  # not the L4's entry
+        ("Tesla T4", True, None),
+    ],
+)
+def test_the_peak_of_a_device_comes_from_its_name(name: str, bf16: bool, peak) -> None:
+    assert peak_for_name(name, bf16) == peak
+
+
+def test_the_cpu_has_no_peak() -> None:
+    assert peak_flops(torch.device("cpu"), True) is None
+
+
+class Regression(Task):
+    """y = 3x on fixed random batches of 4 rows."""
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def batch(self, step: int):
+        self.asked.append(step)
+        x = torch.linspace(-1, 1, 4)[:, None] + step / 100
+        return (x, 3 * x), 4
+
+    def loss(self, model, batch):
+        x, y = batch
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        return loss, {"loss": loss.detach()}
+
+
+def _train(out: Path, steps: int = 6, on_step=None) -> tuple[Regression, torch.nn.Module]:
+    torch.manual_seed(0)
+    model = torch.nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+    settings = LoopSettings(
+        steps=steps, log_every=2, checkpoint_every=2, grad_clip=1.0, flops_per_token=10.0
+    )
+    task = Regression()
+    train(
+        model,
+        optimizer,
+        scheduler,
+        task,
+        settings,
+        out,
+        device=torch.device("cpu"),
+        run_fingerprint="f",
+        on_step=on_step,
+    )
+    return task, model
+
+
+def test_a_cpu_run_logs_throughput_flops_and_an_empty_mfu(tmp_path: Path) -> None:
+    task, _ = _train(tmp_path)
+    assert task.asked == list(range(6))  # each batch built once, in order
+    log = pd.read_csv(tmp_path / "train_log.csv")
+    assert list(log.columns) == ["step", "loss", *LOOP_COLUMNS]
+    assert list(log["step"]) == [2, 4, 6]
+    assert list(log["flops_per_s"]) == pytest.approx(list(10.0 * log["tokens_per_s"]))
+    assert log["mfu"].isna().all()  # no known peak on the CPU
+    assert log["loss"].iloc[-1] < log["loss"].iloc[0]
+
+
+def test_a_killed_loop_resumes_to_the_same_weights(tmp_path: Path) -> None:
+    _, whole = _train(tmp_path / "whole")
+
+    def kill(step: int) -> None:
+        if step == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _train(tmp_path / "killed", on_step=kill)
+    task, resumed = _train(tmp_path / "killed")
+    assert task.asked == [2, 3, 4, 5]  # from the checkpoint at step 2
+    assert torch.equal(whole.weight, resumed.weight) and torch.equal(whole.bias, resumed.bias)
+
+
+def test_compile_without_a_cpu_compiler_is_one_line_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no g++, c++ or clang++ on it
+    monkeypatch.delenv("CXX", raising=False)
+    with pytest.raises(TokstudyError, match=r"^models\.clm\.compile: .*C\+\+ compiler"):
+        check_compile(torch.device("cpu"), "models.clm.compile")
