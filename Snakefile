@@ -6,6 +6,7 @@ import yaml
 from snakemake.utils import min_version, validate
 
 from tokstudy.config_files import check_config_files, check_schema
+from tokstudy import study_lock
 from tokstudy.errors import TokstudyError
 from tokstudy.results_dir import mark_results_dir
 from tokstudy.scheduler_wakeups import keep_one_wakeup
@@ -43,16 +44,27 @@ except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
 
 
-# A run (not a dry run) marks the results folder as tokstudy's (tokstudy.results_dir), and a
-# folder it cannot write into stops it here with one line, before any job starts. The
-# scheduler then keeps one pending wake-up instead of one per finished job
+# A run (not a dry run, not --unlock) marks the results folder as tokstudy's
+# (tokstudy.results_dir) and takes its lock (tokstudy.study_lock: one writer per study
+# folder, whatever the working directory); a folder it cannot write into or that another
+# run holds stops it here with one line, before any job starts. The lock goes when the run
+# ends. The scheduler then keeps one pending wake-up instead of one per finished job
 # (tokstudy.scheduler_wakeups: a Snakemake 9 loop that otherwise takes a core's fifth).
 onstart:
     try:
         mark_results_dir(study.results_dir)
+        study_lock.acquire(study.results_dir)
     except TokstudyError as exc:
         raise WorkflowError(str(exc)) from None
     keep_one_wakeup()
+
+
+onsuccess:
+    study_lock.release(study.results_dir)
+
+
+onerror:
+    study_lock.release(study.results_dir)
 
 
 report: "workflow/report/workflow.rst"

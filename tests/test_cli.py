@@ -220,3 +220,57 @@ def test_metrics_cli_splits_long_lines_and_says_so(
     assert f"note: --corpus {corpus}: long_lines_split 1, long_line_pieces 3" in (
         capsys.readouterr().err
     )
+
+
+def test_metrics_never_overwrites_its_input(
+    trained: dict[str, Path], english_corpus: Path, tmp_path: Path, capsys
+) -> None:
+    victim = tmp_path / "victim.txt"
+    shutil.copy(english_corpus, victim)
+    before = victim.read_bytes()
+    assert _metrics(trained["hf_bpe"], victim, "--output", str(victim)) == 1
+    assert f"--output {victim}: is the input {victim}" in _one_error_line(capsys)
+    assert victim.read_bytes() == before
+    inside = trained["hf_bpe"] / "m.csv"
+    assert _metrics(trained["hf_bpe"], victim, "--output", str(inside)) == 1
+    assert "it would be overwritten" in _one_error_line(capsys)
+    assert not inside.exists()
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        (lambda tmp: tmp, "is a directory, expected a file name"),
+        (lambda tmp: tmp / "missing" / "m.csv", "missing does not exist"),
+    ],
+)
+def test_metrics_output_checked_before_any_work(
+    trained: dict[str, Path], english_corpus: Path, tmp_path: Path, capsys, output, message
+) -> None:
+    assert _metrics(trained["hf_bpe"], english_corpus, "--output", str(output(tmp_path))) == 1
+    line = _one_error_line(capsys)
+    assert line.startswith(f"tokstudy: error: --output {output(tmp_path)}") and message in line
+
+
+def test_metrics_replaces_an_existing_output_atomically(
+    trained: dict[str, Path], english_corpus: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "m.csv"
+    output.write_text("old\n", encoding="utf-8")
+    assert _metrics(trained["hf_bpe"], english_corpus, "--output", str(output)) == 0
+    assert pd.read_csv(output)["metric"].tolist()[0] == "f95"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.csv"]  # no temporary file left
+
+
+@pytest.mark.parametrize(
+    ("corpus", "message"),
+    [
+        (lambda tmp: tmp, "is a directory, expected a text file"),
+        (lambda tmp: Path("/dev/zero"), "is a device, expected a text file"),
+    ],
+)
+def test_metrics_names_a_corpus_that_is_no_text_file(
+    trained: dict[str, Path], tmp_path: Path, capsys, corpus, message
+) -> None:
+    assert _metrics(trained["hf_bpe"], corpus(tmp_path)) == 1
+    assert f"--corpus {corpus(tmp_path)}: {message}" in _one_error_line(capsys)

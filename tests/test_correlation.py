@@ -18,7 +18,7 @@ from test_models_workflow import TINY_TRAINING
 from workflow_support import snakemake
 
 from tokstudy.analyses.correlation.cells import SCORE_NOTES, check_cells, study_cells, study_scores
-from tokstudy.analyses.correlation.run import OUTPUT_FILES
+from tokstudy.analyses.correlation.run import OUTPUT_FILES, SUMMARY_FILE
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
 from tokstudy.cli import main
@@ -290,7 +290,7 @@ def test_correlate_command_on_a_hand_made_table(tmp_path: Path, capsys) -> None:
         )
         == 0
     )
-    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES.values())
+    assert sorted(p.name for p in out.iterdir()) == sorted([*OUTPUT_FILES.values(), SUMMARY_FILE])
     table = pd.read_csv(out / "correlation.csv").set_index("intrinsic")
     required = [
         "score",
@@ -342,7 +342,9 @@ BASE = _tiny([1.0, 2, 3, 4], [1.0, 2, 4, 3])
         ),
         (lambda f: f, "score,bleu", "unknown score(s) bleu"),
         (lambda f: f.iloc[:3], "score", "3 cell(s), at least 4 are needed"),
-        (lambda f: f.assign(other=5.0), "score", "column 'other' is constant or empty"),
+        (lambda f: f.assign(metric=5.0, other=5.0), "score", "no intrinsic metric column left"),
+        (lambda f: f.assign(metric=["1", "inf", "3", "4"]), "score", "'metric', row 3: 'inf'"),
+        (lambda f: f.assign(metric=["1", "2", "-inf", "4"]), "score", "'metric', row 4: '-inf'"),
         (lambda f: f.assign(vocab_size="full"), "score", "column 'vocab_size', row 2"),
         (lambda f: pd.concat([f, f.iloc[:1]]), "score", "row 6 repeats a (cell, seed)"),
     ],

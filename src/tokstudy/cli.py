@@ -20,6 +20,12 @@ from tokstudy.corpora.prepare import MAX_LINE_BYTES, CleaningStats, clean_lines
 from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError, one_line
 from tokstudy.metrics.compute import METRICS, check_metric_names, compute_metrics
+from tokstudy.output_paths import (
+    atomic_output,
+    check_not_an_input,
+    check_output_file,
+    check_output_folder,
+)
 from tokstudy.report.tables import tidy_rows
 from tokstudy.study.core import Study
 from tokstudy.study.planners import StudyPlan
@@ -107,8 +113,16 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
     correlate.add_argument(
         "--scores",
         required=True,
-        help="comma-separated downstream score columns; every other numeric column is an "
-        "intrinsic metric",
+        help="comma-separated downstream score columns (repeats ignored); the other numeric "
+        "columns are the intrinsic metrics (see --metrics, --exclude)",
+    )
+    correlate.add_argument(
+        "--metrics",
+        help="comma-separated intrinsic metric columns to use (default: every other numeric "
+        "column but the counts lines, words, tokens, vocab_size)",
+    )
+    correlate.add_argument(
+        "--exclude", help="comma-separated columns to leave out of the intrinsic metrics"
     )
     correlate.add_argument(
         "--out", type=Path, default=Path("."), help="folder for the tables (default: .)"
@@ -124,21 +138,42 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
     correlate.add_argument("--seed", type=int, default=0)
 
 
+def _names(value: str | None) -> tuple[str, ...]:
+    """A comma-separated list of column names, blanks and repeats dropped, in order."""
+    return tuple(dict.fromkeys(n.strip() for n in (value or "").split(",") if n.strip()))
+
+
 def correlate_command(args: argparse.Namespace) -> None:
-    """Run ``tokstudy correlate`` and say where the tables are."""
-    from tokstudy.analyses.correlation.run import OUTPUT_FILES, correlate_file
+    """Run ``tokstudy correlate`` and say where the tables are (skipped columns noted on
+    stderr)."""
+    from tokstudy.analyses.correlation.cells import ColumnChoice
+    from tokstudy.analyses.correlation.run import OUTPUT_FILES, SUMMARY_FILE, correlate_file
     from tokstudy.analyses.correlation.settings import CorrelationSettings
 
+    for flag, value, least in (
+        ("--bootstrap-samples", args.bootstrap_samples, 1),
+        ("--permutations", args.permutations, 1),
+        ("--seed", args.seed, 0),
+    ):
+        if value < least:
+            raise TokstudyError(f"{flag} must be at least {least}, got {value}")
+    if not 0 < args.confidence < 1:
+        raise TokstudyError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    check_output_folder(args.out, [args.cells], "--out")
+    for name in (*OUTPUT_FILES.values(), SUMMARY_FILE):
+        check_not_an_input(args.out / name, [args.cells], "--out")
     settings = CorrelationSettings(
         bootstrap_samples=args.bootstrap_samples,
         permutations=args.permutations,
         confidence=args.confidence,
         seed=args.seed,
     )
-    scores = [name.strip() for name in args.scores.split(",") if name.strip()]
-    result = correlate_file(args.cells, scores, args.out, settings)
+    choice = ColumnChoice(_names(args.metrics), _names(args.exclude))
+    result = correlate_file(args.cells, list(_names(args.scores)), args.out, settings, choice)
+    for note in choice.notes():
+        print(f"tokstudy: note: {note}", file=sys.stderr)
     print(result.ranking.drop(columns="score_note").to_string(index=False))
-    print(f"wrote {', '.join(OUTPUT_FILES.values())} into {args.out}")
+    print(f"wrote {', '.join([*OUTPUT_FILES.values(), SUMMARY_FILE])} into {args.out}")
 
 
 def _load_tokenizer(path: Path) -> Tokenizer:
@@ -156,13 +191,23 @@ def _load_tokenizer(path: Path) -> Tokenizer:
         raise TokstudyError(f"--tokenizer {path}: cannot be loaded ({one_line(exc)})") from exc
 
 
+def _check_corpus(corpus: Path) -> None:
+    """One-line error for a corpus that is missing, a directory or a device (``/dev/zero``
+    would never end); a regular file or a pipe is read."""
+    if corpus.is_dir():
+        raise TokstudyError(f"--corpus {corpus}: is a directory, expected a text file")
+    if not corpus.exists():
+        raise TokstudyError(f"--corpus {corpus}: no such file")
+    if corpus.is_char_device() or corpus.is_block_device() or corpus.is_socket():
+        raise TokstudyError(f"--corpus {corpus}: is a device, expected a text file")
+
+
 def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str, max_line_bytes: int) -> Path:
     """``corpus`` cleaned as ``prepare_corpus`` cleans it, written into ``folder``.
 
     What cleaning changed is reported on stderr; no line left is an error.
     """
-    if not corpus.is_file():
-        raise TokstudyError(f"--corpus {corpus}: no such file")
+    _check_corpus(corpus)
     stats = CleaningStats()
     path = folder / "corpus.txt"
     write_text_lines(path, clean_lines([corpus], "", on_invalid_utf8, stats, max_line_bytes))
@@ -189,6 +234,10 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     ):
         if value < least:
             raise TokstudyError(f"{option} must be at least {least}, got {value}")
+    for corpus in args.corpus:
+        _check_corpus(corpus)
+    if args.output is not None:
+        check_output_file(args.output, [args.tokenizer, *args.corpus], "--output")
     tokenizer = _load_tokenizer(args.tokenizer)
     frames = []
     for corpus in args.corpus:
@@ -238,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tokstudy: error: {exc}", file=sys.stderr)
         return 1
     if args.output:
-        table.to_csv(args.output, index=False)
+        with atomic_output(args.output) as staged:
+            table.to_csv(staged, index=False)
     print(table.drop(columns=["language"]).to_string(index=False))
     return 0
 

@@ -17,6 +17,46 @@ import yaml
 
 from tokstudy.errors import TokstudyError
 
+#: most values (mappings, lists and scalars, every alias expanded) a config may hold: far
+#: above any study's, far below what an alias bomb expands to
+MAX_CONFIG_VALUES = 100_000
+#: longest schema error message shown (the offending value cut short)
+MAX_MESSAGE = 300
+
+
+def expanded_size(value: Any, where: str, limit: int = MAX_CONFIG_VALUES) -> int:
+    """How many values ``value`` holds with every YAML alias expanded (a shared list counted
+    each time it is used), computed once per shared object; a one-line
+    :class:`TokstudyError` naming ``where`` when over ``limit``, cyclic or nested too deep."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+
+    def size(item: Any) -> int:
+        if not isinstance(item, dict | list):
+            return 1
+        if id(item) in sizes:
+            return sizes[id(item)]
+        if id(item) in open_:
+            raise TokstudyError(f"{where}: a value that contains itself (a recursive alias)")
+        open_.add(id(item))
+        children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > limit:
+                raise TokstudyError(
+                    f"{where}: more than {limit} values once its aliases are expanded "
+                    "(an alias bomb?)"
+                )
+        open_.discard(id(item))
+        sizes[id(item)] = total
+        return total
+
+    try:
+        return size(value)
+    except RecursionError:
+        raise TokstudyError(f"{where}: values nested too deep") from None
+
 
 class _StrictLoader(yaml.SafeLoader):
     """A YAML loader that rejects a key given twice in one mapping."""
@@ -41,13 +81,17 @@ def load_config_file(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise TokstudyError(f"config file {path}: cannot be read ({exc})") from exc
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader: no arbitrary objects
+        loaded = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader: no arbitrary objects
+    except RecursionError:
+        raise TokstudyError(f"config file {path}: values nested too deep") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"
         raise TokstudyError(f"config file {path}: {place}: {exc.problem}") from None
     except yaml.YAMLError as exc:
         raise TokstudyError(f"config file {path}: not valid YAML ({exc})") from None
+    expanded_size(loaded, f"config file {path}")
+    return loaded
 
 
 def check_config_files(paths: Iterable[Path]) -> None:
@@ -58,7 +102,9 @@ def check_config_files(paths: Iterable[Path]) -> None:
 
 def check_schema(config: dict[str, Any], schema: dict[str, Any]) -> None:
     """One line for the most relevant schema violation: the key, the problem and, for an
-    unknown key, the valid keys."""
+    unknown key, the valid keys. A config too large to check (:func:`expanded_size`) is
+    refused before the schema builds a message on it; the message is cut short."""
+    expanded_size(config, "config")
     validator = jsonschema.validators.validator_for(schema)(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
     if error is None:
@@ -67,4 +113,6 @@ def check_schema(config: dict[str, Any], schema: dict[str, Any]) -> None:
     message = f"config key {key}: {error.message}" if key else f"config: {error.message}"
     if error.validator == "additionalProperties" and "properties" in error.schema:
         message += f"; valid keys: {', '.join(sorted(error.schema['properties']))}"
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 1] + "…"
     raise TokstudyError(message)

@@ -11,6 +11,7 @@ files) makes it testable without Snakemake.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ class Study:
 
     def __init__(self, config: dict[str, Any], base: Path = Path(".")) -> None:
         self.config = with_defaults(config)
+        # ``~`` is the user's home, as in a shell (pandas would expand it, Snakemake not)
+        self.config["results_dir"] = os.path.expanduser(self.config["results_dir"])
         self.base = Path(base)
         check_results_dir(self.results_dir, self.base)
 

@@ -9,10 +9,12 @@ table; :func:`study_cells` builds it from a study's outputs (seeds kept apart).
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,8 @@ import pandas as pd
 
 from tokstudy.analyses.correlation.settings import MIN_CELLS
 from tokstudy.cells import FULL_SIZE_LABEL, size_label
-from tokstudy.errors import TokstudyError
+from tokstudy.errors import TokstudyError, one_line
+from tokstudy.metrics.compute import METRICS, total
 from tokstudy.models.run_flags import drop_flagged_runs
 from tokstudy.models.task_registry import TASKS
 
@@ -75,21 +78,90 @@ def _numeric(frame: pd.DataFrame, column: str, source: str) -> pd.Series:
             f"{source}: column {column!r}, row {row + 2}: {frame[column].iloc[row]!r} is not a "
             "number"
         )
+    infinite = np.isinf(values.to_numpy(dtype=float))
+    if infinite.any():
+        row = int(np.flatnonzero(infinite)[0])
+        raise TokstudyError(
+            f"{source}: column {column!r}, row {row + 2}: {frame[column].iloc[row]!r} is not a "
+            "finite number (leave the cell empty for a missing value)"
+        )
     return values
 
 
+#: metrics of the metrics table that are counts of the corpus (``lines``, ``words``…), not
+#: properties of a tokenizer: left out of the intrinsic columns unless ``--metrics`` names them
+COUNT_METRICS = tuple(name for name, metric in METRICS.items() if metric.function is total)
+
+
+def count_column(name: str) -> bool:
+    """Whether ``name`` is a count of :data:`COUNT_METRICS`, alone or ``{count}_{split}``."""
+    return any(re.fullmatch(rf"{count}(_[a-z]\w*)?", name) for count in COUNT_METRICS)
+
+
+@dataclass(frozen=True)
+class ColumnChoice:
+    """Which numeric columns are intrinsic metrics: ``metrics`` (all others when empty)
+    less ``exclude``; every column left out is listed in ``skipped`` (column → why)."""
+
+    metrics: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def notes(self) -> list[str]:
+        """One line per skipped column."""
+        return [f"{column} skipped: {why}" for column, why in self.skipped.items()]
+
+
+def _chosen_columns(
+    numeric: list[str], scores: Sequence[str], source: str, choice: ColumnChoice
+) -> list[str]:
+    """The score and intrinsic columns to keep, the others recorded in ``choice.skipped``."""
+    for flag, names in (("--metrics", choice.metrics), ("--exclude", choice.exclude)):
+        unknown = [name for name in names if name not in numeric]
+        if unknown:
+            raise TokstudyError(
+                f"{flag}: unknown column(s) {', '.join(unknown)} (columns of {source}: "
+                f"{', '.join(numeric) or 'none'})"
+            )
+    both = sorted(set(choice.metrics) & set(scores))
+    if both:
+        raise TokstudyError(f"--metrics: {', '.join(both)} named in --scores too")
+    kept = list(scores)
+    for column in numeric:
+        if column in scores:
+            continue
+        if column in choice.exclude:
+            choice.skipped[column] = "left out by --exclude"
+        elif choice.metrics and column not in choice.metrics:
+            choice.skipped[column] = "not named in --metrics"
+        elif not choice.metrics and count_column(column):
+            choice.skipped[column] = "a count, not a metric (name it in --metrics to keep it)"
+        elif not choice.metrics and score_task(column):
+            choice.skipped[column] = "a downstream score not named in --scores"
+        else:
+            kept.append(column)
+    return kept
+
+
 def check_cells(
-    frame: pd.DataFrame, scores: Sequence[str], source: str, study_table: bool = False
+    frame: pd.DataFrame,
+    scores: Sequence[str],
+    source: str,
+    study_table: bool = False,
+    choice: ColumnChoice | None = None,
 ) -> pd.DataFrame:
     """``frame`` as a checked cells table: numbers parsed, one row per cell and seed.
 
     One-line :class:`TokstudyError` naming ``source`` and the column for: a missing key
-    column, no score or an unknown one, a non-numeric value (empty is missing), a repeated
-    (cell, seed), fewer than 4 cells, a constant or empty column, no intrinsic column. A
-    study's own table (``study_table``) may have no score, no intrinsic metric or fewer
-    than 4 cells: its tables then say so (empty, or rows "not computed") instead of
-    stopping the study.
+    column, no score or an unknown one, a non-numeric or infinite value (empty is missing),
+    a repeated (cell, seed), fewer than 4 cells, no intrinsic column left. Columns are
+    chosen by ``choice`` (:class:`ColumnChoice`); a constant or empty column is skipped,
+    and every skipped column is listed in ``choice.skipped``. A study's own table
+    (``study_table``) may have no score, no intrinsic metric or fewer than 4 cells: its
+    tables then say so (empty, or rows "not computed") instead of stopping the study.
     """
+    choice = choice if choice is not None else ColumnChoice()
+    scores = list(dict.fromkeys(scores))
     missing = [column for column in KEYS if column not in frame.columns]
     if missing:
         raise TokstudyError(f"{source}: missing column(s) {', '.join(missing)}")
@@ -102,8 +174,7 @@ def check_cells(
             f"--scores: unknown score(s) {', '.join(unknown)} (columns of {source}: "
             f"{', '.join(numeric) or 'none'})"
         )
-    if len(numeric) == len(set(scores)) and not study_table:
-        raise TokstudyError(f"{source}: no intrinsic metric column besides the scores")
+    numeric = _chosen_columns(numeric, scores, source, choice)
     checked = frame[KEYS].astype(str).copy()
     for column in ("language", "tokenizer", "seed"):
         empty = frame[column].isna()
@@ -120,11 +191,22 @@ def check_cells(
         )
     checked["vocab_size"] = sizes.astype(float)
     for column in numeric:
-        checked[column] = _numeric(frame, column, source)
-        if checked[column].nunique() < 2:
-            raise TokstudyError(
-                f"{source}: column {column!r} is constant or empty: nothing to correlate"
-            )
+        values = _numeric(frame, column, source)
+        if values.nunique() < 2:
+            choice.skipped[column] = "constant or empty over the cells: nothing to correlate"
+        else:
+            checked[column] = values
+    left = [score for score in scores if score in checked.columns]
+    if scores and not left and not study_table:
+        raise TokstudyError(
+            f"{source}: every score column is constant or empty ({', '.join(scores)})"
+        )
+    intrinsic = [c for c in checked.columns if c not in KEYS and c not in scores]
+    if not intrinsic and not study_table:
+        skipped = ", ".join(choice.skipped) or "none"
+        raise TokstudyError(
+            f"{source}: no intrinsic metric column left besides the scores (skipped: {skipped})"
+        )
     repeated = checked.duplicated(KEYS)
     if repeated.any():
         row = int(np.flatnonzero(repeated.to_numpy())[0])
@@ -135,15 +217,35 @@ def check_cells(
     return checked
 
 
-def read_cells(path: Path, scores: Sequence[str], study_table: bool = False) -> pd.DataFrame:
-    """The cells table at ``path``, checked (:func:`check_cells`)."""
+def _separator(path: Path) -> str:
+    """The field separator of the CSV at ``path``: comma, semicolon or tab, sniffed from
+    its first line by :class:`csv.Sniffer` (a comma when it cannot tell)."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        header = handle.readline(1 << 16)
+    try:
+        return csv.Sniffer().sniff(header, delimiters=",;\t").delimiter
+    except csv.Error:
+        return ","
+
+
+def read_cells(
+    path: Path,
+    scores: Sequence[str],
+    study_table: bool = False,
+    choice: ColumnChoice | None = None,
+) -> pd.DataFrame:
+    """The cells table at ``path``, checked (:func:`check_cells`); a semicolon- or
+    tab-separated file is read as such (and said on the log)."""
     if not Path(path).is_file():
         raise TokstudyError(f"{path}: no such file")
+    separator = _separator(Path(path))
+    if separator != ",":
+        log.warning("%s: read as %s-separated", path, "tab" if separator == "\t" else separator)
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+        frame = pd.read_csv(path, sep=separator, dtype=str, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise TokstudyError(f"{path}: not a CSV table ({exc})") from exc
-    return check_cells(frame, scores, str(path), study_table)
+        raise TokstudyError(f"{path}: not a CSV table ({one_line(exc)})") from exc
+    return check_cells(frame, scores, str(path), study_table, choice)
 
 
 def size_labels(frame: pd.DataFrame) -> pd.Series:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
+import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +21,9 @@ from typing import Any
 import pandas as pd
 
 from tokstudy.analyses.correlation.cells import (
+    CELL_KEYS,
     KEYS,
+    ColumnChoice,
     read_cells,
     study_cells,
     study_scores,
@@ -90,20 +92,47 @@ def write_correlations(
     )
 
 
+#: what ``tokstudy correlate`` also writes: the columns used and those skipped, and why
+SUMMARY_FILE = "correlation.json"
+
+
 def correlate_file(
-    cells_csv: Path, scores: Sequence[str], out_dir: Path, settings: CorrelationSettings
+    cells_csv: Path,
+    scores: Sequence[str],
+    out_dir: Path,
+    settings: CorrelationSettings,
+    choice: ColumnChoice | None = None,
 ) -> Correlations:
-    """``tokstudy correlate``: check ``cells_csv``, compute, and write the tables into
-    ``out_dir`` all at once (written in a temporary folder first: nothing half-written)."""
-    cells = read_cells(cells_csv, scores)
-    result = correlate(cells, list(scores), settings)
+    """``tokstudy correlate``: check ``cells_csv``, compute, and write the tables and
+    :data:`SUMMARY_FILE` into ``out_dir`` all at once (written in a temporary folder of it
+    first, then moved with :func:`os.replace`: nothing half-written). Columns skipped by
+    ``choice`` or for being constant are noted in ``correlation.md``, the summary and the
+    log."""
+    choice = choice if choice is not None else ColumnChoice()
+    scores = list(dict.fromkeys(scores))
+    cells = read_cells(cells_csv, scores, choice=choice)
+    notes = choice.notes()
+    for note in notes:
+        log.warning("%s", note)
+    used = [score for score in scores if score in cells.columns]
+    result = correlate(cells, used, settings)
+    summary = {
+        "rows": len(cells),
+        "cells": len(cells[CELL_KEYS].drop_duplicates()),
+        "scores": used,
+        "metrics": [c for c in cells.columns if c not in KEYS and c not in used],
+        "skipped": [{"column": c, "reason": why} for c, why in choice.skipped.items()],
+    }
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".correlate-") as folder:
         staged = {name: Path(folder) / file for name, file in OUTPUT_FILES.items()}
-        write_correlations(result, [], settings, staged)
+        write_correlations(result, notes, settings, staged)
+        summary_path = Path(folder) / SUMMARY_FILE
+        summary_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         for name, path in staged.items():
-            shutil.move(path, out_dir / OUTPUT_FILES[name])
+            os.replace(path, out_dir / OUTPUT_FILES[name])
+        os.replace(summary_path, out_dir / SUMMARY_FILE)
     return result
 
 
@@ -136,15 +165,17 @@ def correlation_analysis(
     # every digit: the tables below are computed from this file as written, exactly what
     # ``tokstudy correlate`` on it computes (rounded values could tie and change ranks)
     cells.to_csv(outputs["cells"], index=False)
+    choice = ColumnChoice()
+    checked_cells = read_cells(Path(outputs["cells"]), scores, study_table=True, choice=choice)
+    notes += choice.notes()
     Path(outputs["cells_json"]).write_text(
         json.dumps({"rows": len(cells), "scores": scores, "left_out": notes}, indent=2) + "\n",
         encoding="utf-8",
     )
-    intrinsic = [column for column in cells.columns if column not in KEYS and column not in scores]
+    intrinsic = [c for c in checked_cells.columns if c not in KEYS and c not in scores]
     if not scores or not intrinsic:
         notes.append("no downstream score or no intrinsic metric varies over the cells")
         log.warning("%s: nothing to correlate", notes[-1])
-    checked_cells = read_cells(Path(outputs["cells"]), scores, study_table=True)
     result = correlate(checked_cells, scores, checked)
     write_correlations(result, notes, checked, outputs)
     plot_correlation_grid(checked_cells, scores, result.table, checked.plot_split, [outputs["png"]])

@@ -276,17 +276,25 @@ def mixed_table(
         if not pooled:
             continue
         scope = pooled[0]
-        frame = scope.cells.assign(score=scope.scores, log_size=scope.log_size)
         for metric in intrinsic:
-            data = frame.dropna(subset=[metric])
+            # a frame of fixed internal names: a user's column named ``score`` or
+            # ``log_size`` cannot collide with them
+            data = pd.DataFrame(
+                {
+                    "outcome": scope.scores,
+                    "metric": scope.cells[metric].to_numpy(dtype=float),
+                    "log_size": scope.log_size,
+                    "language": scope.cells["language"].to_numpy(),
+                }
+            ).dropna(subset=["metric"])
             row = {"score": score, "intrinsic": metric, "n": len(data)}
             row["scopes"] = data["language"].nunique()
-            if len(data) < MIN_CELLS or data[metric].nunique() < 2:
+            if len(data) < MIN_CELLS or data["metric"].nunique() < 2:
                 rows.append(row | {"note": "too few cells or a constant metric: not fitted"})
                 continue
             covariates = ["log_size"] if data["log_size"].nunique() > 1 else []
             fit = mixed_coefficient(
-                data, "score", metric, covariates, "language", settings.confidence
+                data, "outcome", "metric", covariates, "language", settings.confidence
             )
             rows.append(
                 row

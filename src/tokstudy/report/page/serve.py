@@ -9,18 +9,20 @@ outside the results folder is read; a bad request gets one 4xx line and the serv
 
 from __future__ import annotations
 
+import csv
 import json
 import mimetypes
 import sys
 import threading
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from tokstudy.cells import PRETRAINED
-from tokstudy.errors import TokstudyError
+from tokstudy.cells import PRETRAINED, size_label
+from tokstudy.errors import TokstudyError, one_line
 from tokstudy.report.page.build import PageCell, cell_json, colours, render, sample_json
 from tokstudy.report.page.segments import Sample, SampleLine, base_direction
 from tokstudy.tokenizers.registry import META_FILE
@@ -63,7 +65,30 @@ def discover_cells(results: Path) -> list[PageCell]:
             )
             for language in languages
         ]
+    current = current_cells(results)
+    if current is not None:
+        cells = [c for c in cells if (c.language, c.tokenizer, c.size) in current]
     return [cell for cell in cells if Path(cell.directory).resolve().is_relative_to(results)]
+
+
+def current_cells(results: Path) -> set[tuple[str, str, str]] | None:
+    """The (language, tokenizer, size label) cells of the folder's current config: those of
+    its metrics table (``tables/metrics.csv``, rewritten by every run), ``None`` without one
+    (then every tokenizer found is listed). Tokenizers of an earlier config left in the
+    folder are not among them."""
+    table = Path(results) / "tables" / "metrics.csv"
+    if not table.is_file():
+        return None
+    with open(table, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return {
+        (
+            row["language"],
+            row["tokenizer"],
+            size_label(row["tokenizer"], row["vocab_size"], row["kind"]),
+        )
+        for row in rows
+    }
 
 
 class Playground:
@@ -107,10 +132,18 @@ class Playground:
         """Segment the request's text with the cells it names."""
         try:
             request = json.loads(body.decode("utf-8"))
+            # a lone surrogate ("\\ud800") decodes but can be neither segmented nor answered
+            json.dumps(request, ensure_ascii=False).encode("utf-8")
         except UnicodeDecodeError as exc:
             raise RequestError(HTTPStatus.BAD_REQUEST, f"body is not UTF-8 ({exc.reason})") from exc
+        except UnicodeEncodeError as exc:
+            raise RequestError(
+                HTTPStatus.BAD_REQUEST, "body holds a lone surrogate (not a Unicode character)"
+            ) from exc
         except json.JSONDecodeError as exc:
             raise RequestError(HTTPStatus.BAD_REQUEST, f"body is not JSON ({exc.msg})") from exc
+        except RecursionError as exc:
+            raise RequestError(HTTPStatus.BAD_REQUEST, "body is JSON nested too deep") from exc
         if not isinstance(request, dict) or not isinstance(request.get("text"), str):
             raise RequestError(HTTPStatus.BAD_REQUEST, 'expected {"text": "...", "cells": [...]}')
         keys = request.get("cells", list(self.cells))
@@ -133,7 +166,10 @@ class Playground:
 
     def study_file(self, relative: str) -> Path:
         """A file of the results folder; anything else is a 404."""
-        path = (self.results / unquote(relative)).resolve()
+        name = unquote(relative)
+        if "\x00" in name:
+            raise RequestError(HTTPStatus.BAD_REQUEST, "a NUL byte in the path")
+        path = (self.results / name).resolve()
         if not path.is_relative_to(self.results) or not path.is_file():
             raise RequestError(HTTPStatus.NOT_FOUND, f"no file {relative} in the results folder")
         return path
@@ -158,40 +194,81 @@ class Handler(BaseHTTPRequestHandler):
     def _error(self, error: RequestError) -> None:
         self._json(error.status, {"error": str(error)})
 
-    def do_GET(self) -> None:
-        path = urlsplit(self.path).path
-        playground = self.server.playground
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Every error the standard library answers (a bad request line, an unsupported
+        method, headers too long) as the JSON of the rest; an unsupported method is 405."""
+        status = HTTPStatus(code)
+        if status == HTTPStatus.NOT_IMPLEMENTED:
+            status, message = HTTPStatus.METHOD_NOT_ALLOWED, f"method {self.command} not allowed"
+        self.log_error("code %d, message %s", status, message)
+        self.close_connection = True
+        # a request line too broken to read leaves HTTP/0.9 (no headers): answer in full
+        self.request_version = self.protocol_version
+        body = json.dumps({"error": message or status.phrase}).encode("utf-8")
+        self.send_response(status, message)
+        if status == HTTPStatus.METHOD_NOT_ALLOWED:
+            self.send_header("Allow", "GET, POST")
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _answer(self, respond: Callable[[], None]) -> None:
+        """Run ``respond``; a bad request is its JSON 4xx, anything unforeseen a JSON 500
+        (logged): the connection always gets an answer."""
         try:
-            if path == "/":
-                self._send(
-                    HTTPStatus.OK, playground.page().encode("utf-8"), "text/html; charset=utf-8"
-                )
-            elif path.startswith("/study/"):
-                file = playground.study_file(path.removeprefix("/study/"))
-                kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-                self._send(HTTPStatus.OK, file.read_bytes(), kind)
-            else:
-                raise RequestError(HTTPStatus.NOT_FOUND, f"no page {path}")
+            respond()
         except RequestError as error:
             self._error(error)
+        except Exception as exc:  # never drop a connection without an answer
+            self.log_error("internal error: %s", one_line(exc))
+            self._error(RequestError(HTTPStatus.INTERNAL_SERVER_ERROR, one_line(exc)))
+
+    def do_GET(self) -> None:
+        self._answer(self._get)
 
     def do_POST(self) -> None:
-        try:
-            if urlsplit(self.path).path != "/api/segment":
-                raise RequestError(HTTPStatus.NOT_FOUND, f"no endpoint {self.path}")
-            try:
-                length = int(self.headers.get("Content-Length", ""))
-            except ValueError as exc:
-                raise RequestError(HTTPStatus.LENGTH_REQUIRED, "Content-Length required") from exc
-            if length > MAX_BODY:
-                self.close_connection = True
-                raise RequestError(
-                    HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                    f"body of {length} bytes is over the limit of {MAX_BODY}",
-                )
-            self._json(HTTPStatus.OK, self.server.playground.segment(self.rfile.read(length)))
-        except RequestError as error:
-            self._error(error)
+        self._answer(self._post)
+
+    def _get(self) -> None:
+        path = urlsplit(self.path).path
+        playground = self.server.playground
+        if path == "/":
+            self._send(HTTPStatus.OK, playground.page().encode("utf-8"), "text/html; charset=utf-8")
+        elif path.startswith("/study/"):
+            file = playground.study_file(path.removeprefix("/study/"))
+            kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+            self._send(HTTPStatus.OK, file.read_bytes(), kind)
+        else:
+            raise RequestError(HTTPStatus.NOT_FOUND, f"no page {path}")
+
+    def _post(self) -> None:
+        if urlsplit(self.path).path != "/api/segment":
+            raise RequestError(HTTPStatus.NOT_FOUND, f"no endpoint {self.path}")
+        self._json(HTTPStatus.OK, self.server.playground.segment(self._body()))
+
+    def _body(self) -> bytes:
+        """The request body: a missing Content-Length is 411, one that is no count of
+        bytes 400, one over :data:`MAX_BODY` 413 (the body is never read then)."""
+        given = self.headers.get("Content-Length")
+        if given is None:
+            self.close_connection = True
+            raise RequestError(HTTPStatus.LENGTH_REQUIRED, "Content-Length required")
+        if not given.strip().isdigit():
+            self.close_connection = True
+            raise RequestError(
+                HTTPStatus.BAD_REQUEST, f"Content-Length {given[:40]!r} is not a count of bytes"
+            )
+        length = int(given)
+        if length > MAX_BODY:
+            self.close_connection = True
+            raise RequestError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"body of {length} bytes is over the limit of {MAX_BODY}",
+            )
+        return self.rfile.read(length)
 
     def log_message(self, format: str, *args: Any) -> None:
         sys.stderr.write(f"tokstudy serve: {self.address_string()} {format % args}\n")
@@ -201,6 +278,9 @@ class PlaygroundServer(ThreadingHTTPServer):
     """A threading HTTP server holding the playground."""
 
     daemon_threads = True
+    #: pending connections the kernel holds (``listen`` backlog; the standard library's 5
+    #: reset some of 50 clients connecting at once)
+    request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], playground: Playground) -> None:
         super().__init__(address, Handler)
@@ -208,8 +288,18 @@ class PlaygroundServer(ThreadingHTTPServer):
 
 
 def serve(results: Path, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve the playground until Ctrl-C; prints its address first."""
-    server = PlaygroundServer((host, port), Playground(results))
+    """Serve the playground until Ctrl-C; prints its address first. A port out of range,
+    one in use or a host that cannot be bound is one line."""
+    if not 0 <= port <= 65535:
+        raise TokstudyError(f"--port {port}: a port is 0 to 65535")
+    playground = Playground(results)
+    try:
+        server = PlaygroundServer((host, port), playground)
+    except (OSError, OverflowError, UnicodeError) as exc:
+        reason = getattr(exc, "strerror", None) or one_line(exc)
+        raise TokstudyError(
+            f"--host {host} --port {port}: cannot listen there ({reason})"
+        ) from None
     print(f"tokstudy serve: http://{host}:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
