@@ -519,34 +519,43 @@ def _train(
     }
 
 
+#: training facts of a run shown beside its scores (``clm.json``, the ``clm`` table), in order
+TRAINING_FACTS = (
+    "preset",
+    "budget",
+    "parameters",
+    "non_embedding_parameters",
+    "epochs_done",
+    "steps",
+    "train_bytes",
+    "train_tokens",
+    "training_tokens",
+    "unique_training_tokens",
+    "tokens_per_parameter",
+    "train_flops",
+    "validation_lines",
+    "best_validation_loss",
+    "tokens_per_s",
+    "mfu",
+)
+#: facts read from the run's settings rather than its summary
+_FROM_CONFIG = frozenset({"preset", "budget", "validation_lines"})
+#: throughput and MFU (empty on the CPU): runs trained before the shared loop lack them
+_OPTIONAL = frozenset({"tokens_per_s", "mfu"})
+
+
 def _training_facts(summary_file: Path) -> dict[str, Any]:
     """The budget of a training run (its ``train.json``), for the tables."""
     summary = json.loads(summary_file.read_text(encoding="utf-8"))
-    keys = (
-        "parameters",
-        "non_embedding_parameters",
-        "epochs_done",
-        "steps",
-        "train_bytes",
-        "train_tokens",
-        "training_tokens",
-        "unique_training_tokens",
-        "tokens_per_parameter",
-        "train_flops",
-        "best_validation_loss",
-    )
     config = summary["config"]
-    # throughput and MFU (empty on the CPU): runs trained before the shared loop lack them
-    speed = {key: summary.get(key) for key in ("tokens_per_s", "mfu")}
-    return (
-        {
-            "preset": config["preset"],
-            "budget": config["budget"],
-            "validation_lines": config["validation_lines"],
-        }
-        | {key: summary[key] for key in keys}
-        | speed
-    )
+    return {
+        key: config[key]
+        if key in _FROM_CONFIG
+        else summary.get(key)
+        if key in _OPTIONAL
+        else summary[key]
+        for key in TRAINING_FACTS
+    }
 
 
 # --- scoring a trained model -------------------------------------------------------------

@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import pandas as pd
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.clm import DETAILS_FILE
+from tokstudy.models.clm import DETAILS_FILE, TRAINING_FACTS
 from tokstudy.models.clm_scales import data_starved, scale_agreement
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.run_flags import RUN_FACTS, flagged_runs, mark_flagged
@@ -107,24 +107,7 @@ def collect_results(
 
 
 #: training facts of a causal-LM run shown beside its scores (from ``clm.json``)
-CLM_TRAINING_COLUMNS = (
-    "preset",
-    "budget",
-    "parameters",
-    "non_embedding_parameters",
-    "epochs_done",
-    "steps",
-    "train_bytes",
-    "train_tokens",
-    "training_tokens",
-    "unique_training_tokens",
-    "tokens_per_parameter",
-    "train_flops",
-    "validation_lines",
-    "best_validation_loss",
-    "tokens_per_s",
-    "mfu",
-)
+CLM_TRAINING_COLUMNS = TRAINING_FACTS
 
 
 def clm_table(clm: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
