@@ -1,133 +1,394 @@
-"""The GPU check of issue 36: training speed and MFU of the study's three model kinds.
+"""The GPU check of issue 36: the study's three model kinds on one CUDA GPU, then a small
+GPU study through Snakemake.
 
-On one CUDA GPU it trains each kind (clm ``base`` at context 1024, BERT-base MLM, NMT
-``base``) for a few steps through the project's own training loop
-(:func:`tokstudy.training.loop.train`) on random tokens, eager and with the loss compiled,
-and prints tokens/s, FLOP/s and MFU (the share of the GPU's dense bf16 peak) per row.
-Needs torch and transformers, not Snakemake. On a machine without a CUDA GPU it prints one
-line and exits with status 2.
+1. Speed: each kind (clm ``base`` at context 1024 × 32, BERT-base MLM 512 × 32, NMT
+   ``base`` with 8192-token batches; vocabularies of 32000) trains for ``--steps`` steps
+   through the project's own loop (:func:`tokstudy.training.loop.train`) on random
+   tokens, eager and with the loop's default on CUDA (the loss compiled), and a table row
+   gives tokens/s, FLOP/s and MFU (the share of the GPU's dense bf16 peak) of the second
+   half of the steps. The GPU's own large bf16 matrix product is measured too.
+2. ``--study``: ``config/gpu_check.yaml`` (clm, BERT-base MLM + POS, NMT base, one job on
+   the GPU at a time) through ``snakemake`` with the data under ``--shared``; prints its
+   wall time and each training job's tokens/s and MFU.
 
-    python scripts/gpu_check.py [--steps 30]
+Needs torch, transformers and tokenizers; the study also needs Snakemake and the
+project's other dependencies, which the check names with the ``pip download`` command
+that brings them as wheels to a machine without network. Without a CUDA GPU it prints one
+line and exits with status 2. ``--smoke`` runs both parts at toy sizes on the CPU (for
+the project's tests).
 
-Still to come (issue 36 item 5): the small GPU study through Snakemake with its wall time
-and per-job tokens/s.
+    python scripts/gpu_check.py [--steps 30] [--study] [--shared ../shared] [--cores 16]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+
 NO_GPU = "gpu_check: no CUDA GPU visible (torch.cuda.is_available() is false); run it on a machine with one NVIDIA GPU"  # noqa: E501
+#: what the study needs beyond torch, transformers and tokenizers (import name: package)
+STUDY_PACKAGES = {
+    "snakemake": "snakemake",
+    "jsonschema": "jsonschema",
+    "conllu": "conllu",
+    "babel": "babel",
+    "morfessor": "morfessor",
+    "sacrebleu": "sacrebleu",
+    "statsmodels": "statsmodels",
+}
+WHEELS_ADVICE = (
+    "on a machine with network and the same Python, download them as wheels and copy the "
+    "folder over: python -m pip download --only-binary=:all: --python-version {py} "
+    "--platform manylinux2014_x86_64 --platform any -d wheels {packages} (pure-Python "
+    "packages published only as source: pip wheel --no-deps -w wheels NAME); there: "
+    "python -m pip install --no-index --find-links wheels {packages}"
+)
+VOCAB = 32000
 
 
-def _clm(compile_loss: bool, steps: int):
+@dataclass(frozen=True)
+class Sizes:
+    """The shapes of the speed rows: the check's GPU sizes, or toy ones for ``--smoke``."""
+
+    clm_preset: str
+    context: int
+    clm_batch: int
+    bert_preset: str
+    bert_length: int
+    bert_batch: int
+    nmt_preset: str
+    nmt_tokens: int
+    nmt_length: int
+    vocab: int
+    device: str
+
+
+GPU_SIZES = Sizes("base", 1024, 32, "base", 512, 32, "base", 8192, 256, VOCAB, "cuda")
+SMOKE_SIZES = Sizes("tiny", 64, 4, "tiny", 32, 4, "tiny", 512, 32, 500, "cpu")
+
+
+class _Vocabulary:
+    """What the model builders read of a tokenizer: its size and special ids."""
+
+    pad_token_id, cls_token_id, sep_token_id = 0, 1, 2
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
+    """The clm row: a Llama decoder on a random token stream."""
     import numpy as np
     from transformers import LlamaForCausalLM
 
     from tokstudy.models import clm
     from tokstudy.models.config import ClmConfig
+    from tokstudy.models.pretrain import build_optimizer
 
     config = ClmConfig(
-        preset="base", context=1024, batch_size=32, device="cuda", compile=compile_loss
+        preset=sizes.clm_preset,
+        context=sizes.context,
+        batch_size=sizes.clm_batch,
+        device=sizes.device,
+        compile=compile_loss,
     )
-
-    class Tokenizer:  # what llama_config reads of a tokenizer
-        cls_token_id, sep_token_id, pad_token_id = 1, 2, 0
-
-        def __len__(self) -> int:
-            return 32000
-
-    model_config = clm.llama_config(Tokenizer(), config)
-    stream = np.random.default_rng(0).integers(0, 32000, 2_000_000)
-    task = clm.ClmTask(clm.StreamBatches(stream, config), stream[:2048], config, "cuda")
-    model = LlamaForCausalLM(model_config)
-    return model, task, clm.train_flops_per_token(model_config, 1024), config
+    model_config = clm.llama_config(_Vocabulary(sizes.vocab), config)
+    stream = np.random.default_rng(0).integers(0, sizes.vocab, 2_000_000)
+    task = clm.ClmTask(clm.StreamBatches(stream, config), stream[:2048], config, sizes.device)
+    model = LlamaForCausalLM(model_config).to(sizes.device)
+    optimizer = build_optimizer(model, config, steps, 1, fused=sizes.device == "cuda")
+    label = f"clm {sizes.clm_preset}, {sizes.context} x {sizes.clm_batch}"
+    return label, model, task, optimizer, clm.train_flops_per_token(model_config, sizes.context)
 
 
-def _mlm(steps: int):
+def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
+    """The MLM row: BERT with 15 % of random tokens masked."""
     from transformers import BertForMaskedLM
 
     from tokstudy.models.config import PretrainConfig
-    from tokstudy.models.pretrain import MlmTask, bert_config, bert_flops_per_token, bert_mlm_loss
+    from tokstudy.models.pretrain import (
+        MlmTask,
+        bert_config,
+        bert_flops_per_token,
+        bert_mlm_loss,
+        build_optimizer,
+    )
 
-    config = PretrainConfig(preset="base", max_length=512, batch_size=32, device="cuda")
-
-    class Tokenizer:
-        pad_token_id = 0
-
-        def __len__(self) -> int:
-            return 32000
-
-    model_config = bert_config(Tokenizer(), config)
+    config = PretrainConfig(
+        preset=sizes.bert_preset,
+        max_length=sizes.bert_length,
+        batch_size=sizes.bert_batch,
+        device=sizes.device,
+        compile=compile_loss,
+    )
+    model_config = bert_config(_Vocabulary(sizes.vocab), config)
     generator = torch.Generator().manual_seed(0)
+    shape = (sizes.bert_batch, sizes.bert_length)
 
     def batches(step: int) -> dict[str, torch.Tensor]:
-        ids = torch.randint(5, 32000, (32, 512), generator=generator)
-        labels = torch.where(torch.rand(ids.shape, generator=generator) < 0.15, ids, -100)
+        ids = torch.randint(5, sizes.vocab, shape, generator=generator)
+        labels = torch.where(torch.rand(shape, generator=generator) < 0.15, ids, -100)
         return {"input_ids": ids, "labels": labels}
 
-    task = MlmTask(batches, bert_mlm_loss)
-    return BertForMaskedLM(model_config), task, bert_flops_per_token(model_config, config)
+    model = BertForMaskedLM(model_config).to(sizes.device)
+    optimizer = build_optimizer(model, config, steps, 1, fused=sizes.device == "cuda")
+    label = f"BERT {sizes.bert_preset} MLM, {sizes.bert_length} x {sizes.bert_batch}"
+    flops = bert_flops_per_token(model_config, config)
+    return label, model, MlmTask(batches, bert_mlm_loss), optimizer, flops
 
 
-def _time(name: str, model, task, flops_per_token: float, compile_loss: bool, steps: int):
-    from tokstudy.models.config import PretrainConfig
-    from tokstudy.models.pretrain import build_optimizer
+def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
+    """The NMT row: a Marian Transformer on random sentence pairs of 8 to ``nmt_length``
+    tokens, in token-budget batches."""
+    import numpy as np
+
+    from tokstudy.nmt.batching import Example, SpecialIds
+    from tokstudy.nmt.config import TrainConfig
+    from tokstudy.nmt.model import build_model, optimizer_and_schedule
+    from tokstudy.nmt.train import NmtTask, nmt_flops_per_token
+
+    config = TrainConfig(
+        preset=sizes.nmt_preset,
+        max_tokens=sizes.nmt_tokens,
+        max_length=sizes.nmt_length,
+        warmup_steps=1,
+        device=sizes.device,
+        compile=compile_loss,
+    )
+    special = SpecialIds(pad=0, bos=1, eos=2, suppressed=(0, 1))
+    rng = np.random.default_rng(0)
+    examples = []
+    for index in range(20_000):
+        length = int(rng.integers(8, sizes.nmt_length - 1))
+        source = [*rng.integers(5, sizes.vocab, length).tolist(), special.eos]
+        target = rng.integers(5, sizes.vocab, length).tolist()
+        examples.append(Example(index, source, target))
+    task = NmtTask(
+        examples,
+        special,
+        [example.length for example in examples],
+        config,
+        evaluate=lambda model: {"chrf": 0.0, "bleu": 0.0},
+        save=lambda model: None,
+    )
+    model = build_model(
+        sizes.nmt_preset, sizes.vocab, sizes.vocab, special, joint=False, dropout=0.1
+    ).to(sizes.device)
+    optimizer = optimizer_and_schedule(model, config, fused=sizes.device == "cuda")
+    label = f"NMT {sizes.nmt_preset}, {sizes.nmt_tokens}-token batches"
+    return label, model, task, optimizer, nmt_flops_per_token(model.config, sizes.nmt_length)
+
+
+KINDS: tuple[Callable[..., Any], ...] = (clm_kind, mlm_kind, nmt_kind)
+
+
+def speed_row(kind: Callable[..., Any], sizes: Sizes, compile_loss: bool | None, steps: int):
+    """Train one kind for ``steps`` steps; its table row from the log of the last step."""
+    import pandas as pd
+
     from tokstudy.training.loop import LoopSettings, train
 
-    device = torch.device("cuda")
-    model.to(device)
-    optimizer, scheduler = build_optimizer(model, PretrainConfig(), steps, 1, fused=True)
+    torch.manual_seed(0)
+    label, model, task, (optimizer, scheduler), flops = kind(sizes, compile_loss, steps)
     settings = LoopSettings(
         steps=steps,
-        log_every=steps // 2,
+        log_every=max(1, steps // 2),
         checkpoint_every=steps + 1,
         grad_clip=1.0,
         compile=compile_loss,
-        flops_per_token=flops_per_token,
+        flops_per_token=flops,
     )
     with tempfile.TemporaryDirectory() as folder:
-        train(
+        result = train(
             model,
             optimizer,
             scheduler,
             task,
             settings,
             Path(folder),
-            device=device,
+            device=torch.device(sizes.device),
             run_fingerprint="gpu_check",
         )
-        import pandas as pd
-
         last = pd.read_csv(Path(folder) / "train_log.csv").iloc[-1]  # warm: the second half
-    mode = "compiled loss" if compile_loss else "eager"
-    print(
-        f"| {name} | {mode} | {last['tokens_per_s'] / 1e3:.0f} k | "
-        f"{last['flops_per_s'] / 1e12:.0f} | {100 * float(last['mfu'] or 0):.1f} % |"
+    compiled = "loss compiled" if result.extra["compiled"] else "eager"
+    mode = "eager" if compile_loss is False else f"default: {compiled}"
+    mfu = "" if pd.isna(last["mfu"]) else f"{100 * float(last['mfu']):.1f} %"
+    return (
+        f"| {label} | {mode} | {1000 * result.train_seconds / steps:.0f} | "
+        f"{last['tokens_per_s'] / 1e3:.1f} k | {last['flops_per_s'] / 1e12:.1f} | {mfu} |"
     )
 
 
+def speed_table(sizes: Sizes, steps: int) -> None:
+    """Print the table of issue 36: every kind, eager and with the loop's default."""
+    from tokstudy.training.device import matmul_flops
+
+    device = torch.device(sizes.device)
+    if device.type == "cuda":
+        size = 8192
+        print(
+            f"{torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA "
+            f"{torch.version.cuda}; {size}^3 bf16 matrix product: "
+            f"{matmul_flops(device, torch.bfloat16, size) / 1e12:.0f} TFLOP/s",
+            flush=True,
+        )
+    print(
+        "| model | mode | ms / step (all steps) | tokens/s | TFLOP/s | MFU (bf16 dense) |\n"
+        "|---|---|---:|---:|---:|---:|",
+        flush=True,
+    )
+    for kind in KINDS:
+        for compile_loss in (False, None):
+            try:
+                print(speed_row(kind, sizes, compile_loss, steps), flush=True)
+            except Exception as error:  # one failing row must not hide the others
+                traceback.print_exc()
+                print(f"| {kind.__name__} | compile={compile_loss} | failed: {error!r} |")
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+
+
+def missing_packages() -> list[str]:
+    """The study's packages that are not importable here."""
+    return sorted(
+        package
+        for module, package in STUDY_PACKAGES.items()
+        if importlib.util.find_spec(module) is None
+    )
+
+
+def study_config(shared: Path, results: Path, smoke: bool) -> dict[str, Any]:
+    """``config/gpu_check.yaml`` with its ``../shared`` paths under ``shared`` and
+    ``results`` as results folder; for ``--smoke``, toy models on the CPU."""
+    import yaml
+
+    text = (REPO / "config" / "gpu_check.yaml").read_text(encoding="utf-8")
+    config = yaml.safe_load(text.replace("../shared", str(shared.resolve())))
+    config["results_dir"] = str(results)
+    if smoke:
+        models, nmt = config["models"], config["nmt"]
+        models["clm"].update(preset="tiny", context=64, batch_size=4, epochs=0.05)
+        models["pretrain"].update(preset="tiny", steps=4, batch_size=4, max_length=32)
+        models["finetune"].update(max_length=32)
+        models["evaluation"].update(max_lines=20)
+        nmt["train"].update(preset="tiny", max_steps=4, max_tokens=512, eval_every=2)
+        nmt["decode"].update(beam_size=1)
+        nmt["split"].update(dev_size=10, test_size=10)
+        for section in (
+            *(models[key] for key in models if isinstance(models[key], dict)),
+            nmt["train"],
+            nmt["decode"],
+        ):
+            if "device" in section:
+                section["device"] = "cpu"
+        config["resources"] = {}
+    return config
+
+
+def run_study(shared: Path, cores: int, smoke: bool) -> int:
+    """Run the small GPU study through Snakemake; print its wall time and job speeds."""
+    missing = missing_packages()
+    if missing:
+        python = f"{sys.version_info.major}.{sys.version_info.minor}"
+        print(
+            f"gpu_check: the study needs {', '.join(missing)}, not installed here; "
+            + WHEELS_ADVICE.format(py=python, packages=" ".join(missing)),
+            file=sys.stderr,
+        )
+        return 3
+    import yaml
+
+    results = REPO / "results" / time.strftime("gpu_check_%Y%m%d_%H%M%S")
+    config_file = results.with_suffix(".yaml")  # beside the results: Snakemake makes those
+    config_file.parent.mkdir(exist_ok=True)
+    config_file.write_text(yaml.safe_dump(study_config(shared, results, smoke)))
+    command = [
+        sys.executable, "-m", "snakemake", "--cores", str(cores), "--resources", "gpu=1",
+        "--configfile", str(config_file), "--quiet", "progress",
+    ]  # fmt: skip
+    print(f"\n$ {' '.join(command)}", flush=True)
+    started = time.perf_counter()
+    paths = [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    status = subprocess.run(command, cwd=REPO, env=environment, check=False).returncode
+    seconds = time.perf_counter() - started
+    print(f"study: exit {status}, wall time {seconds / 60:.1f} min ({seconds:.0f} s)")
+    print(job_table(results))
+    if status == 0 and not smoke:
+        shutil.rmtree(results / "checkpoints", ignore_errors=True)
+    return status
+
+
+def job_table(results: Path) -> str:
+    """One row per finished training job: tokens/s and MFU over the whole run (the
+    compilation and evaluations included) and the median of its log rows after the first
+    (the steady state), and whether the loss was compiled."""
+    import pandas as pd
+
+    rows = [
+        "| job | tokens/s (run) | MFU (run) | tokens/s (steady) | MFU (steady) | compiled |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for summary in sorted([*results.rglob("train.json"), *results.rglob("pretrain.json")]):
+        data = json.loads(summary.read_text(encoding="utf-8"))
+        steady = pd.read_csv(summary.parent / "train_log.csv").iloc[1:]
+        figures = [
+            data.get("tokens_per_s"),
+            data.get("mfu"),
+            steady["tokens_per_s"].median() if len(steady) else None,
+            pd.to_numeric(steady["mfu"]).median() if len(steady) else None,
+        ]
+        cells = [
+            ""
+            if value is None or pd.isna(value)
+            else f"{value / 1e3:.1f} k"
+            if i % 2 == 0
+            else f"{100 * value:.1f} %"
+            for i, value in enumerate(figures)
+        ]
+        where = summary.parent.relative_to(results)
+        rows.append(f"| {where} | {' | '.join(cells)} | {data.get('compiled', '')} |")
+    return "\n".join(rows)
+
+
 def main() -> int:
-    """Print the MFU table; 2 without a CUDA GPU."""
+    """Print the speed table, then (``--study``) run the GPU study; 2 without a CUDA GPU."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30, help="training steps per row")
+    parser.add_argument("--study", action="store_true", help="run the GPU study too")
+    shared = Path(os.environ.get("TOKSTUDY_SHARED", REPO.parent / "shared"))
+    parser.add_argument("--shared", type=Path, default=shared, help="corpora/ and ud/ are here")
+    parser.add_argument("--cores", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--smoke", action="store_true", help="toy sizes on the CPU (tests)")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
+    if not args.smoke and not torch.cuda.is_available():
         print(NO_GPU, file=sys.stderr)
         return 2
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
-    print("| model | mode | tokens/s | TFLOP/s | MFU (bf16 dense) |\n|---|---|---:|---:|---:|")
-    for compile_loss in (False, True):
-        model, task, flops, _ = _clm(compile_loss, args.steps)
-        _time("clm base, 1024 x 32", model, task, flops, compile_loss, args.steps)
-        model, task, flops = _mlm(args.steps)
-        _time("BERT-base MLM, 512 x 32", model, task, flops, compile_loss, args.steps)
-    return 0
+    started = time.perf_counter()
+    speed_table(SMOKE_SIZES if args.smoke else GPU_SIZES, args.steps)
+    status = run_study(args.shared, args.cores, args.smoke) if args.study else 0
+    print(f"gpu_check: {(time.perf_counter() - started) / 60:.1f} min in all")
+    return status
 
 
 if __name__ == "__main__":

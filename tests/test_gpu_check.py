@@ -1,11 +1,15 @@
-"""scripts/gpu_check.py on a machine without a CUDA GPU: one line, status 2."""
+"""scripts/gpu_check.py: one line and status 2 without a CUDA GPU; its rows at toy sizes."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from conftest import REPO
 
 
@@ -23,3 +27,49 @@ def test_without_a_gpu_the_check_says_so_in_one_line() -> None:
         "gpu_check: no CUDA GPU visible (torch.cuda.is_available() is false); "
         "run it on a machine with one NVIDIA GPU"
     ]
+
+
+@pytest.mark.slow
+def test_the_speed_table_trains_every_kind_eager_and_by_default_through_the_loop() -> None:
+    """--smoke: the same rows at toy sizes on the CPU, where the default is eager."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gpu_check.py"), "--smoke", "--steps", "2"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split(" | ")[:2] for line in result.stdout.splitlines() if line[:2] == "| "]
+    assert rows[1:] == [
+        [f"| {kind}", mode]
+        for kind in ("clm tiny, 64 x 4", "BERT tiny MLM, 32 x 4", "NMT tiny, 512-token batches")
+        for mode in ("eager", "default: eager")
+    ]
+    assert "failed" not in result.stdout
+
+
+def test_the_study_names_the_wheels_it_lacks(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    gpu_check = _load_script()
+    monkeypatch.setattr(gpu_check.importlib.util, "find_spec", lambda name: None)
+    assert gpu_check.run_study(REPO, cores=1, smoke=True) == 3
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("gpu_check: the study needs babel, conllu, jsonschema, morfessor")
+    assert "pip download --only-binary=:all:" in line and "--no-index --find-links" in line
+
+
+def test_the_study_config_points_every_shared_path_at_the_given_folder(tmp_path: Path) -> None:
+    config = _load_script().study_config(tmp_path, tmp_path / "out", smoke=False)
+    text = json.dumps(config)
+    assert "../shared" not in text and config["results_dir"] == str(tmp_path / "out")
+    assert config["data_root"] == str(tmp_path / "corpora" / "hft2022")
+    assert config["models"]["ud_root"] == str(tmp_path / "ud")
+    assert config["nmt"]["corpus"]["files"][0] == str(tmp_path / "corpora/hft2022/en.txt.gz")
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("gpu_check", REPO / "scripts" / "gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gpu_check"] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

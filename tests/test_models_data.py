@@ -82,6 +82,11 @@ def test_config_from_mapping_coerces_and_nests():
         ({"characterbert": 5}, "models.characterbert: expected a mapping"),
         ({"sentence_tsv": {"de": {"train": "a"}}}, "models.sentence_tsv.de: missing key(s) test"),
         ({"sentence_tsv": {"de": {"train": "a", "test": "b", "dev": "c"}}}, "unknown key(s) dev"),
+        (
+            {"tasks": ["mlm", "pos"], "pretrain": {"max_length": 32}},
+            "models.finetune.max_length (128) exceeds models.pretrain.max_length (32)",
+        ),
+        ({"pretrain": {"compile": "yes"}}, "models.pretrain.compile: expected true/false"),
     ],
 )
 def test_config_errors_name_the_key(data, message):

@@ -11,7 +11,8 @@ from transformers import LlamaConfig
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.clm import train_flops_per_token
-from tokstudy.training.device import check_compile, peak_flops, peak_for_name
+from tokstudy.training import device as device_module
+from tokstudy.training.device import check_compile, peak_flops, peak_for_name, resolve_compile
 from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, Task, train
 
 
@@ -121,3 +122,67 @@ def test_compile_without_a_cpu_compiler_is_one_line_naming_the_key(
     monkeypatch.delenv("CXX", raising=False)
     with pytest.raises(TokstudyError, match=r"^models\.clm\.compile: .*C\+\+ compiler"):
         check_compile(torch.device("cpu"), "models.clm.compile")
+
+
+def test_compile_left_out_compiles_on_cuda_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked: list[str] = []
+    monkeypatch.setattr(device_module, "check_compile", lambda device, key: checked.append(key))
+    cpu, cuda = torch.device("cpu"), torch.device("cuda")
+    assert resolve_compile(None, cpu, "k") is False and checked == []
+    assert resolve_compile(None, cuda, "k") is True and checked == ["k"]
+    assert resolve_compile(False, cuda, "k") is False and checked == ["k"]
+    assert resolve_compile(True, cpu, "k") is True and checked == ["k", "k"]
+    assert resolve_compile(None, cuda, "k", on_cuda=False) is False and checked == ["k", "k"]
+
+
+def test_the_tasks_compile_on_cuda_where_it_measured_faster() -> None:
+    from tokstudy.models.clm import ClmTask
+    from tokstudy.models.pretrain import MlmTask
+    from tokstudy.nmt.train import NmtTask
+
+    assert (ClmTask.compile_on_cuda, MlmTask.compile_on_cuda, NmtTask.compile_on_cuda) == (
+        True,
+        False,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("device", "variable_shapes", "cudnn_attention"),
+    [("cuda", True, [False]), ("cuda", False, []), ("cpu", True, [])],
+)
+def test_variable_shapes_turn_cudnn_attention_off_on_cuda_only(
+    monkeypatch: pytest.MonkeyPatch, device: str, variable_shapes: bool, cudnn_attention
+) -> None:
+    calls: list[bool] = []
+    monkeypatch.setattr(torch.backends.cuda, "enable_cudnn_sdp", calls.append)
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        device_module.prepare_device(torch.device(device), variable_shapes)
+        assert calls == cudnn_attention
+        assert torch.backends.cuda.matmul.allow_tf32 is (device == "cuda")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def test_compile_left_out_trains_eagerly_with_a_warning_where_torch_cannot_compile(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def no_triton(device: torch.device, key: str) -> None:
+        raise TokstudyError(f"{key}: torch.compile on CUDA needs Triton, which is not installed")
+
+    monkeypatch.setattr(device_module, "check_compile", no_triton)
+    assert resolve_compile(None, torch.device("cuda"), "nmt.train.compile") is False
+    assert "nmt.train.compile: torch.compile on CUDA needs Triton" in caplog.text
+    with pytest.raises(TokstudyError, match=r"^nmt\.train\.compile: .*Triton"):
+        resolve_compile(True, torch.device("cuda"), "nmt.train.compile")
+
+
+def test_the_measured_matmul_rate_is_two_n_cubed_flops_per_product(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = iter([10.0, 12.0])  # the timed products take 2 s in all
+    monkeypatch.setattr(device_module.time, "perf_counter", lambda: next(clock))
+    flops = device_module.matmul_flops.__wrapped__(torch.device("cpu"), torch.float32, 16, 5)
+    assert flops == 2 * 16**3 * 5 / 2.0

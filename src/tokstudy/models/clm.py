@@ -445,6 +445,7 @@ class ClmTask(Task):
     """
 
     log_columns = ("loss", "validation_loss")
+    compile_on_cuda = True  # base at 1024 x 32: 1.85x the eager tokens/s (docs/gpu.md)
 
     def __init__(
         self, batches: StreamBatches, validation: np.ndarray, config: ClmConfig, device

@@ -97,13 +97,16 @@ class TsvDataset:
 class RunSettings(DeviceSettings):
     """What every model training run shares: its seed, how often it checkpoints and logs,
     and what an unreadable checkpoint does (``on_bad_checkpoint``: ``error`` stops,
-    ``restart`` logs a warning, ignores it and trains from step 0). Device keys:
-    :class:`DeviceSettings`."""
+    ``restart`` logs a warning, ignores it and trains from step 0). ``compile``: the
+    training loss (forward and backward) runs through ``torch.compile``; left out, it does
+    on CUDA where that measured faster (clm, not MLM: docs/gpu.md) and not on the CPU. Device
+    keys: :class:`DeviceSettings`."""
 
     seed: int = 0
     checkpoint_every: int = setting(200, low=1)
     log_every: int = setting(20, low=1)
     on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
+    compile: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -222,12 +225,10 @@ class ClmConfig(RunSettings):
     evaluations every ``eval_every`` steps without a lower validation loss; 0: off).
     ``heldout_max_lines``: held-out lines scored (0: all). ``undertrained_margin``: a
     model whose bits per byte is less than this fraction below the unigram baseline's is
-    flagged ``undertrained``. ``compile``: the training loss (forward and backward) runs
-    through ``torch.compile`` (:class:`tokstudy.models.clm.ClmTask`).
-    ``min_tokens_per_parameter``: training refuses at start when the training text has
-    fewer tokens per non-embedding parameter (0: no check; Chinchilla's compute-optimal
-    ratio is about 20). ``bootstrap_resamples``: resamples of held-out lines for the
-    95 % interval of bits per byte.
+    flagged ``undertrained``. ``min_tokens_per_parameter``: training refuses at start
+    when the training text has fewer tokens per non-embedding parameter (0: no check;
+    Chinchilla's compute-optimal ratio is about 20). ``bootstrap_resamples``: resamples
+    of held-out lines for the 95 % interval of bits per byte.
     """
 
     section: ClassVar[str] = "models.clm"
@@ -250,7 +251,6 @@ class ClmConfig(RunSettings):
     heldout_max_lines: int = setting(0, low=0)
     eval_batch_size: int = setting(8, low=1)
     undertrained_margin: float = proportion(0.15)
-    compile: bool = False
     min_tokens_per_parameter: float = setting(0.0, low=0)
     bootstrap_resamples: int = setting(1000, low=100)
 
@@ -333,6 +333,13 @@ class ModelsConfig:
         for scale in self.clm_scales:
             for language in scale.languages:
                 choice("models.clm_scales.languages", language, self.languages)
+        finetuned = {"pos", "sentence"} & set(self.tasks)
+        if finetuned and self.finetune.max_length > self.pretrain.max_length:
+            raise TokstudyError(
+                f"models.finetune.max_length ({self.finetune.max_length}) exceeds "
+                f"models.pretrain.max_length ({self.pretrain.max_length}): the pretrained "
+                "model has no positions beyond it"
+            )
         if "=" not in self.sentence_feature:
             raise TokstudyError(
                 f"models.sentence_feature must look like Name=Value, got {self.sentence_feature!r}"

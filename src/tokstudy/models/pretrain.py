@@ -81,6 +81,8 @@ class TrainResult:
     device: str
     flops_per_s: float = 0.0
     mfu: float | None = None
+    #: whether the loop compiled the loss (``models.pretrain.compile``)
+    compiled: bool = False
 
 
 def bert_config(tokenizer: Any, config: PretrainConfig) -> BertConfig:
@@ -230,6 +232,8 @@ def train_loop(
         checkpoint_every=config.checkpoint_every,
         grad_clip=config.grad_clip,
         bf16=config.bf16,
+        compile=config.compile,
+        compile_key="models.pretrain.compile",
         flops_per_token=flops_per_token,
         on_bad_checkpoint=config.on_bad_checkpoint,
         restart_hint="delete it to restart, or set models.pretrain.on_bad_checkpoint: restart",
@@ -253,6 +257,7 @@ def train_loop(
         describe(device),
         result.flops_per_s,
         result.mfu,
+        result.extra["compiled"],
     )
 
 

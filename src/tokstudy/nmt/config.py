@@ -88,7 +88,9 @@ class TrainConfig(DeviceSettings):
     target, special tokens included). Training pairs with a side longer than
     ``max_length`` tokens are left out. Every ``eval_every`` steps the dev set is
     translated (``dev_beam_size``; 1 is greedy) and scored with chrF; training stops after
-    ``patience`` evaluations without a better dev chrF, or at ``max_steps``.
+    ``patience`` evaluations without a better dev chrF, or at ``max_steps``. ``compile``:
+    the training loss runs through ``torch.compile``; left out, it does not (eager
+    measured faster on CUDA: docs/gpu.md).
     """
 
     section: ClassVar[str] = "nmt.train"
@@ -107,6 +109,7 @@ class TrainConfig(DeviceSettings):
     eval_every: int = setting(1000, low=1)
     patience: int = setting(10, low=1)
     dev_beam_size: int = setting(1, low=1)
+    compile: bool | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()

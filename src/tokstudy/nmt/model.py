@@ -82,8 +82,9 @@ def check_vocab_sizes(model: MarianMTModel, source_size: int, target_size: int) 
 
 def label_smoothed_loss(
     logits: torch.Tensor, labels: torch.Tensor, epsilon: float
-) -> tuple[torch.Tensor, torch.Tensor, int]:
-    """Summed label-smoothed cross-entropy, summed NLL (no gradient) and the token count.
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Summed label-smoothed cross-entropy, summed NLL (no gradient) and the token count
+    (a tensor: no host-device synchronisation, no graph break under ``torch.compile``).
 
     Smoothing spreads ``epsilon`` uniformly over the vocabulary: per token
     ``(1 − ε)·(−log p_y) + ε·mean_k(−log p_k)``. Labels equal to ``IGNORE_INDEX`` are padding.
@@ -99,7 +100,7 @@ def label_smoothed_loss(
     )
     with torch.no_grad():
         nll = F.cross_entropy(flat_logits, flat_labels, ignore_index=IGNORE_INDEX, reduction="sum")
-    return loss, nll, int((flat_labels != IGNORE_INDEX).sum())
+    return loss, nll, (flat_labels != IGNORE_INDEX).sum()
 
 
 def optimizer_and_schedule(

@@ -22,7 +22,7 @@ from tokstudy.nmt.scoring import detokenize
 from tokstudy.nmt.train import MODEL_DIR, train_translation_model
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.registry import load_tokenizer
-from tokstudy.training.device import resolve_device
+from tokstudy.training.device import prepare_device, resolve_device
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,7 @@ def translate_split(
     source_tokenizer, target_tokenizer = load_tokenizers(source_tokenizer_dir, target_tokenizer_dir)
     special = shared_special_ids(source_tokenizer, target_tokenizer)
     device = resolve_device(config.device, config.on_missing_gpu)
+    prepare_device(device, variable_shapes=True)  # beam search: a new shape every step
     model = MarianMTModel.from_pretrained(Path(run_dir) / MODEL_DIR).to(device)
     check_vocab_sizes(model, len(source_tokenizer.vocab), len(target_tokenizer.vocab))
     lines = read_text_lines(split_file(split_dir, split_name, source_language))

@@ -237,7 +237,7 @@ def score_run(
     }
     Path(out_json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log.info(
-        "%s %s (%d) seed %d: BLEU %.2f, chrF %.2f",
+        "%s %s (%s) seed %s: BLEU %.2f, chrF %.2f",
         direction,
         tokenizer,
         vocab_size,

@@ -90,6 +90,7 @@ class NmtTask(Task):
     """
 
     log_columns = ("epoch", "loss", "nll", "dev_chrf", "dev_bleu")
+    variable_shapes = True
 
     def __init__(self, examples, special, lengths, config, evaluate, save) -> None:
         self.examples = examples
@@ -263,6 +264,8 @@ def train_translation_model(
         checkpoint_every=config.eval_every,
         grad_clip=config.grad_clip,
         bf16=config.bf16,
+        compile=config.compile,
+        compile_key="nmt.train.compile",
         eval_every=config.eval_every,
         patience=config.patience,
         flops_per_token=nmt_flops_per_token(model.config, config.max_length),
@@ -303,6 +306,7 @@ def train_translation_model(
         "tokens_per_s": result.tokens_per_s,
         "flops_per_s": result.flops_per_s,
         "mfu": result.mfu,
+        "compiled": result.extra["compiled"],
     }
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     drop_checkpoint(out_dir, checkpoint_dir)

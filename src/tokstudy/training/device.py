@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import logging
 import os
 import platform
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,15 +77,46 @@ def peak_for_name(name: str, bf16: bool) -> float | None:
 
 
 def peak_flops(device: torch.device, bf16: bool) -> float | None:
-    """The device's dense peak FLOP/s for MFU: from :data:`PEAK_FLOPS` on CUDA, ``None``
-    (MFU not reported) on the CPU and on unknown GPUs."""
+    """The device's dense peak FLOP/s for MFU: from :data:`PEAK_FLOPS` on CUDA; on a GPU
+    not in the table, the measured rate of a large matrix product (a warning says so);
+    ``None`` (MFU not reported) on the CPU."""
     if device.type != "cuda":
         return None
     name = torch.cuda.get_device_name(device)
     peak = peak_for_name(name, bf16)
     if peak is None:
-        log.warning("%s is not in the table of peak FLOP/s: MFU not reported", name)
+        peak = matmul_flops(device, torch.bfloat16 if bf16 else torch.float32)
+        log.warning(
+            "%s is not in the table of peak FLOP/s: MFU is against a measured %s matrix "
+            "product, %.0f TFLOP/s",
+            name,
+            "bf16" if bf16 else "fp32",
+            peak / 1e12,
+        )
     return peak
+
+
+@functools.cache
+def matmul_flops(
+    device: torch.device, dtype: torch.dtype, size: int = 8192, repeats: int = 10
+) -> float:
+    """FLOP/s of ``size``³ matrix products on ``device`` (``2·size³`` FLOPs each; the mean
+    of ``repeats`` after three warm-ups)."""
+    a = torch.randn(size, size, device=device, dtype=dtype)
+    b = torch.randn(size, size, device=device, dtype=dtype)
+    for _ in range(3):
+        a @ b
+    _synchronize(device)
+    started = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    _synchronize(device)
+    return 2 * size**3 * repeats / (time.perf_counter() - started)
+
+
+def _synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 #: the C++ compilers torch.compile's CPU backend can use
@@ -106,12 +139,36 @@ def check_compile(device: torch.device, key: str) -> None:
         raise TokstudyError(f"{key}: torch.compile on CUDA needs Triton, which is not installed")
 
 
-def prepare_device(device: torch.device) -> None:
+def resolve_compile(
+    requested: bool | None, device: torch.device, key: str, on_cuda: bool = True
+) -> bool:
+    """Whether the loop compiles the loss: ``requested`` when set (``true`` is checked by
+    :func:`check_compile`), otherwise ``on_cuda`` on CUDA when torch can compile there
+    (the task's measured choice: docs/gpu.md) and never on the CPU."""
+    if requested is not None:
+        if requested:
+            check_compile(device, key)
+        return requested
+    if device.type != "cuda" or not on_cuda:
+        return False
+    try:
+        check_compile(device, key)
+    except TokstudyError as error:
+        log.warning("%s; training eagerly (the default compiles on CUDA)", error)
+        return False
+    return True
+
+
+def prepare_device(device: torch.device, variable_shapes: bool = False) -> None:
     """Settings that make CUDA fast and change nothing on the CPU: TF32 for fp32 matmuls
-    and convolutions."""
+    and convolutions; with ``variable_shapes`` (batches whose shape changes every step,
+    as NMT's), no cuDNN attention, which plans each new shape on the host: NMT base eager
+    took 754 ms a step with it and 44 ms without (H200, docs/gpu.md)."""
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
+        if variable_shapes:
+            torch.backends.cuda.enable_cudnn_sdp(False)
 
 
 def describe(device: torch.device) -> str:

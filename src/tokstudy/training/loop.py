@@ -30,7 +30,7 @@ from typing import Any
 import torch
 
 from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun
-from tokstudy.training.device import check_compile, peak_flops, prepare_device
+from tokstudy.training.device import peak_flops, prepare_device, resolve_compile
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ class LoopSettings:
     checkpoint_every: int
     grad_clip: float
     bf16: bool = True
-    compile: bool = False
+    #: ``None``: the task's choice on CUDA, eager on the CPU (:func:`resolve_compile`)
+    compile: bool | None = None
     eval_every: int = 0
     patience: int = 0
     flops_per_token: float = 0.0
@@ -69,6 +70,11 @@ class Task:
     """
 
     log_columns: tuple[str, ...] = ("loss",)
+    #: whether the batch shape changes from step to step (:func:`prepare_device`)
+    variable_shapes: bool = False
+    #: whether the loss is compiled on CUDA when the config leaves ``compile`` out: where
+    #: it measured faster than eager (docs/gpu.md)
+    compile_on_cuda: bool = False
 
     def start(self, step: int) -> None:
         """Called once before the first step: ``step`` is 0, or the resumed step."""
@@ -143,9 +149,10 @@ def train(
 ) -> LoopResult:
     """Train ``model`` on ``task`` for ``settings.steps`` steps in ``out_dir`` (resuming
     from its checkpoint); ``on_step(done)`` runs after each step (progress hooks, tests)."""
-    prepare_device(device)
-    if settings.compile:
-        check_compile(device, settings.compile_key)
+    prepare_device(device, task.variable_shapes)
+    compiling = resolve_compile(
+        settings.compile, device, settings.compile_key, task.compile_on_cuda
+    )
     run = TrainingRun(
         out_dir,
         model,
@@ -162,7 +169,7 @@ def train(
     )
     start, state = run.resume()
     stopper = EarlyStopping(settings.patience, "score", **state.get("stopping", {}))
-    loss_of = torch.compile(task.loss) if settings.compile else task.loss
+    loss_of = torch.compile(task.loss) if compiling else task.loss
     peak = peak_flops(device, settings.bf16)
     task.start(start)
     model.train()
@@ -184,7 +191,7 @@ def train(
             log.info(
                 "first step: %.1f s%s",
                 time.perf_counter() - started,
-                " (torch.compile compiles the loss here)" if settings.compile else "",
+                " (torch.compile compiles the loss here)" if compiling else "",
             )
         _sum(sums, values)
         throughput.add(tokens)
@@ -257,7 +264,7 @@ def train(
         tokens_per_s=tokens_per_s,
         flops_per_s=flops_per_s,
         mfu=flops_per_s / peak if peak else None,
-        extra={"peak_flops": peak},
+        extra={"peak_flops": peak, "compiled": compiling},
     )
 
 
@@ -275,6 +282,7 @@ def result_summary(result: LoopResult) -> dict[str, Any]:
         "flops_per_s": result.flops_per_s,
         "mfu": result.mfu,
         "peak_flops": result.extra.get("peak_flops"),
+        "compiled": result.extra.get("compiled"),
         "train_seconds": result.train_seconds,
         "train_cpu_seconds": result.train_cpu_seconds,
     }
