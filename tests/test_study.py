@@ -254,3 +254,25 @@ def test_a_misspelled_tokenizer_under_tokenizer_params_is_a_config_error(tmp_pat
         match=r"languages\.en\.tokenizer_params\.sp_bppe: unknown tokenizer 'sp_bppe'; valid",
     ):
         StudyPlan(Study(config, base=tmp_path))
+
+
+def test_a_model_on_several_gpus_asks_slurm_for_them(tmp_path: Path) -> None:
+    models = {
+        "languages": ["xx"],
+        "tokenizers": ["char"],
+        "vocab_sizes": [100],
+        "tasks": ["clm"],
+        "clm": {"devices": 2, "device": "cuda", "batch_size": 4},
+    }
+    plan = _plan(tmp_path, models=models)
+    assert plan.resources("train_clm")["gpu"] == 2
+    assert "gpu" not in plan.resources("evaluate_clm")
+    on_cpu = _plan(tmp_path, models={**models, "clm": {"devices": 2, "device": "cpu"}})
+    assert "gpu" not in on_cpu.resources("train_clm")  # gloo processes need no GPU
+    clash = _plan(tmp_path, models=models, resources={"train_clm": {"gpu": 1}})
+    with pytest.raises(TokstudyError) as error:
+        clash.resources("train_clm")
+    assert str(error.value) == (
+        "config key resources.train_clm.gpu (1) differs from models.clm.devices (2): "
+        "the job needs one GPU per process"
+    )

@@ -59,6 +59,7 @@ from tokstudy.models.heldout import (
 )
 from tokstudy.models.pretrain import MODEL_DIR, build_optimizer
 from tokstudy.models.tsv import write_tsv
+from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
 from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
@@ -82,6 +83,8 @@ LOG_COLUMNS = (
     "elapsed_s",
 )
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
+#: the config key of the number of processes, in error messages
+_DEVICES = "models.clm.devices"
 NON_TRAINING_KEYS = frozenset(
     {
         "checkpoint_every",
@@ -89,6 +92,7 @@ NON_TRAINING_KEYS = frozenset(
         "on_bad_checkpoint",
         "device",
         "on_missing_gpu",
+        "devices",
         "heldout_max_lines",
         "eval_batch_size",
         "undertrained_margin",
@@ -351,10 +355,25 @@ def train_clm(
 ) -> Path:
     """Train one decoder on the cell's pre-tokenized training text; the model folder.
 
-    ``on_step(step)`` runs after each step (progress hooks, tests); ``checkpoint_root``:
-    the checkpoint lives in ``checkpoint_root/<settings fingerprint>`` (in ``out_dir``
-    unless given).
+    ``on_step(step)`` runs after each step (progress hooks, tests; not with several
+    devices); ``checkpoint_root``: the checkpoint lives in
+    ``checkpoint_root/<settings fingerprint>`` (in ``out_dir`` unless given). With
+    ``devices: N > 1`` it runs in ``N`` processes (:mod:`tokstudy.training.distributed`).
     """
+    if config.devices > 1 and not distributed.active():
+        distributed.check_devices(
+            config.devices, resolve_device(config.device, config.on_missing_gpu), _DEVICES
+        )
+        return distributed.launch(
+            config.devices,
+            train_clm,
+            tokenizer_dir,
+            corpus_dir,
+            train_text,
+            out_dir,
+            config,
+            checkpoint_root=checkpoint_root,
+        )
     out_dir = Path(out_dir)
     tokenizer = load_transformers_tokenizer(tokenizer_dir)
     check_vocabulary(tokenizer, str(tokenizer_dir))
@@ -419,7 +438,10 @@ def train_clm(
         "train_flops": flops_per_token * tokens,
         **result,
         "device": describe(device),
+        "devices": distributed.world_size(),
     }
+    if not distributed.is_main():  # rank 0 writes the run's files
+        return out_dir / MODEL_DIR
     model_dir = save_atomically(model.save_pretrained, out_dir / MODEL_DIR)
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
     drop_checkpoint(out_dir, checkpoint_dir)
@@ -494,6 +516,7 @@ def _train(
         bf16=config.bf16,
         compile=config.compile,
         compile_key="models.clm.compile",
+        accumulate=config.accumulate,
         eval_every=config.eval_every or max(1, batches.sampler.n_blocks // config.batch_size),
         patience=config.patience,
         flops_per_token=flops_per_token,

@@ -23,6 +23,7 @@ from tokstudy.training.config import (
 )
 from tokstudy.training.config import from_mapping as from_mapping
 from tokstudy.training.config import to_dict as to_dict
+from tokstudy.training.distributed import check_divisible
 
 #: BERT sizes: layers, hidden size, attention heads, feed-forward size
 PRESETS: dict[str, dict[str, int]] = {
@@ -100,9 +101,15 @@ class RunSettings(DeviceSettings):
     ``restart`` logs a warning, ignores it and trains from step 0). ``compile``: the
     training loss (forward and backward) runs through ``torch.compile``; left out, it does
     on CUDA where that measured faster (clm, not MLM: docs/gpu.md) and not on the CPU. Device
-    keys: :class:`DeviceSettings`."""
+    keys: :class:`DeviceSettings`. ``devices``: processes (GPUs, or CPU processes) that
+    train one model together, DDP over shares of the global batch
+    (:mod:`tokstudy.training.distributed`). ``accumulate``: micro-batches per step (the
+    same global batch in less memory; ``batch_size`` must split into ``devices ×
+    accumulate`` equal parts)."""
 
     seed: int = 0
+    devices: int = setting(1, low=1)
+    accumulate: int = setting(1, low=1)
     checkpoint_every: int = setting(200, low=1)
     log_every: int = setting(20, low=1)
     on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
@@ -137,6 +144,7 @@ class PretrainConfig(RunSettings):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        check_divisible(self.batch_size, self.devices * self.accumulate, self.section)
         if self.mask_replace_prob + self.random_replace_prob > 1:
             raise TokstudyError(
                 "models.pretrain.mask_replace_prob + random_replace_prob must not exceed 1"
@@ -256,6 +264,7 @@ class ClmConfig(RunSettings):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        check_divisible(self.batch_size, self.devices * self.accumulate, self.section)
         max_context = CLM_PRESETS[self.preset]["max_context"]
         if self.context > max_context:
             raise TokstudyError(

@@ -30,6 +30,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
 from tokstudy.models.masking import Masker
+from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
 from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
@@ -45,7 +46,14 @@ LOG_COLUMNS = ("step", "loss", "lr", "tokens_per_s", "flops_per_s", "mfu", "elap
 
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
 NON_TRAINING_KEYS = frozenset(
-    {"checkpoint_every", "log_every", "on_bad_checkpoint", "device", "undertrained_margin"}
+    {
+        "checkpoint_every",
+        "log_every",
+        "on_bad_checkpoint",
+        "device",
+        "devices",
+        "undertrained_margin",
+    }
 )
 
 
@@ -234,6 +242,7 @@ def train_loop(
         bf16=config.bf16,
         compile=config.compile,
         compile_key="models.pretrain.compile",
+        accumulate=config.accumulate,
         flops_per_token=flops_per_token,
         on_bad_checkpoint=config.on_bad_checkpoint,
         restart_hint="delete it to restart, or set models.pretrain.on_bad_checkpoint: restart",
@@ -302,7 +311,21 @@ def pretrain_bert(
     """Pretrain a BERT masked-LM on a pre-tokenized corpus; the saved model folder.
 
     ``checkpoint_root``: the checkpoint lives in ``checkpoint_root/<settings fingerprint>``
-    (in ``out_dir`` unless given)."""
+    (in ``out_dir`` unless given). With ``devices: N > 1`` it runs in ``N`` processes
+    (:mod:`tokstudy.training.distributed`)."""
+    if config.devices > 1 and not distributed.active():
+        key = "models.pretrain.devices"
+        device = resolve_device(config.device, config.on_missing_gpu)
+        distributed.check_devices(config.devices, device, key)
+        return distributed.launch(
+            config.devices,
+            pretrain_bert,
+            tokenizer,
+            corpus_dir,
+            out_dir,
+            config,
+            checkpoint_root=checkpoint_root,
+        )
     out_dir = Path(out_dir)
     corpus = TokenCorpus.open(corpus_dir)
     if corpus.meta["vocab_size"] != len(tokenizer):
@@ -338,7 +361,10 @@ def pretrain_bert(
         **data_facts(model, corpus.ids),
         **result.__dict__,
         **learned_or_not(result.final_loss, corpus.ids, config.undertrained_margin, out_dir),
+        "devices": distributed.world_size(),
     }
+    if not distributed.is_main():  # rank 0 writes the run's files
+        return out_dir / MODEL_DIR
     return finish_run(out_dir, model.save_pretrained, summary, checkpoint_dir)
 
 

@@ -90,7 +90,10 @@ class TrainConfig(DeviceSettings):
     translated (``dev_beam_size``; 1 is greedy) and scored with chrF; training stops after
     ``patience`` evaluations without a better dev chrF, or at ``max_steps``. ``compile``:
     the training loss runs through ``torch.compile``; left out, it does not (eager
-    measured faster on CUDA: docs/gpu.md).
+    measured faster on CUDA: docs/gpu.md). ``devices``: processes (GPUs, or CPU processes)
+    that train the model together, DDP over the sentences of each batch
+    (:mod:`tokstudy.training.distributed`); ``accumulate``: micro-batches per step (the
+    sentences of each token-budget batch cut into that many parts).
     """
 
     section: ClassVar[str] = "nmt.train"
@@ -110,6 +113,8 @@ class TrainConfig(DeviceSettings):
     patience: int = setting(10, low=1)
     dev_beam_size: int = setting(1, low=1)
     compile: bool | None = None
+    devices: int = setting(1, low=1)
+    accumulate: int = setting(1, low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()

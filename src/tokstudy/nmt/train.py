@@ -43,6 +43,7 @@ from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
 from tokstudy.nmt.scoring import corpus_scores, detokenize
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
 from tokstudy.training.config import to_dict
 from tokstudy.training.core import save_atomically
@@ -69,7 +70,7 @@ LOG_COLUMNS = (
     "elapsed_s",
 )
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
-NON_TRAINING_KEYS = frozenset({"device", "on_missing_gpu"})
+NON_TRAINING_KEYS = frozenset({"device", "on_missing_gpu", "devices"})
 
 
 def epoch_batches(
@@ -202,8 +203,23 @@ def train_translation_model(
     the checkpoint of the last evaluation. ``on_step(step)`` is called after each
     completed step (progress hooks, tests); ``checkpoint_root``: the checkpoint lives in
     ``checkpoint_root/<settings fingerprint>`` (in ``out_dir`` unless given). Returns the
-    summary it writes.
+    summary it writes. With ``devices: N > 1`` it runs in ``N`` processes
+    (:mod:`tokstudy.training.distributed`).
     """
+    if config.devices > 1 and not distributed.active():
+        device = resolve_device(config.device, config.on_missing_gpu)
+        distributed.check_devices(config.devices, device, "nmt.train.devices")
+        return distributed.launch(
+            config.devices,
+            train_translation_model,
+            source_tokenizer,
+            target_tokenizer,
+            train_pairs,
+            dev_pairs,
+            out_dir,
+            config,
+            checkpoint_root=checkpoint_root,
+        )
     out_dir = Path(out_dir)
     torch.manual_seed(config.seed)
     device = resolve_device(config.device, config.on_missing_gpu)
@@ -266,6 +282,7 @@ def train_translation_model(
         bf16=config.bf16,
         compile=config.compile,
         compile_key="nmt.train.compile",
+        accumulate=config.accumulate,
         eval_every=config.eval_every,
         patience=config.patience,
         flops_per_token=nmt_flops_per_token(model.config, config.max_length),
@@ -307,7 +324,10 @@ def train_translation_model(
         "flops_per_s": result.flops_per_s,
         "mfu": result.mfu,
         "compiled": result.extra["compiled"],
+        "devices": distributed.world_size(),
     }
+    if not distributed.is_main():  # rank 0 writes the run's files
+        return summary
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     drop_checkpoint(out_dir, checkpoint_dir)
     log.info("best dev chrF %.2f at step %d", best["dev_chrf"], best["step"])

@@ -17,6 +17,7 @@ from tokstudy.analyses.plan import AnalysesPlan
 from tokstudy.cell_priority import CellPriorities
 from tokstudy.cells import Cell
 from tokstudy.corpora.plan import CorporaPlanner
+from tokstudy.errors import TokstudyError
 from tokstudy.metrics.plan import MetricsPlanner
 from tokstudy.models.plan import ModelsPlanner
 from tokstudy.nmt.plan import NMTPlanner
@@ -61,10 +62,35 @@ class StudyPlan:
 
     def resources(self, rule: str, cells: int = 1) -> dict[str, Any]:
         """The resources of a rule but threads: ``mem_mb``, ``runtime`` and any cluster key;
-        the run time is ``cells`` times its entry's for a job that runs that many cells."""
+        the run time is ``cells`` times its entry's for a job that runs that many cells.
+        A training rule whose model trains on ``devices: N > 1`` GPUs asks for ``gpu: N``
+        (a study's ``resources.<rule>.gpu`` must then say the same)."""
         resolved = rule_resources(rule, self.study.config["resources"])
         resolved["runtime"] *= cells
+        devices, devices_key = self._gpus(rule)
+        if devices > 1:
+            if resolved.get("gpu", devices) != devices:
+                raise TokstudyError(
+                    f"config key resources.{rule}.gpu ({resolved['gpu']}) differs from "
+                    f"{devices_key} ({devices}): the job needs one GPU per process"
+                )
+            resolved["gpu"] = devices
         return {key: value for key, value in resolved.items() if key != "threads"}
+
+    def _gpus(self, rule: str) -> tuple[int, str]:
+        """The GPUs one job of ``rule`` trains on (``devices`` of its section, 1 on the CPU)
+        and the config key that says so."""
+        models, nmt = self.models.config, self.nmt.config
+        sections = {
+            "train_clm": [scale.clm for scale in self.models.clm_scales().values()]
+            if self.models.has_task("clm")
+            else [],
+            "pretrain_mlm": [models.pretrain],
+            "nmt_train": [nmt.train],
+        }
+        key = {"train_clm": "models.clm.devices", "pretrain_mlm": "models.pretrain.devices"}
+        gpus = [s.devices for s in sections.get(rule, []) if s.device != "cpu"]
+        return max(gpus, default=1), key.get(rule, "nmt.train.devices")
 
     @cached_property
     def cell_priorities(self) -> CellPriorities:

@@ -196,9 +196,9 @@ class TrainingRun:
         with autocast(self.device, self.bf16):
             yield
 
-    def update(self, loss: torch.Tensor) -> None:
-        """One optimizer update from ``loss``: backward, clipping, step, schedule, zero grads."""
-        loss.backward()
+    def step(self) -> None:
+        """One optimizer update from the accumulated gradients: clipping, step, schedule,
+        zero grads."""
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.grad_clip)
         self.optimizer.step()
         self.scheduler.step()

@@ -2,25 +2,34 @@
 
 It has nanoGPT's shape: one loop, read top to bottom, that owns what every task shares:
 device placement of the batches, bf16 autocast, ``torch.compile`` of the loss, the
-optimizer update (clipping, schedule), checkpoints and resuming (:class:`TrainingRun`),
-evaluation steps and early stopping, the CSV log with throughput and MFU. A task
+optimizer update (gradient accumulation, clipping, schedule), checkpoints and resuming
+(:class:`TrainingRun`), evaluation steps and early stopping, the CSV log with throughput
+and MFU. A task
 (:class:`Task`) says only what differs: its batches, its loss, its log values and its
 evaluation.
 
 Per step::
 
-    batch (prepared while the previous step runs) -> loss under autocast -> update
+    batch (prepared while the previous step runs) -> [per micro-batch: loss under
+    autocast -> backward] -> update
     -> [log step: one host sync, log row; evaluation step: evaluate, early stopping]
     -> [checkpoint step] -> on_step(done)
 
 The batch of step ``s`` depends only on ``(seed, s)`` (or on the task's own sequence),
 the RNG states are checkpointed, so a resumed run ends bitwise equal to an uninterrupted
 one on the same device.
+
+Run by several worker processes (:mod:`tokstudy.training.distributed`), the loop wraps
+the model in DDP, gives each worker its rows of every batch, sums the log values over
+the workers, evaluates on rank 0 (every worker takes its result, so all stop together)
+and lets rank 0 alone write the log, the checkpoints and the best model.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +37,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.nn.parallel import DistributedDataParallel
 
+from tokstudy.training import distributed
 from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun
 from tokstudy.training.device import peak_flops, prepare_device, resolve_compile
 
@@ -50,6 +61,9 @@ class LoopSettings:
     log_every: int
     checkpoint_every: int
     grad_clip: float
+    #: micro-batches per step: each step's batch is cut into this many parts, their
+    #: gradients summed before the one update (the same global batch in less memory)
+    accumulate: int = 1
     bf16: bool = True
     #: ``None``: the task's choice on CUDA, eager on the CPU (:func:`resolve_compile`)
     compile: bool | None = None
@@ -153,8 +167,11 @@ def train(
     compiling = resolve_compile(
         settings.compile, device, settings.compile_key, task.compile_on_cuda
     )
+    main, workers = distributed.is_main(), distributed.world_size()
+    # only rank 0 writes the run's folder; the others log into a scratch folder
+    scratch = None if main else tempfile.TemporaryDirectory(prefix="tokstudy-rank-")
     run = TrainingRun(
-        out_dir,
+        out_dir if main else Path(scratch.name),
         model,
         optimizer,
         scheduler,
@@ -165,11 +182,16 @@ def train(
         log_columns=("step", *task.log_columns, *LOOP_COLUMNS),
         on_bad_checkpoint=settings.on_bad_checkpoint,
         restart_hint=settings.restart_hint,
-        checkpoint_dir=settings.checkpoint_dir,
+        checkpoint_dir=settings.checkpoint_dir or out_dir,
     )
     start, state = run.resume()
     stopper = EarlyStopping(settings.patience, "score", **state.get("stopping", {}))
     loss_of = torch.compile(task.loss) if compiling else task.loss
+    # several workers: DDP averages the gradients of each worker's share of the batch
+    net = model
+    if workers > 1:
+        gpu = [torch.cuda.current_device()] if device.type == "cuda" else None
+        net = DistributedDataParallel(model, device_ids=gpu)
     peak = peak_flops(device, settings.bf16)
     task.start(start)
     model.train()
@@ -179,29 +201,38 @@ def train(
     elapsed_before = float(state.get("elapsed_s", 0.0))
     done, last_loss, stopped_early, row = start, float("nan"), False, {}
     upcoming = task.batch(start) if start < settings.steps else None
+    parts = settings.accumulate
     for step in range(start, settings.steps):
         cpu_batch, tokens = upcoming
-        batch = to_device(cpu_batch, device)
-        with run.autocast():
-            loss, values = loss_of(model, batch)
-        # the next batch is built on the host while the device works on this step
-        upcoming = task.batch(step + 1) if step + 1 < settings.steps else None
-        run.update(loss)
+        share = distributed.shard(cpu_batch)
+        for part in range(parts):
+            batch = to_device(distributed.rows(share, part, parts) if parts > 1 else share, device)
+            # DDP averages the gradients over the workers at the last micro-batch only
+            syncing = workers == 1 or part == parts - 1
+            with contextlib.nullcontext() if syncing else net.no_sync():
+                with run.autocast():
+                    loss, values = loss_of(net, batch)
+                if part == 0:  # the next batch is built on the host while the device works
+                    upcoming = task.batch(step + 1) if step + 1 < settings.steps else None
+                (loss / parts if parts > 1 else loss).backward()
+            _sum(sums, values)
+        run.step()
         if step == start:
             log.info(
                 "first step: %.1f s%s",
                 time.perf_counter() - started,
                 " (torch.compile compiles the loss here)" if compiling else "",
             )
-        _sum(sums, values)
         throughput.add(tokens)
         interval, done = interval + 1, step + 1
         evaluate = settings.eval_every > 0 and (
             done % settings.eval_every == 0 or done == settings.steps
         )
         if done % settings.log_every == 0 or evaluate or done == settings.steps:
-            # the one host-device synchronisation of the loop: reading the sums
-            task_values = task.log_values({k: float(v) for k, v in sums.items()}, interval, done)
+            # the one host-device synchronisation of the loop: reading the sums (of every
+            # worker's share)
+            summed = distributed.sum_over_workers({k: float(v) for k, v in sums.items()})
+            task_values = task.log_values(summed, interval * workers * parts, done)
             tokens_per_s = throughput.per_second()
             flops_per_s = tokens_per_s * settings.flops_per_token
             row = {
@@ -216,10 +247,11 @@ def train(
             last_loss = task_values["loss"]
             tokens_done += throughput.tokens
             if evaluate:
-                values, score = task.evaluate(model, done)
+                # rank 0 evaluates; every worker takes its result (one stopping decision)
+                values, score = distributed.from_main(task.evaluate(model, done) if main else None)
                 model.train()
                 row.update(values)
-                if stopper.update({"step": done, "score": score, **values}):
+                if stopper.update({"step": done, "score": score, **values}) and main:
                     task.improved(model, done)
             run.log.append(row)
             log.info(
@@ -240,7 +272,7 @@ def train(
                 settings.patience,
             )
             break
-        if done % settings.checkpoint_every == 0 and done < settings.steps:
+        if main and done % settings.checkpoint_every == 0 and done < settings.steps:
             run.checkpoint(
                 done,
                 stopping=stopper.state(),
@@ -249,6 +281,8 @@ def train(
         if on_step is not None:
             on_step(done)
     seconds = time.perf_counter() - started
+    if scratch is not None:
+        scratch.cleanup()
     tokens_per_s = tokens_done / max(seconds, 1e-9)
     flops_per_s = tokens_per_s * settings.flops_per_token
     return LoopResult(
