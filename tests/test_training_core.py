@@ -73,7 +73,8 @@ def _run(out_dir: Path, on_bad_checkpoint: str = "error", fingerprint: str = "a"
 def test_run_resumes_weights_schedule_rng_and_loop_state(tmp_path: Path) -> None:
     first = _run(tmp_path)
     assert first.resume() == (0, {})
-    first.update(first.model(torch.ones(2, 3)).sum())
+    first.model(torch.ones(2, 3)).sum().backward()
+    first.step()
     first.checkpoint(1, best={"score": 2.5})
     expected_noise = torch.rand(3)
 
