@@ -3,6 +3,7 @@ process with the same global batch, resuming after a kill, one-line errors."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -15,15 +16,33 @@ import pandas as pd
 import pytest
 import torch
 from test_models_clm import FAST, _train, toy_cell  # noqa: F401 (a fixture)
+from test_models_pretrain import CONFIG as MLM_CONFIG
+from test_models_pretrain import corpus_dir, english, tokenizer  # noqa: F401 (fixtures)
+from test_nmt_pipeline import RESUME_CONFIG as NMT_CONFIG
+from test_nmt_pipeline import _train as _train_nmt
+from test_nmt_pipeline import corpus, tokenizers  # noqa: F401 (fixtures)
 from transformers import LlamaForCausalLM
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import ClmConfig, from_mapping
+from tokstudy.models.pretrain import pretrain_bert
 from tokstudy.training import distributed
+from tokstudy.training.core import LOG_FILE
 
 
 def _weights(model_dir: Path) -> dict[str, torch.Tensor]:
     return LlamaForCausalLM.from_pretrained(model_dir).state_dict()
+
+
+def _assert_same_curves(a: Path, b: Path, columns: tuple[str, ...], tolerance: float) -> None:
+    """The training logs of runs ``a`` and ``b`` have the same steps and the ``columns``
+    agree within ``tolerance`` (where logged)."""
+    curve = [pd.read_csv(run / LOG_FILE) for run in (a, b)]
+    assert list(curve[0]["step"]) == list(curve[1]["step"])
+    for column in columns:
+        x, y = curve[0][column].to_numpy(), curve[1][column].to_numpy()
+        assert abs(x - y)[~pd.isna(x)].max() < tolerance, column
+    assert curve[0][columns[0]].iloc[-1] < curve[0][columns[0]].iloc[0]  # it learned
 
 
 @pytest.mark.slow
@@ -33,19 +52,47 @@ def test_two_gloo_processes_follow_the_curve_of_one_with_the_same_global_batch(
 ) -> None:
     one = _train(toy_cell, tmp_path / "one")
     two = _train(toy_cell, tmp_path / "two", devices=2)
-    curve = {n: pd.read_csv(tmp_path / n / "train_log.csv") for n in ("one", "two")}
-    assert list(curve["one"]["step"]) == list(curve["two"]["step"])
     # each process takes 2 of the 4 rows; DDP averages the two gradients: the same update
     # up to the order of float sums (tolerance 1e-4 on losses of about 1-3 nats)
-    for column in ("loss", "validation_loss"):
-        a, b = curve["one"][column].to_numpy(), curve["two"][column].to_numpy()
-        assert abs(a - b)[~pd.isna(a)].max() < 1e-4, column
-    assert curve["one"]["loss"].iloc[-1] < curve["one"]["loss"].iloc[0]
+    _assert_same_curves(tmp_path / "one", tmp_path / "two", ("loss", "validation_loss"), 1e-4)
     a, b = _weights(one), _weights(two)
     assert all(torch.allclose(a[key], b[key], atol=1e-4) for key in a)
     summary = json.loads((tmp_path / "two" / "train.json").read_text())
     assert summary["devices"] == 2 and summary["steps"] == summary["planned_steps"]
     assert not list(tmp_path.glob("two/*.tmp")) and not (tmp_path / "two/checkpoint.pt").exists()
+
+
+@pytest.mark.slow
+def test_two_gloo_processes_pretrain_bert_like_one(
+    tmp_path: Path,
+    corpus_dir: Path,  # noqa: F811
+    tokenizer,  # noqa: F811
+) -> None:
+    config = dataclasses.replace(MLM_CONFIG, dropout=0.0)  # no per-process randomness
+    one = pretrain_bert(tokenizer, corpus_dir, tmp_path / "one", config)
+    two_config = dataclasses.replace(config, devices=2)
+    two = pretrain_bert(tokenizer, corpus_dir, tmp_path / "two", two_config)
+    # the masks are drawn for the global batch, then each process takes its rows; each
+    # process's mean loss counts by its share of the masked tokens
+    _assert_same_curves(tmp_path / "one", tmp_path / "two", ("loss",), 1e-4)
+    assert json.loads((tmp_path / "two" / "pretrain.json").read_text())["devices"] == 2
+    assert one.name == two.name
+
+
+@pytest.mark.slow
+def test_two_gloo_processes_train_translation_like_one(
+    tmp_path: Path,
+    corpus: dict[str, Path],  # noqa: F811
+    tokenizers: dict,  # noqa: F811
+) -> None:
+    config = dataclasses.replace(NMT_CONFIG, dropout=0.0)  # no per-process randomness
+    _train_nmt(corpus, tokenizers, tmp_path / "one", config)
+    two_config = dataclasses.replace(config, devices=2)
+    summary = _train_nmt(corpus, tokenizers, tmp_path / "two", two_config)
+    # token-budget batches: the two halves hold different numbers of target tokens, each
+    # process's mean loss counts by its share
+    _assert_same_curves(tmp_path / "one", tmp_path / "two", ("loss", "nll"), 1e-4)
+    assert summary["devices"] == 2
 
 
 _RUN = """
@@ -118,9 +165,7 @@ def test_accumulated_micro_batches_follow_the_curve_of_the_whole_batch(
 ) -> None:
     whole = _train(toy_cell, tmp_path / "whole")
     parts = _train(toy_cell, tmp_path / "parts", accumulate=2)
-    curve = {n: pd.read_csv(tmp_path / n / "train_log.csv") for n in ("whole", "parts")}
-    a, b = curve["whole"]["loss"].to_numpy(), curve["parts"]["loss"].to_numpy()
-    assert len(a) == len(b) and abs(a - b).max() < 1e-4
+    _assert_same_curves(tmp_path / "whole", tmp_path / "parts", ("loss",), 1e-4)
     wa, wb = _weights(whole), _weights(parts)
     assert all(torch.allclose(wa[key], wb[key], atol=1e-4) for key in wa)
     assert not all(torch.equal(wa[key], wb[key]) for key in wa)  # two backward passes ran

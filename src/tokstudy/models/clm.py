@@ -84,7 +84,6 @@ LOG_COLUMNS = (
 )
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
 #: the config key of the number of processes, in error messages
-_DEVICES = "models.clm.devices"
 NON_TRAINING_KEYS = frozenset(
     {
         "checkpoint_every",
@@ -343,6 +342,7 @@ def validation_loss(model: LogitsModel, stream: np.ndarray, config: ClmConfig, d
     return float(nll.mean())
 
 
+@distributed.per_config_devices("models.clm.devices")
 def train_clm(
     tokenizer_dir: Path,
     corpus_dir: Path,
@@ -360,20 +360,6 @@ def train_clm(
     ``checkpoint_root/<settings fingerprint>`` (in ``out_dir`` unless given). With
     ``devices: N > 1`` it runs in ``N`` processes (:mod:`tokstudy.training.distributed`).
     """
-    if config.devices > 1 and not distributed.active():
-        distributed.check_devices(
-            config.devices, resolve_device(config.device, config.on_missing_gpu), _DEVICES
-        )
-        return distributed.launch(
-            config.devices,
-            train_clm,
-            tokenizer_dir,
-            corpus_dir,
-            train_text,
-            out_dir,
-            config,
-            checkpoint_root=checkpoint_root,
-        )
     out_dir = Path(out_dir)
     tokenizer = load_transformers_tokenizer(tokenizer_dir)
     check_vocabulary(tokenizer, str(tokenizer_dir))

@@ -205,6 +205,9 @@ class MlmTask(Task):
         loss = self.loss_fn(model, batch)
         return loss, {"loss": loss.detach().float()}
 
+    def loss_terms(self, batch: dict[str, torch.Tensor]) -> int:
+        return int((batch["labels"] != -100).sum())
+
 
 def train_loop(
     model: torch.nn.Module,
@@ -299,6 +302,7 @@ def finish_run(
     return model_dir
 
 
+@distributed.per_config_devices("models.pretrain.devices")
 def pretrain_bert(
     tokenizer: Any,
     corpus_dir: Path,
@@ -313,19 +317,6 @@ def pretrain_bert(
     ``checkpoint_root``: the checkpoint lives in ``checkpoint_root/<settings fingerprint>``
     (in ``out_dir`` unless given). With ``devices: N > 1`` it runs in ``N`` processes
     (:mod:`tokstudy.training.distributed`)."""
-    if config.devices > 1 and not distributed.active():
-        key = "models.pretrain.devices"
-        device = resolve_device(config.device, config.on_missing_gpu)
-        distributed.check_devices(config.devices, device, key)
-        return distributed.launch(
-            config.devices,
-            pretrain_bert,
-            tokenizer,
-            corpus_dir,
-            out_dir,
-            config,
-            checkpoint_root=checkpoint_root,
-        )
     out_dir = Path(out_dir)
     corpus = TokenCorpus.open(corpus_dir)
     if corpus.meta["vocab_size"] != len(tokenizer):

@@ -91,6 +91,7 @@ class NmtTask(Task):
     """
 
     log_columns = ("epoch", "loss", "nll", "dev_chrf", "dev_bleu")
+    mean_values = ()  # the log sums the loss of every target token
     variable_shapes = True
 
     def __init__(self, examples, special, lengths, config, evaluate, save) -> None:
@@ -126,6 +127,9 @@ class NmtTask(Task):
         )
         values = {"loss": loss.detach().double(), "nll": nll.detach().double()}
         return loss / target_tokens, values | {"target_tokens": target_tokens}
+
+    def loss_terms(self, batch: dict[str, torch.Tensor]) -> int:
+        return int((batch["labels"] != IGNORE_INDEX).sum())
 
     def log_values(self, sums, steps: int, done: int) -> dict[str, Any]:
         self.epoch = self.epochs.pop(done - 1)
@@ -185,6 +189,7 @@ def run_fingerprint(
     )
 
 
+@distributed.per_config_devices("nmt.train.devices")
 def train_translation_model(
     source_tokenizer: Tokenizer,
     target_tokenizer: Tokenizer,
@@ -206,20 +211,6 @@ def train_translation_model(
     summary it writes. With ``devices: N > 1`` it runs in ``N`` processes
     (:mod:`tokstudy.training.distributed`).
     """
-    if config.devices > 1 and not distributed.active():
-        device = resolve_device(config.device, config.on_missing_gpu)
-        distributed.check_devices(config.devices, device, "nmt.train.devices")
-        return distributed.launch(
-            config.devices,
-            train_translation_model,
-            source_tokenizer,
-            target_tokenizer,
-            train_pairs,
-            dev_pairs,
-            out_dir,
-            config,
-            checkpoint_root=checkpoint_root,
-        )
     out_dir = Path(out_dir)
     torch.manual_seed(config.seed)
     device = resolve_device(config.device, config.on_missing_gpu)
@@ -299,6 +290,8 @@ def train_translation_model(
         run_fingerprint=fingerprint,
         on_step=on_step,
     )
+    if not distributed.is_main():  # rank 0 evaluated and writes; launch returns its summary
+        return {}
     best, step, epoch, scores = result.best, result.steps, task.epoch, task.scores
     summary = {
         "config": to_dict(config),
@@ -326,8 +319,6 @@ def train_translation_model(
         "compiled": result.extra["compiled"],
         "devices": distributed.world_size(),
     }
-    if not distributed.is_main():  # rank 0 writes the run's files
-        return summary
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     drop_checkpoint(out_dir, checkpoint_dir)
     log.info("best dev chrF %.2f at step %d", best["dev_chrf"], best["step"])

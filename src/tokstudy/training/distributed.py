@@ -1,17 +1,20 @@
 """Several processes per model: DDP launched by torch's elastic launcher (torchrun's engine).
 
-A training function whose config asks for ``devices: N > 1`` calls :func:`launch`, which
-starts ``N`` worker processes on this machine (one per GPU, NCCL; or on the CPU, gloo),
-each running the same function inside a process group. The shared loop
-(:mod:`tokstudy.training.loop`) then wraps the model in
-:class:`~torch.nn.parallel.DistributedDataParallel`, gives each process its rows of the
-global batch (the global batch is the config's: ``batch_size`` is not multiplied), and
-lets only rank 0 write: the log, checkpoints, the best model, the run's summary. The
-launcher waits for every worker and returns rank 0's result; a failed worker stops all.
+A training function decorated with :func:`per_config_devices`, called with a config that
+asks for ``devices: N > 1``, is run through :func:`launch`, which starts ``N`` worker
+processes on this machine (one per GPU, NCCL; or on the CPU, gloo), each running the same
+function inside a process group. The shared loop (:mod:`tokstudy.training.loop`) then
+wraps the model's loss in :class:`~torch.nn.parallel.DistributedDataParallel`, gives each
+process its rows of the global batch (the global batch is the config's: ``batch_size`` is
+not multiplied; each loss weighted by its share of the batch's loss terms), and lets only
+rank 0 write: the log, checkpoints, the best model, the run's summary. The launcher waits
+for every worker and returns rank 0's result; a failed worker stops all.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import os
 import uuid
@@ -22,6 +25,7 @@ import torch
 import torch.distributed as dist
 
 from tokstudy.errors import TokstudyError
+from tokstudy.training.device import resolve_device
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +69,34 @@ def check_divisible(batch_size: int, parts: int, section: str) -> None:
             f"{section}.batch_size ({batch_size}) does not split into devices × accumulate "
             f"= {parts} equal parts"
         )
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def per_config_devices(key: str) -> Callable[[F], F]:
+    """Decorator of a training function with an argument ``config`` (``devices``,
+    ``device``, ``on_missing_gpu``): with ``devices: N > 1`` and no process group yet, the
+    GPUs are checked (:func:`check_devices`, naming ``key``) and the function runs in ``N``
+    workers (:func:`launch`), rank 0's result returned; ``on_step`` (a callback, not
+    picklable) is not passed to them. Otherwise the function runs here."""
+
+    def decorate(function: F) -> F:
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            config = signature.bind(*args, **kwargs).arguments["config"]
+            if config.devices <= 1 or active():
+                return function(*args, **kwargs)
+            device = resolve_device(config.device, config.on_missing_gpu)
+            check_devices(config.devices, device, key)
+            kwargs.pop("on_step", None)
+            return launch(config.devices, run, *args, **kwargs)
+
+        return run  # type: ignore[return-value]
+
+    return decorate
 
 
 def launch(devices: int, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:

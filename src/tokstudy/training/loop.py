@@ -49,6 +49,18 @@ log = logging.getLogger(__name__)
 LOOP_COLUMNS = ("lr", "tokens_per_s", "flops_per_s", "mfu", "elapsed_s")
 
 
+class _LossModule(torch.nn.Module):
+    """``forward(batch)`` is ``loss(model, batch)``: the module DDP wraps."""
+
+    def __init__(self, model: torch.nn.Module, loss: Callable[..., Any]) -> None:
+        super().__init__()
+        self.model = model
+        self.loss = loss
+
+    def forward(self, batch: Any) -> Any:
+        return self.loss(self.model, batch)
+
+
 @dataclass(frozen=True)
 class LoopSettings:
     """How the loop runs: ``steps`` updates, a log row every ``log_every`` steps (and at
@@ -84,6 +96,9 @@ class Task:
     """
 
     log_columns: tuple[str, ...] = ("loss",)
+    #: the values of :meth:`loss` that are means over its terms: weighted like the loss,
+    #: so that summed over workers and micro-batches they are the step's mean
+    mean_values: tuple[str, ...] = ("loss",)
     #: whether the batch shape changes from step to step (:func:`prepare_device`)
     variable_shapes: bool = False
     #: whether the loss is compiled on CUDA when the config leaves ``compile`` out: where
@@ -98,11 +113,19 @@ class Task:
         raise NotImplementedError
 
     def loss(self, model: torch.nn.Module, batch: Any) -> tuple[torch.Tensor, dict[str, Any]]:
-        """The loss to minimise and the values the log sums over steps (tensors or numbers)."""
+        """The loss to minimise (a mean over its :meth:`loss_terms`) and the values the log
+        sums over steps (tensors or numbers)."""
         raise NotImplementedError
 
+    def loss_terms(self, batch: Any) -> int:
+        """How many terms the loss of ``batch`` (a CPU batch, or a worker's or micro-batch's
+        rows of it) averages over; the rows unless a task counts otherwise."""
+        first = next(iter(batch.values())) if isinstance(batch, Mapping) else batch[0]
+        return int(first.shape[0])
+
     def log_values(self, sums: Mapping[str, float], steps: int, done: int) -> dict[str, Any]:
-        """The task's values of the log row of step ``done`` from the sums of ``steps`` steps."""
+        """The task's values of the log row of step ``done`` from the sums of ``steps`` steps
+        (each step's values summed over its workers and micro-batches)."""
         return {"loss": sums["loss"] / steps}
 
     def evaluate(self, model: torch.nn.Module, step: int) -> tuple[dict[str, Any], float]:
@@ -141,6 +164,15 @@ def to_device(batch: Any, device: torch.device) -> Any:
     if isinstance(batch, Mapping):
         return {key: to_device(value, device) for key, value in batch.items()}
     return tuple(to_device(value, device) for value in batch)
+
+
+def _weighted(
+    values: Mapping[str, Any], names: tuple[str, ...], weight: float
+) -> Mapping[str, Any]:
+    """``values`` with those in ``names`` multiplied by ``weight`` (unchanged when it is 1)."""
+    if weight == 1:
+        return values
+    return {key: value * weight if key in names else value for key, value in values.items()}
 
 
 def _sum(sums: dict[str, Any], values: Mapping[str, Any]) -> None:
@@ -187,11 +219,13 @@ def train(
     start, state = run.resume()
     stopper = EarlyStopping(settings.patience, "score", **state.get("stopping", {}))
     loss_of = torch.compile(task.loss) if compiling else task.loss
-    # several workers: DDP averages the gradients of each worker's share of the batch
-    net = model
+    # several workers: DDP averages the gradients of each worker's share of the batch; it
+    # wraps the loss (not the model), so a task's loss sees the model itself, submodules
+    # included, and DDP's forward still runs at every step
+    net: torch.nn.Module = _LossModule(model, loss_of)
     if workers > 1:
         gpu = [torch.cuda.current_device()] if device.type == "cuda" else None
-        net = DistributedDataParallel(model, device_ids=gpu)
+        net = DistributedDataParallel(net, device_ids=gpu)
     peak = peak_flops(device, settings.bf16)
     task.start(start)
     model.train()
@@ -205,17 +239,24 @@ def train(
     for step in range(start, settings.steps):
         cpu_batch, tokens = upcoming
         share = distributed.shard(cpu_batch)
+        terms = max(task.loss_terms(cpu_batch), 1)
         for part in range(parts):
-            batch = to_device(distributed.rows(share, part, parts) if parts > 1 else share, device)
+            micro = distributed.rows(share, part, parts) if parts > 1 else share
+            # a micro-batch's mean loss counts by its share of the step's loss terms; × the
+            # workers, since DDP averages their gradients: the step's gradient is that of
+            # the mean over the whole batch, however it is cut
+            weight = workers * task.loss_terms(micro) / terms
+            batch = to_device(micro, device)
             # DDP averages the gradients over the workers at the last micro-batch only
             syncing = workers == 1 or part == parts - 1
             with contextlib.nullcontext() if syncing else net.no_sync():
                 with run.autocast():
-                    loss, values = loss_of(net, batch)
+                    loss, values = net(batch)
                 if part == 0:  # the next batch is built on the host while the device works
                     upcoming = task.batch(step + 1) if step + 1 < settings.steps else None
-                (loss / parts if parts > 1 else loss).backward()
-            _sum(sums, values)
+                (loss * weight if weight != 1 else loss).backward()
+            # the log sums over workers: a mean value counts by its share of the terms
+            _sum(sums, _weighted(values, task.mean_values, weight / workers))
         run.step()
         if step == start:
             log.info(
@@ -232,7 +273,7 @@ def train(
             # the one host-device synchronisation of the loop: reading the sums (of every
             # worker's share)
             summed = distributed.sum_over_workers({k: float(v) for k, v in sums.items()})
-            task_values = task.log_values(summed, interval * workers * parts, done)
+            task_values = task.log_values(summed, interval, done)
             tokens_per_s = throughput.per_second()
             flops_per_s = tokens_per_s * settings.flops_per_token
             row = {
