@@ -16,7 +16,13 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers
 from workflow_support import snakemake
 
-from tokstudy.analyses.morphscore.items import build_items, mseg_boundaries, score, stem_item
+from tokstudy.analyses.morphscore.items import (
+    build_items,
+    morphscore_items,
+    mseg_boundaries,
+    score,
+    stem_item,
+)
 from tokstudy.analyses.morphscore.plan import language_treebanks
 from tokstudy.analyses.morphscore.tables import write_morphscore
 from tokstudy.errors import TokstudyError
@@ -79,6 +85,24 @@ def test_morphscore_excludes_whole_words_and_strips_wordpiece_markers(tmp_path: 
     # token cuts {3} in dogs and in walked; morpheme cuts {3}, {4}, {5}: 1 of 2, 1 of 3
     assert result["boundary_precision"] == pytest.approx(1 / 2)
     assert result["boundary_recall"] == pytest.approx(1 / 3)
+
+
+def test_morphscore_data_files_give_the_same_items_and_score(tmp_path: Path) -> None:
+    # MorphScore's own layout (an unnamed index column, then full_word, pt1, rest)
+    data = tmp_path / "toy_morph_data.csv"
+    data.write_text(
+        ",full_word,pt1,rest\n0,dogs,dog,s\n1,walked,walk,ed\n2,Houses,House,s\n"
+        "3,dogs,dog,s\n4,cats,ca,s\n",
+        encoding="utf-8",
+    )
+    items = morphscore_items(data)
+    assert items.stems == {("dogs", "dog"): 3, ("walked", "walk"): 4, ("Houses", "House"): 5}
+    assert items.skipped == {"duplicate row": 1, "parts do not join to the word": 1}
+    result = score(items, wordpiece())
+    assert (result["items"], result["scored"], result["morphscore"]) == (3, 2, 0.5)
+    (tmp_path / "other.csv").write_text("word,stem\ndogs,dog\n", encoding="utf-8")
+    with pytest.raises(TokstudyError, match=r"other.csv: no column full_word, pt1, rest"):
+        morphscore_items(tmp_path / "other.csv")
 
 
 def test_stem_items_and_morpheme_segments() -> None:

@@ -35,6 +35,7 @@ Treebanks without ``MSeg`` have no such columns (empty).
 
 from __future__ import annotations
 
+import csv
 import logging
 from collections import Counter
 from collections.abc import Iterable
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from tokstudy.analyses.morphology.alignment import EXCLUDED_UPOS, common_prefix_length
 from tokstudy.analyses.morphology.spans import comparable_form, token_boundaries
+from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.ud import iter_conllu
 
@@ -107,6 +109,32 @@ def build_items(paths: Iterable[Path]) -> Items:
                     token["upos"] or "_",
                     (token["misc"] or {}).get("MSeg"),
                 )
+    return items
+
+
+def morphscore_items(path: Path) -> Items:
+    """The items of one of MorphScore's own data files (``<language>_morph_data.csv``,
+    columns ``full_word``, ``pt1``, ``rest``): the boundary lies after ``pt1``. Rows whose
+    ``pt1 + rest`` is not the word, or with an empty part, give no item and are counted
+    as ``parts do not join to the word``; a repeated row counts once (items are types)
+    and is counted as ``duplicate row``."""
+    items = Items()
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    missing = {"full_word", "pt1", "rest"} - set(rows[0] if rows else {})
+    if missing:
+        raise TokstudyError(f"{path}: no column {', '.join(sorted(missing))} (a MorphScore file?)")
+    for row in rows:
+        form, stem = comparable_form(row["full_word"]), comparable_form(row["pt1"])
+        rest = comparable_form(row["rest"])
+        if not stem or not rest or stem + rest != form:
+            items.skipped["parts do not join to the word"] += 1
+            continue
+        if (form, stem) in items.stems:
+            items.skipped["duplicate row"] += 1
+            continue
+        items.lemmas += 1
+        items.stems[(form, stem)] = len(stem)
     return items
 
 
