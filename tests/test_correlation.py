@@ -18,7 +18,7 @@ from test_models_workflow import TINY_TRAINING
 from workflow_support import snakemake
 
 from tokstudy.analyses.correlation.cells import SCORE_NOTES, check_cells, study_cells, study_scores
-from tokstudy.analyses.correlation.run import OUTPUT_FILES, SUMMARY_FILE
+from tokstudy.analyses.correlation.run import OUTPUT_FILES, SUMMARY_FILE, correlate
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
 from tokstudy.cli import main
@@ -192,6 +192,35 @@ def test_within_size_p_by_brute_force_and_holm_by_hand() -> None:
         assert row["p_adjusted"] == pytest.approx(by_hand[row["p_within_size"]])
 
 
+def test_a_primary_metric_comes_first_and_is_adjusted_alone() -> None:
+    metric = [0.1, 0.4, 0.2, 0.3, 1.5, 1.1, 1.2, 1.9]
+    score = [1.0, 3.0, 2.0, 2.5, 5.0, 4.0, 4.5, 6.0]
+    cells = _cells(_tiny(score, metric, sizes=(1000, 2000)), ["score"])
+    settings = CorrelationSettings(bootstrap_samples=50, permutations=20000, primary="other")
+    table = correlation_table(cells, ["score"], settings)
+    assert list(table["intrinsic"]) == ["other", "metric"]  # declared first, listed first
+    assert list(table["primary"]) == [True, False]
+    # each is a family of one: no adjustment at all (Holm over both would double the smaller)
+    assert list(table["p_adjusted"]) == pytest.approx(list(table["p_within_size"]))
+    plain = correlation_table(cells, ["score"], FAST).set_index("intrinsic")
+    assert plain["p_adjusted"].min() == pytest.approx(min(1, 2 * plain["p_within_size"].min()))
+    assert not plain["primary"].any()
+    with pytest.raises(TokstudyError, match=r"^primary metric 'fertility' is not an intrinsic"):
+        correlate(cells, ["score"], CorrelationSettings(primary="fertility"))
+
+
+def test_a_primary_metric_must_be_a_study_metric_with_its_split() -> None:
+    study = _study(nmt={}, analyses={"correlation": {"primary": "mu_heldout"}})
+    assert StudyPlan(Study(study)).analyses["correlation"].settings()["primary"] == "mu_heldout"
+    study["analyses"]["correlation"]["primary"] = "mu"
+    with pytest.raises(TokstudyError) as error:
+        StudyPlan(Study(study))
+    assert str(error.value) == (
+        "config key analyses.correlation.primary: 'mu' is not a metric of the study with its "
+        "split; valid choices: mu_train, mu_heldout"
+    )
+
+
 def test_four_cells_per_scope_cannot_reach_005_and_the_floor_is_printed(tmp_path) -> None:
     # one size, 4 tokenizers: 4! = 24 orderings, two-sided floor 2/24 = 0.083
     cells = _cells(_tiny([1, 2, 3, 4.0], [10, 20, 30, 40.0]), ["score"])
@@ -232,6 +261,7 @@ def _ranked_table(rows: list[tuple]) -> pd.DataFrame:
         n=12,
         p_within_size=frame["p_adjusted"],
         min_attainable_p=0.001,
+        primary=False,
         score_note="",
     )
 

@@ -134,6 +134,12 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
         default=20000,
         help="exact within-size test up to this many orderings, else this many random ones",
     )
+    correlate.add_argument(
+        "--primary",
+        default="",
+        help="the intrinsic column declared before the analysis: listed first, its p "
+        "Holm-adjusted alone (the others among themselves)",
+    )
     correlate.add_argument("--confidence", type=float, default=0.95)
     correlate.add_argument("--seed", type=int, default=0)
 
@@ -167,6 +173,7 @@ def correlate_command(args: argparse.Namespace) -> None:
         permutations=args.permutations,
         confidence=args.confidence,
         seed=args.seed,
+        primary=args.primary,
     )
     choice = ColumnChoice(_names(args.metrics), _names(args.exclude))
     result = correlate_file(args.cells, list(_names(args.scores)), args.out, settings, choice)

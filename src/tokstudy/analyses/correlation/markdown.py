@@ -40,6 +40,15 @@ def _notes(scores: Sequence[str], notes: dict[str, str]) -> list[str]:
     return [f"- **{score}**: {note}" for score, note in shown]
 
 
+def _intrinsic_names(rows: pd.DataFrame) -> list[str]:
+    """The metric names, the primary one (declared before the run) marked."""
+    primary = rows["primary"] if "primary" in rows else [False] * len(rows)
+    return [
+        f"**{name}** (primary)" if first else name
+        for name, first in zip(rows["intrinsic"], primary, strict=True)
+    ]
+
+
 def _header(title: str, explanation: str, table: pd.DataFrame) -> list[str]:
     """The opening of the correlation and ranking documents: title, what the columns are,
     the warning on pooled rows and the notes on the table's scores."""
@@ -82,7 +91,14 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
         f"then of seeds within each cell); Spearman within size with a two-sided stratified "
         f"permutation p (permuting within size and language; exact when there are at most "
         f"{settings.permutations} orderings, else {settings.permutations} random ones); "
-        f"p(Holm) adjusts over the metrics tested for the score in the scope. `floor` is the "
+        f"p(Holm) adjusts over the metrics tested for the score in the scope"
+        + (
+            f", except the primary metric `{settings.primary}`, declared before the run: "
+            "listed first and adjusted alone"
+            if settings.primary
+            else ""
+        )
+        + f". `floor` is the "
         f"smallest p the design can reach, shown where it is above {SIGNIFICANCE}: no "
         f"metric can be significant there, whatever the data.",
         table,
@@ -92,7 +108,7 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
         size = _interval(first["size_spearman"], first["size_low"], first["size_high"])
         shown = pd.DataFrame(
             {
-                "intrinsic": rows["intrinsic"],
+                "intrinsic": _intrinsic_names(rows),
                 "n": rows["n"],
                 "seeds": rows["seeds"],
                 "ρ [CI]": [
@@ -127,7 +143,7 @@ def ranking_markdown(ranked: pd.DataFrame) -> str:
                 f"={r}" if t else str(r)
                 for r, t in zip(ranked["rank"], ranked["tied"], strict=True)
             ],
-            "intrinsic": ranked["intrinsic"],
+            "intrinsic": _intrinsic_names(ranked),
             "n": ranked["n"],
             **_test_columns(ranked, within_size=False),
         }

@@ -7,6 +7,7 @@ from typing import Any
 
 from tokstudy.analyses.base import AnalysisPlanner
 from tokstudy.analyses.correlation.settings import NMT_SIDES, CorrelationSettings
+from tokstudy.cells import CORPUS_SPLITS
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.plan import NMTPlanner
 from tokstudy.study.paths import expand
@@ -26,11 +27,19 @@ class CorrelationPlanner(AnalysisPlanner):
         return bool({"models", "nmt"} & set(self.study.config))
 
     def check(self) -> None:
-        """Settings given for the correlation need a downstream stage."""
+        """Settings given for the correlation need a downstream stage; a primary metric
+        must be one of the study's intrinsic columns (``{metric}_{split}``)."""
         if self.section.get("correlation") not in (None, False) and not self._downstream():
             raise TokstudyError(
                 "config key analyses.correlation: the study has no downstream stage "
                 "(a models: or nmt: section) to correlate intrinsic metrics with"
+            )
+        primary = (self.settings() or {}).get("primary", "")
+        columns = [f"{m}_{split}" for m in self.plan.metrics.names for split in CORPUS_SPLITS]
+        if primary and primary not in columns:
+            raise TokstudyError(
+                f"config key analyses.correlation.primary: {primary!r} is not a metric of "
+                f"the study with its split; valid choices: {', '.join(columns)}"
             )
 
     def settings(self) -> dict[str, Any] | None:

@@ -36,6 +36,7 @@ from tokstudy.analyses.correlation.markdown import (
 )
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
+from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,14 @@ class Correlations:
 def correlate(
     cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings
 ) -> Correlations:
-    """Correlation, ranking and mixed-model tables of a checked cells table."""
+    """Correlation, ranking and mixed-model tables of a checked cells table; a declared
+    primary metric that is not one of its intrinsic columns is a one-line error."""
+    intrinsic = [c for c in cells.columns if c not in KEYS and c not in scores]
+    if settings.primary and settings.primary not in intrinsic:
+        raise TokstudyError(
+            f"primary metric {settings.primary!r} is not an intrinsic column of the cells "
+            f"(intrinsic columns: {', '.join(intrinsic) or 'none'})"
+        )
     table = correlation_table(cells, scores, settings)
     log.info(
         "%d rows (%d tested) over %d score(s)",

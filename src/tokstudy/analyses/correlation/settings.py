@@ -31,3 +31,6 @@ class CorrelationSettings(Settings):
     plot_split: str = setting("heldout", choices=CORPUS_SPLITS)
     #: what the scores of a collapsed, undertrained or lossy run do (models.run_flags)
     flagged_runs: str = setting("exclude", choices=FLAGGED_RUN_POLICIES)
+    #: the one intrinsic column declared before the run (``{metric}_{split}``): reported
+    #: first, its p Holm-adjusted alone, the other metrics' among themselves ("" = none)
+    primary: str = ""

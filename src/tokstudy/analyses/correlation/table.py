@@ -7,7 +7,8 @@ Per (score, scope): the baseline ρ(log vocabulary size, score). Per (score, met
 Spearman's ρ and the partial Spearman given log size (and language, pooled), each with a
 hierarchical bootstrap interval (cells, then seeds within a cell); Spearman within size
 (tokenizers ranked within each size and language) with a stratified permutation p; the
-Holm-adjusted p over the metrics tested for the score in that scope; the smallest p the
+Holm-adjusted p over the metrics tested for the score in that scope (a metric declared
+``primary`` before the run is adjusted alone, and listed first); the smallest p the
 design can reach. Pooled, over scopes: a mixed model ``score ~ metric + log(size) +
 (1 | language)`` on z-scored variables.
 """
@@ -58,6 +59,7 @@ COLUMNS = [
     "permutations",
     "p_adjusted",
     "min_attainable_p",
+    "primary",
     "note",
     "score_note",
 ]
@@ -198,11 +200,19 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
     return row
 
 
+def _hypothesis_families(group: list[dict], primary: str) -> list[list[dict]]:
+    """The sets of rows Holm adjusts over: the primary metric alone, the others together."""
+    first = [row for row in group if row["intrinsic"] == primary]
+    rest = [row for row in group if row["intrinsic"] != primary]
+    return [part for part in (first, rest) if part]
+
+
 def correlation_table(
     cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings
 ) -> pd.DataFrame:
     """One row per (score, intrinsic metric, scope); ``p_adjusted`` is Holm over the
-    metrics tested for the score in the scope."""
+    metrics tested for the score in the scope, except that the ``primary`` metric declared
+    in ``settings`` comes first and is adjusted alone (its p stands as it is)."""
     intrinsic = [c for c in cells.columns if c not in KEYS and c not in scores]
     rows = []
     for score in sorted(scores):
@@ -214,9 +224,13 @@ def correlation_table(
                 group.append(
                     {"score": score, "intrinsic": metric, "scope": scope.name, **baseline, **result}
                 )
-            adjusted = holm([row.get("p_within_size", np.nan) for row in group])
-            for row, value in zip(group, adjusted, strict=True):
-                row["p_adjusted"] = value
+            group.sort(key=lambda row: row["intrinsic"] != settings.primary)  # primary first
+            for family in _hypothesis_families(group, settings.primary):
+                adjusted = holm([row.get("p_within_size", np.nan) for row in family])
+                for row, value in zip(family, adjusted, strict=True):
+                    row["p_adjusted"] = value
+            for row in group:
+                row["primary"] = row["intrinsic"] == settings.primary
                 row["score_note"] = score_note(score)
             rows += group
             log.info(
@@ -224,6 +238,7 @@ def correlation_table(
             )
     table = pd.DataFrame(rows, columns=COLUMNS)
     table["p_exact"] = table["p_exact"].astype("boolean")
+    table["primary"] = table["primary"].astype(bool)
     table["permutations"] = table["permutations"].astype("Int64")
     return table
 
@@ -260,7 +275,14 @@ def ranking(table: pd.DataFrame) -> pd.DataFrame:
         previous = (key, lo, hi)
     ranked = ranked.assign(rank=ranks, tied=tied)
     columns = ["score", "scope", "rank", "tied", "intrinsic", "n", "partial_spearman"]
-    rest = ["partial_low", "partial_high", "p_within_size", "p_adjusted", "min_attainable_p"]
+    rest = [
+        "partial_low",
+        "partial_high",
+        "p_within_size",
+        "p_adjusted",
+        "min_attainable_p",
+        "primary",
+    ]
     return ranked[[*columns, *rest, "score_note"]].reset_index(drop=True)
 
 
