@@ -249,7 +249,8 @@ def test_pooled_rows_only_with_more_than_one_scope() -> None:
     assert not pooled["p_exact"] and pooled["permutations"] == FAST.permutations
     assert two.set_index("scope").loc["xx", "permutations"] == 24**3
     mixed = mixed_table(two_cells, ["score"], FAST)
-    assert list(mixed["intrinsic"]) == ["metric"] and mixed["scopes"].iloc[0] == 2
+    assert list(mixed["intrinsic"]) == ["metric"] and mixed["groups"].iloc[0] == 2
+    assert list(mixed["random_effect"]) == ["language"] and list(mixed["scope"]) == ["pooled"]
 
 
 def _ranked_table(rows: list[tuple]) -> pd.DataFrame:
@@ -463,11 +464,12 @@ def test_study_cells_keep_every_seed_and_say_what_was_left_out(tmp_path: Path) -
         "pos_accuracy",
         "pos_accuracy_noise20",
     ]
-    assert list(cells.columns[:6]) == [
+    assert list(cells.columns[:7]) == [
         "language",
         "tokenizer",
         "vocab_size",
         "seed",
+        "family",
         "nu_heldout",
         "nu_train",
     ]
@@ -629,8 +631,12 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
     assert ranked.groupby(["score", "scope"])["rank"].min().eq(1).all()
     markdown = (results / "tables/analysis/correlation.md").read_text("utf-8")
     assert "Kauf & Ivanova 2023" in markdown
-    mixed = (results / "tables/analysis/correlation_mixed.md").read_text("utf-8")
-    assert "No score was measured in more than one scope." in mixed
+    # one scope per score: no language effect; the two families' one, in every scope
+    mixed = pd.read_csv(results / "tables/analysis/correlation_mixed.csv")
+    assert set(mixed["random_effect"]) == {"family"} and set(mixed["groups"]) == {2}
+    family = pd.read_csv(results / "tables/analysis/correlation_family.csv")
+    assert set(family["level"]) == {"within_family", "across_family"}
+    assert set(cells["family"]) == {"wordpiece", "unigram"}
     assert (results / "plots/analysis/correlation.png").stat().st_size > 5000
     nmt_metrics = pd.read_csv(results / "nmt/metrics/mr/sp_unigram/300.tsv", sep="\t")
     assert set(nmt_metrics["split"]) == {"train", "heldout"}

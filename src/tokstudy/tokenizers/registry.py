@@ -17,12 +17,14 @@ from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, read_meta
 __all__ = [
     "ADAPTERS",
     "ESTIMATED_CELL_SECONDS",
+    "FAMILIES",
     "META_FILE",
     "PRETRAINED_FORMATS",
     "VOCAB_FILE",
     "adapter_class",
     "adapter_names",
     "directory_class",
+    "family_of",
     "format_class",
     "load_tokenizer",
 ]
@@ -51,6 +53,29 @@ ADAPTERS: dict[str, str] = {
     "parity_bpe": "tokstudy.tokenizers.parity_bpe:ParityBPE",
     "bpe_knockout": "tokstudy.tokenizers.knockout:BPEKnockout",
     "unigram_sampling": "tokstudy.tokenizers.sampling_adapter:SampledUnigram",
+}
+
+#: name → the family of algorithms it belongs to: the correlation analysis separates a
+#: metric's association within a family from the one across families
+FAMILIES: dict[str, str] = {
+    "sp_bpe": "bpe",
+    "hf_bpe": "bpe",
+    "sp_bpe_hftpretok": "bpe",
+    "bpe_dropout": "bpe",
+    "superbpe": "bpe",
+    "parity_bpe": "bpe",
+    "bpe_knockout": "bpe",
+    "sp_unigram": "unigram",
+    "hf_unigram": "unigram",
+    "sp_unigram_hftpretok": "unigram",
+    "unigram_sampling": "unigram",
+    "hf_wordpiece": "wordpiece",
+    "wordmap_wordpiece": "wordpiece",
+    "bbpe": "byte_level_bpe",
+    "hf_bytelevel_bpe": "byte_level_bpe",
+    "hft": "hft",
+    "morfessor": "morphological",
+    "char": "char",
 }
 
 #: rough CPU seconds of one cell (training and metrics) at 8,000 items on an HFT-2022
@@ -96,6 +121,12 @@ def _imported(location: str) -> type[Tokenizer]:
 def adapter_names() -> list[str]:
     """All tokenizer names the workflow accepts, sorted."""
     return sorted(ADAPTERS)
+
+
+def family_of(name: str) -> str:
+    """The family of the tokenizer registered under ``name`` (:data:`FAMILIES`); a name
+    the registry does not know (a pretrained tokenizer) is its own family."""
+    return FAMILIES.get(name, name)
 
 
 def adapter_class(name: str) -> type[Tokenizer]:

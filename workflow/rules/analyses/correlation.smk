@@ -39,7 +39,13 @@ rule correlation:
         mixed_markdown=report(
             out(correlation_plan.CORRELATION_MIXED, ext="md"),
             category="Analyses",
-            labels={"analysis": "pooled mixed model of downstream scores"},
+            labels={"analysis": "mixed models of downstream scores"},
+        ),
+        family_csv=out(correlation_plan.CORRELATION_FAMILY, ext="csv"),
+        family_markdown=report(
+            out(correlation_plan.CORRELATION_FAMILY, ext="md"),
+            category="Analyses",
+            labels={"analysis": "intrinsic metrics within and across tokenizer families"},
         ),
     params:
         **step("tokstudy.analyses.correlation.steps.correlation"),

@@ -4,7 +4,8 @@ A *cell* is one tokenizer at one vocabulary size in one scope: a language (model
 translation direction (NMT). ``CELLS.csv`` has the key columns ``language`` (the scope),
 ``tokenizer``, ``vocab_size`` and ``seed`` and numeric columns: the downstream scores named
 on the command line, every other one an intrinsic metric. :func:`read_cells` checks such a
-table; :func:`study_cells` builds it from a study's outputs (seeds kept apart).
+table; :func:`study_cells` builds it from a study's outputs (seeds kept apart). An optional
+``family`` column names each tokenizer's family (one per tokenizer).
 """
 
 from __future__ import annotations
@@ -26,11 +27,24 @@ from tokstudy.errors import TokstudyError, one_line
 from tokstudy.metrics.compute import METRICS, total
 from tokstudy.models.run_flags import drop_flagged_runs
 from tokstudy.models.task_registry import TASKS
+from tokstudy.tokenizers.registry import family_of
 
 log = logging.getLogger(__name__)
 
 CELL_KEYS = ["language", "tokenizer", "vocab_size"]
 KEYS = [*CELL_KEYS, "seed"]
+#: an optional label column: the tokenizer's family (a study's table takes it from
+#: :data:`tokstudy.tokenizers.registry.FAMILIES`); with it, the family analyses run
+FAMILY = "family"
+#: every column that is not a number
+LABELS = [*KEYS, FAMILY]
+
+
+def intrinsic_columns(cells: pd.DataFrame, scores: Sequence[str]) -> list[str]:
+    """The intrinsic metric columns of a cells table: neither a label nor a score."""
+    return [c for c in cells.columns if c not in LABELS and c not in scores]
+
+
 #: the downstream scores the study's cells carry, per task (the only list of them)
 DOWNSTREAM_METRICS: dict[str, tuple[str, ...]] = {
     "nmt": ("bleu", "chrf"),
@@ -165,7 +179,7 @@ def check_cells(
     missing = [column for column in KEYS if column not in frame.columns]
     if missing:
         raise TokstudyError(f"{source}: missing column(s) {', '.join(missing)}")
-    numeric = [column for column in frame.columns if column not in KEYS]
+    numeric = [column for column in frame.columns if column not in LABELS]
     if not scores and not study_table:
         raise TokstudyError("--scores: name at least one downstream score column")
     unknown = [score for score in scores if score not in numeric]
@@ -190,6 +204,8 @@ def check_cells(
             f"positive number, got {frame['vocab_size'].iloc[row]!r}"
         )
     checked["vocab_size"] = sizes.astype(float)
+    if FAMILY in frame.columns:
+        checked[FAMILY] = _families(frame, source)
     for column in numeric:
         values = _numeric(frame, column, source)
         if values.nunique() < 2:
@@ -201,7 +217,7 @@ def check_cells(
         raise TokstudyError(
             f"{source}: every score column is constant or empty ({', '.join(scores)})"
         )
-    intrinsic = [c for c in checked.columns if c not in KEYS and c not in scores]
+    intrinsic = intrinsic_columns(checked, scores)
     if not intrinsic and not study_table:
         skipped = ", ".join(choice.skipped) or "none"
         raise TokstudyError(
@@ -215,6 +231,25 @@ def check_cells(
     if cells < MIN_CELLS and not study_table:
         raise TokstudyError(f"{source}: {cells} cell(s), at least {MIN_CELLS} are needed")
     return checked
+
+
+def _families(frame: pd.DataFrame, source: str) -> pd.Series:
+    """The ``family`` column: never empty, one family per tokenizer (one-line errors)."""
+    families = frame[FAMILY]
+    empty = families.isna() | (families.astype(str).str.strip() == "")
+    if empty.any():
+        raise TokstudyError(
+            f"{source}: column 'family', row {int(np.flatnonzero(empty.to_numpy())[0]) + 2} "
+            "is empty"
+        )
+    per_tokenizer = families.groupby(frame["tokenizer"]).nunique()
+    if (per_tokenizer > 1).any():
+        tokenizer = per_tokenizer[per_tokenizer > 1].index[0]
+        names = sorted(set(families[frame["tokenizer"] == tokenizer]))
+        raise TokstudyError(
+            f"{source}: column 'family': tokenizer {tokenizer!r} has several ({', '.join(names)})"
+        )
+    return families.astype(str)
 
 
 def _separator(path: Path) -> str:
@@ -327,7 +362,8 @@ def study_cells(
     ``flagged_runs`` is ``keep``: :mod:`~tokstudy.models.run_flags`), cells
     without intrinsic metrics (CharacterBERT), cells of a tokenizer whose data sets its size
     (no vocabulary size to control for), intrinsic columns constant over every cell
-    (nothing to correlate)."""
+    (nothing to correlate). Each row's ``family`` is its tokenizer's
+    (:func:`tokstudy.tokenizers.registry.family_of`)."""
     parts, notes = [], []
     if model_results is not None:
         intrinsic = _wide_intrinsic(pd.read_csv(metrics_csv), metric_names, str(metrics_csv))
@@ -357,7 +393,8 @@ def study_cells(
             f"(size {FULL_SIZE_LABEL!r}: {', '.join(names)})"
         )
         cells = cells[~unsized]
-    for column in [c for c in cells.columns if c not in KEYS]:
+    cells = cells.assign(**{FAMILY: cells["tokenizer"].map(family_of)})
+    for column in [c for c in cells.columns if c not in LABELS]:
         if cells[column].nunique() < 2:
             kind = "score" if score_task(column) else "intrinsic"
             notes.append(f"{kind} {column} constant or empty over every cell: left out")
@@ -365,8 +402,7 @@ def study_cells(
     scores = study_scores(cells)
     for note in notes:
         log.warning("%s", note)
-    intrinsic_columns = sorted(c for c in cells.columns if c not in KEYS and c not in scores)
-    ordered = cells[[*KEYS, *intrinsic_columns, *sorted(scores)]]
+    ordered = cells[[*LABELS, *sorted(intrinsic_columns(cells, scores)), *sorted(scores)]]
     return ordered.sort_values(KEYS, kind="stable", ignore_index=True), notes
 
 

@@ -152,17 +152,23 @@ def ranking_markdown(ranked: pd.DataFrame) -> str:
 
 
 def mixed_markdown(mixed: pd.DataFrame, settings: CorrelationSettings) -> str:
-    """The mixed-model table, or why there is none (a single scope)."""
+    """The mixed-model table, or why there is none (a single scope, no families)."""
     lines = [
-        "# Pooled mixed model: score ~ metric + log(size) + (1 | language)",
+        "# Mixed models: score ~ metric + log(size) + (1 | group)",
         "",
         f"statsmodels MixedLM (REML) over cell means, every variable z-scored: the coefficient "
         f"is in standard deviations of the score per standard deviation of the metric, with "
-        f"its {settings.confidence:.0%} Wald interval.",
+        f"its {settings.confidence:.0%} Wald interval. `random_effect` `language`: pooled "
+        f"over the languages, a random intercept per language; `family`: in each scope, a "
+        f"random intercept per tokenizer family (pooled, with the language as fixed "
+        f"indicators), so the coefficient is the metric's association once each family's "
+        f"own level is allowed for.",
         "",
     ]
     if mixed.empty:
-        return "\n".join([*lines, "No score was measured in more than one scope.", ""])
+        return "\n".join(
+            [*lines, "No score was measured in more than one scope, and no families.", ""]
+        )
     shown = mixed.assign(
         coefficient=[
             _interval(*v) for v in mixed[["coefficient", "low", "high"]].to_numpy(dtype=float)
@@ -170,8 +176,38 @@ def mixed_markdown(mixed: pd.DataFrame, settings: CorrelationSettings) -> str:
         p=mixed["p"].map(_p),
         note=mixed["note"].fillna(""),
     ).rename(columns={"coefficient": "β [CI]"})
-    table = shown[["score", "intrinsic", "n", "scopes", "β [CI]", "p", "note"]]
+    columns = ["score", "intrinsic", "scope", "random_effect", "n", "groups", "β [CI]", "p"]
+    table = shown[[*columns, "note"]]
     return "\n".join([*lines, table.to_markdown(index=False, disable_numparse=True), ""])
+
+
+def family_markdown(family: pd.DataFrame, settings: CorrelationSettings) -> str:
+    """The within- and across-family table, or why there is none (no families)."""
+    lines = _header(
+        "Intrinsic metrics within and across tokenizer families",
+        "`within_family`: tokenizers of one family compared with each other: the family is a "
+        "stratum of the within-size permutation test (with size and language) and a covariate "
+        "of the partial ρ, so a metric that only tells families apart finds nothing here. "
+        "`across_family`: each family's mean cell (its tokenizers' metrics and scores "
+        "averaged per seed) compared across families, within size and language. Intervals, "
+        f"tests and Holm's adjustment as in correlation.md ({settings.bootstrap_samples} "
+        f"resamples, up to {settings.permutations} orderings).",
+        family,
+    )
+    if family.empty:
+        return "\n".join([*lines, "The cells table has no `family` column.", ""])
+    for (score, scope, level), rows in family.groupby(["score", "scope", "level"], sort=True):
+        shown = pd.DataFrame(
+            {
+                "intrinsic": _intrinsic_names(rows),
+                "n": rows["n"],
+                **_test_columns(rows, within_size=True),
+                "note": rows["note"].fillna(""),
+            }
+        )
+        heading = f"## {score} ({'**pooled**' if scope == POOLED else scope}), {level}"
+        lines += [heading, "", shown.to_markdown(index=False, disable_numparse=True), ""]
+    return "\n".join(lines)
 
 
 def left_out_markdown(notes: Sequence[str]) -> str:

@@ -22,6 +22,8 @@ class CorrelationPlanner(AnalysisPlanner):
     #: the per-seed cells table the correlation reads (csv) and what it left out (json)
     CORRELATION_CELLS = "tables/analysis/correlation_cells.{ext}"
     CORRELATION_MIXED = "tables/analysis/correlation_mixed.{ext}"
+    #: the associations within and across tokenizer families
+    CORRELATION_FAMILY = "tables/analysis/correlation_family.{ext}"
 
     def _downstream(self) -> bool:
         return bool({"models", "nmt"} & set(self.study.config))
@@ -99,5 +101,6 @@ class CorrelationPlanner(AnalysisPlanner):
             self.CORRELATION_PLOT,
             *expand(self.CORRELATION_CELLS, ext=["csv", "json"]),
             *expand(self.CORRELATION_MIXED, ext=["csv", "md"]),
+            *expand(self.CORRELATION_FAMILY, ext=["csv", "md"]),
         ]
         return [self.study.out(pattern) for pattern in patterns]

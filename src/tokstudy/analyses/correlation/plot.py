@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from tokstudy.analyses.correlation.cells import CELL_KEYS, KEYS
+from tokstudy.analyses.correlation.cells import CELL_KEYS, intrinsic_columns
 from tokstudy.analyses.correlation.table import POOLED
 from tokstudy.report.palette import tokenizer_colour
 
@@ -33,9 +33,9 @@ def plot_correlation_grid(
     outputs: Sequence[Path],
 ) -> None:
     """Draw the grid of the intrinsic columns ending in ``_{split}`` into ``outputs``."""
-    intrinsic = sorted(
-        c for c in cells.columns if c not in KEYS and c not in scores and c.endswith(f"_{split}")
-    ) or ["(none)"]
+    intrinsic = sorted(c for c in intrinsic_columns(cells, scores) if c.endswith(f"_{split}")) or [
+        "(none)"
+    ]
     columns = sorted(scores) or ["(none)"]
     tokenizers = sorted(cells["tokenizer"].unique())
     sizes = sorted(cells["vocab_size"].unique())

@@ -22,20 +22,22 @@ import pandas as pd
 
 from tokstudy.analyses.correlation.cells import (
     CELL_KEYS,
-    KEYS,
+    FAMILY,
     ColumnChoice,
+    intrinsic_columns,
     read_cells,
     study_cells,
     study_scores,
 )
 from tokstudy.analyses.correlation.markdown import (
     correlation_markdown,
+    family_markdown,
     left_out_markdown,
     mixed_markdown,
     ranking_markdown,
 )
 from tokstudy.analyses.correlation.settings import CorrelationSettings
-from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
+from tokstudy.analyses.correlation.table import COLUMNS, correlation_table, mixed_table, ranking
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
@@ -48,16 +50,21 @@ OUTPUT_FILES = {
     "ranking_markdown": "correlation_ranking.md",
     "mixed_csv": "correlation_mixed.csv",
     "mixed_markdown": "correlation_mixed.md",
+    "family_csv": "correlation_family.csv",
+    "family_markdown": "correlation_family.md",
 }
+#: the levels of the family table (empty without a ``family`` column)
+FAMILY_LEVELS = ("within_family", "across_family")
 
 
 @dataclass(frozen=True)
 class Correlations:
-    """The three tables of one run."""
+    """The four tables of one run."""
 
     table: pd.DataFrame
     ranking: pd.DataFrame
     mixed: pd.DataFrame
+    family: pd.DataFrame
 
 
 def correlate(
@@ -65,7 +72,7 @@ def correlate(
 ) -> Correlations:
     """Correlation, ranking and mixed-model tables of a checked cells table; a declared
     primary metric that is not one of its intrinsic columns is a one-line error."""
-    intrinsic = [c for c in cells.columns if c not in KEYS and c not in scores]
+    intrinsic = intrinsic_columns(cells, scores)
     if settings.primary and settings.primary not in intrinsic:
         raise TokstudyError(
             f"primary metric {settings.primary!r} is not an intrinsic column of the cells "
@@ -78,7 +85,13 @@ def correlate(
         int(table["p_within_size"].notna().sum()),
         len(scores),
     )
-    return Correlations(table, ranking(table), mixed_table(cells, scores, settings))
+    levels = FAMILY_LEVELS if FAMILY in cells else ()
+    family = pd.concat(
+        [pd.DataFrame(columns=COLUMNS)]
+        + [correlation_table(cells, scores, settings, level) for level in levels],
+        ignore_index=True,
+    )
+    return Correlations(table, ranking(table), mixed_table(cells, scores, settings), family)
 
 
 def write_correlations(
@@ -97,6 +110,10 @@ def write_correlations(
     result.mixed.to_csv(outputs["mixed_csv"], index=False, float_format="%.6g")
     Path(outputs["mixed_markdown"]).write_text(
         mixed_markdown(result.mixed, settings), encoding="utf-8"
+    )
+    result.family.to_csv(outputs["family_csv"], index=False, float_format="%.6g")
+    Path(outputs["family_markdown"]).write_text(
+        family_markdown(result.family, settings), encoding="utf-8"
     )
 
 
@@ -128,7 +145,8 @@ def correlate_file(
         "rows": len(cells),
         "cells": len(cells[CELL_KEYS].drop_duplicates()),
         "scores": used,
-        "metrics": [c for c in cells.columns if c not in KEYS and c not in used],
+        "metrics": intrinsic_columns(cells, used),
+        "families": sorted(cells[FAMILY].unique()) if FAMILY in cells else [],
         "skipped": [{"column": c, "reason": why} for c, why in choice.skipped.items()],
     }
     out_dir = Path(out_dir)
@@ -180,7 +198,7 @@ def correlation_analysis(
         json.dumps({"rows": len(cells), "scores": scores, "left_out": notes}, indent=2) + "\n",
         encoding="utf-8",
     )
-    intrinsic = [c for c in checked_cells.columns if c not in KEYS and c not in scores]
+    intrinsic = intrinsic_columns(checked_cells, scores)
     if not scores or not intrinsic:
         notes.append("no downstream score or no intrinsic metric varies over the cells")
         log.warning("%s: nothing to correlate", notes[-1])

@@ -10,7 +10,9 @@ hierarchical bootstrap interval (cells, then seeds within a cell); Spearman with
 Holm-adjusted p over the metrics tested for the score in that scope (a metric declared
 ``primary`` before the run is adjusted alone, and listed first); the smallest p the
 design can reach. Pooled, over scopes: a mixed model ``score ~ metric + log(size) +
-(1 | language)`` on z-scored variables.
+(1 | language)`` on z-scored variables; with a ``family`` column, in every scope, one with
+a random intercept per tokenizer family instead, and the same statistics within families
+(family held fixed) and across them (on the families' mean cells): see :data:`LEVELS`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tokstudy.analyses.correlation.cells import CELL_KEYS, KEYS, score_note
+from tokstudy.analyses.correlation.cells import (
+    CELL_KEYS,
+    FAMILY,
+    KEYS,
+    intrinsic_columns,
+    score_note,
+)
 from tokstudy.analyses.correlation.settings import MIN_CELLS, CorrelationSettings
 from tokstudy.statistics.bootstrap import Interval, Statistic, hierarchical_interval
 from tokstudy.statistics.correlation import (
@@ -42,6 +50,7 @@ COLUMNS = [
     "score",
     "intrinsic",
     "scope",
+    "level",
     "n",
     "seeds",
     "size_spearman",
@@ -63,17 +72,44 @@ COLUMNS = [
     "note",
     "score_note",
 ]
-MIXED_COLUMNS = ["score", "intrinsic", "n", "scopes", "coefficient", "low", "high", "p", "note"]
+MIXED_COLUMNS = [
+    "score",
+    "intrinsic",
+    "scope",
+    "random_effect",
+    "n",
+    "groups",
+    "coefficient",
+    "low",
+    "high",
+    "p",
+    "note",
+]
+
+
+#: what a row of the tables compares: tokenizer cells (``cell``); cells of one family
+#: against each other (``within_family``: family held fixed, as a stratum and covariate);
+#: the families' mean cells against each other (``across_family``)
+LEVELS = ("cell", "within_family", "across_family")
+
+
+def _indicators(labels: pd.Series) -> list[np.ndarray]:
+    """One 0/1 column per label value but the first (sorted)."""
+    values = sorted(labels.unique())
+    return [(labels == value).to_numpy(dtype=float) for value in values[1:]]
 
 
 @dataclass(frozen=True)
 class Scope:
-    """The cells of one score in one scope: one row per cell, the seeds' scores apart."""
+    """The cells of one score in one scope: one row per cell, the seeds' scores apart.
+    ``within_family``: the family is held fixed (a stratum of the permutation test and a
+    covariate of the partial correlation)."""
 
     name: str
     cells: pd.DataFrame
     replicates: list[np.ndarray]
     pooled: bool
+    within_family: bool = False
 
     @property
     def log_size(self) -> np.ndarray:
@@ -81,16 +117,17 @@ class Scope:
 
     @property
     def strata(self) -> list[str]:
-        """Vocabulary size (and language, pooled): the units permuted within."""
-        return [f"{lang}|{size}" for lang, size in self.cells[["language", "vocab_size"]].values]
+        """Vocabulary size (and language, pooled; and family, within families): the units
+        permuted within."""
+        keys = ["language", "vocab_size", *([FAMILY] if self.within_family else [])]
+        return ["|".join(map(str, values)) for values in self.cells[keys].values]
 
     def covariates(self) -> list[np.ndarray]:
-        """Log size, and one indicator per language but the first when pooled."""
-        languages = sorted(self.cells["language"].unique())
-        indicators = [
-            (self.cells["language"] == lang).to_numpy(dtype=float) for lang in languages[1:]
-        ]
-        return [self.log_size, *(indicators if self.pooled else [])]
+        """Log size, and one indicator per language but the first when pooled (and per
+        family but the first, within families)."""
+        languages = _indicators(self.cells["language"]) if self.pooled else []
+        families = _indicators(self.cells[FAMILY]) if self.within_family else []
+        return [self.log_size, *languages, *families]
 
     @property
     def scores(self) -> np.ndarray:
@@ -99,24 +136,35 @@ class Scope:
     def subset(self, keep: np.ndarray) -> Scope:
         """The scope restricted to the cells where ``keep`` is true."""
         replicates = [r for r, kept in zip(self.replicates, keep, strict=True) if kept]
-        return Scope(self.name, self.cells[keep].reset_index(drop=True), replicates, self.pooled)
+        cells = self.cells[keep].reset_index(drop=True)
+        return Scope(self.name, cells, replicates, self.pooled, self.within_family)
 
 
-def _scope(rows: pd.DataFrame, score: str, name: str, pooled: bool) -> Scope:
-    scored = rows.dropna(subset=[score]).drop(columns="seed")
-    grouped = scored.groupby(CELL_KEYS, sort=True)
+def _scope(rows: pd.DataFrame, score: str, name: str, pooled: bool, level: str) -> Scope:
+    """The scope's cells at ``level`` (:data:`LEVELS`): across families, each family's
+    cell is the mean of its tokenizers' (metrics, and the score of each seed)."""
+    scored = rows.dropna(subset=[score])
+    if level == "across_family":
+        keys = ["language", FAMILY, "vocab_size"]
+        per_seed = scored.groupby([*keys, "seed"], sort=True).mean(numeric_only=True)
+        scored = per_seed.reset_index().assign(tokenizer=lambda t: t[FAMILY])
+    grouped = scored.drop(columns="seed").groupby(CELL_KEYS, sort=True)
     cells = grouped.mean(numeric_only=True).drop(columns=[score]).reset_index()
+    if FAMILY in scored:
+        cells[FAMILY] = grouped[FAMILY].first().to_numpy()
     replicates = [group[score].to_numpy(dtype=float) for _, group in grouped]
-    return Scope(name, cells, replicates, pooled)
+    return Scope(name, cells, replicates, pooled, within_family=level == "within_family")
 
 
-def scopes(cells: pd.DataFrame, score: str) -> list[Scope]:
+def scopes(cells: pd.DataFrame, score: str, level: str = "cell") -> list[Scope]:
     """Every scope with the score (sorted), then ``pooled`` when there is more than one."""
     scored = cells.dropna(subset=[score])
     names = sorted(scored["language"].unique())
-    found = [_scope(scored[scored["language"] == name], score, name, False) for name in names]
+    found = [
+        _scope(scored[scored["language"] == name], score, name, False, level) for name in names
+    ]
     if len(names) > 1:
-        found.append(_scope(scored, score, POOLED, True))
+        found.append(_scope(scored, score, POOLED, True, level))
     return found
 
 
@@ -208,21 +256,33 @@ def _hypothesis_families(group: list[dict], primary: str) -> list[list[dict]]:
 
 
 def correlation_table(
-    cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings
+    cells: pd.DataFrame,
+    scores: Sequence[str],
+    settings: CorrelationSettings,
+    level: str = "cell",
 ) -> pd.DataFrame:
-    """One row per (score, intrinsic metric, scope); ``p_adjusted`` is Holm over the
-    metrics tested for the score in the scope, except that the ``primary`` metric declared
-    in ``settings`` comes first and is adjusted alone (its p stands as it is)."""
-    intrinsic = [c for c in cells.columns if c not in KEYS and c not in scores]
+    """One row per (score, intrinsic metric, scope) at ``level`` (:data:`LEVELS`; the
+    family levels need a ``family`` column); ``p_adjusted`` is Holm over the metrics tested
+    for the score in the scope, except that the ``primary`` metric declared in
+    ``settings`` comes first and is adjusted alone (its p stands as it is)."""
+    intrinsic = intrinsic_columns(cells, scores)
+    labels = [*KEYS, *([FAMILY] if FAMILY in cells else [])]
     rows = []
     for score in sorted(scores):
-        for scope in scopes(cells[[*KEYS, *intrinsic, score]], score):
+        for scope in scopes(cells[[*labels, *intrinsic, score]], score, level):
             baseline = _size_baseline(scope, settings)
             group = []
             for metric in intrinsic:
                 result = _metric_row(scope, metric, settings)
                 group.append(
-                    {"score": score, "intrinsic": metric, "scope": scope.name, **baseline, **result}
+                    {
+                        "score": score,
+                        "intrinsic": metric,
+                        "scope": scope.name,
+                        "level": level,
+                        **baseline,
+                        **result,
+                    }
                 )
             group.sort(key=lambda row: row["intrinsic"] != settings.primary)  # primary first
             for family in _hypothesis_families(group, settings.primary):
@@ -286,46 +346,66 @@ def ranking(table: pd.DataFrame) -> pd.DataFrame:
     return ranked[[*columns, *rest, "score_note"]].reset_index(drop=True)
 
 
+def _mixed_rows(scope: Scope, score: str, metric: str, settings: CorrelationSettings) -> list:
+    """The mixed models of one metric in one scope: pooled, with a random intercept per
+    language; with families, with a random intercept per family (and the language as
+    fixed indicators, pooled)."""
+    data = pd.DataFrame(
+        {
+            "outcome": scope.scores,
+            "metric": scope.cells[metric].to_numpy(dtype=float),
+            "log_size": scope.log_size,
+            "language": scope.cells["language"].to_numpy(),
+        }
+    )
+    effects = ["language"] if scope.pooled else []
+    if FAMILY in scope.cells:
+        data[FAMILY] = scope.cells[FAMILY].to_numpy()
+        effects.append(FAMILY)
+    data = data.dropna(subset=["metric"])
+    rows = []
+    for group in effects:
+        row = {"score": score, "intrinsic": metric, "scope": scope.name}
+        row |= {"random_effect": group, "n": len(data), "groups": data[group].nunique()}
+        constant = data["metric"].nunique() < 2 or data["outcome"].nunique() < 2
+        if len(data) < MIN_CELLS or constant or row["groups"] < 2:
+            rows.append(row | {"note": "too few cells or groups, or a constant metric or score"})
+            continue
+        # a frame of fixed internal names: a user's column named ``score`` or ``log_size``
+        # cannot collide with them
+        covariates = ["log_size"] if data["log_size"].nunique() > 1 else []
+        fixed = data
+        if group == FAMILY and scope.pooled:
+            languages = _indicators(data["language"])
+            names = [f"language_{i}" for i in range(len(languages))]
+            fixed = data.assign(**dict(zip(names, languages, strict=True)))
+            covariates += names
+        fit = mixed_coefficient(fixed, "outcome", "metric", covariates, group, settings.confidence)
+        rows.append(
+            row
+            | {
+                "coefficient": fit.estimate,
+                "low": fit.low,
+                "high": fit.high,
+                "p": fit.pvalue,
+                "note": fit.note,
+            }
+        )
+    return rows
+
+
 def mixed_table(
     cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings
 ) -> pd.DataFrame:
-    """Per score with more than one scope and per metric: the standardized coefficient of
-    the metric in ``score ~ metric + log(size) + (1 | language)`` over cell means."""
-    intrinsic = [c for c in cells.columns if c not in KEYS and c not in scores]
+    """Per score, scope and metric: the standardized coefficient of the metric in
+    ``score ~ metric + log(size) + (1 | language)`` over the pooled cell means, and, when
+    the cells have families, in ``score ~ metric + log(size) [+ language] + (1 | family)``
+    in every scope."""
+    intrinsic = intrinsic_columns(cells, scores)
+    labels = [*KEYS, *([FAMILY] if FAMILY in cells else [])]
     rows = []
     for score in sorted(scores):
-        pooled = [s for s in scopes(cells[[*KEYS, *intrinsic, score]], score) if s.pooled]
-        if not pooled:
-            continue
-        scope = pooled[0]
-        for metric in intrinsic:
-            # a frame of fixed internal names: a user's column named ``score`` or
-            # ``log_size`` cannot collide with them
-            data = pd.DataFrame(
-                {
-                    "outcome": scope.scores,
-                    "metric": scope.cells[metric].to_numpy(dtype=float),
-                    "log_size": scope.log_size,
-                    "language": scope.cells["language"].to_numpy(),
-                }
-            ).dropna(subset=["metric"])
-            row = {"score": score, "intrinsic": metric, "n": len(data)}
-            row["scopes"] = data["language"].nunique()
-            if len(data) < MIN_CELLS or data["metric"].nunique() < 2:
-                rows.append(row | {"note": "too few cells or a constant metric: not fitted"})
-                continue
-            covariates = ["log_size"] if data["log_size"].nunique() > 1 else []
-            fit = mixed_coefficient(
-                data, "outcome", "metric", covariates, "language", settings.confidence
-            )
-            rows.append(
-                row
-                | {
-                    "coefficient": fit.estimate,
-                    "low": fit.low,
-                    "high": fit.high,
-                    "p": fit.pvalue,
-                    "note": fit.note,
-                }
-            )
+        for scope in scopes(cells[[*labels, *intrinsic, score]], score):
+            for metric in intrinsic:
+                rows += _mixed_rows(scope, score, metric, settings)
     return pd.DataFrame(rows, columns=MIXED_COLUMNS)
