@@ -9,7 +9,7 @@ Prints, with the hardware description:
 * per CPU preset (``tiny``, ``small``): achieved training FLOP/s of full steps (forward,
   backward, AdamW) on random tokens at the preset's batch and context, FLOPs counted by
   6 · matmul parameters · tokens + 12 · layers · context · hidden · tokens
-  (:func:`tokstudy.models.clm.train_flops_per_token`, which equals what
+  (:func:`tokstudy.models.clm.model.train_flops_per_token`, which equals what
   ``torch.utils.flop_counter.FlopCounterMode`` counts on the meta device; on the CPU it
   counts less, the CPU attention kernel having no FLOP formula, printed beside), and the
   ratio to the peak at the same thread count; with ``--compile``, also with the loss
@@ -29,7 +29,8 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import LlamaForCausalLM
 
-from tokstudy.models import clm
+from tokstudy.models.clm.model import llama_config, train_flops_per_token
+from tokstudy.models.clm.train import next_token_loss
 from tokstudy.models.config import ClmConfig
 from tokstudy.training.device import describe
 
@@ -62,7 +63,7 @@ def matmul_peak(size: int, repeats: int = 5) -> float:
 
 
 def train_step(loss_of, model, optimizer, inputs, targets) -> None:
-    """One optimizer step of ``loss_of`` (:func:`tokstudy.models.clm.training_loss`)."""
+    """One optimizer step of ``loss_of`` (:func:`tokstudy.models.clm.train.next_token_loss`)."""
     loss = loss_of(model, inputs, targets)
     loss.backward()
     optimizer.step()
@@ -75,15 +76,16 @@ def preset_flops(preset: str, steps: int, compile_loss: bool) -> dict[str, float
     batch, context = SHAPES[preset]
     config = ClmConfig(preset=preset, context=context, batch_size=batch)
     torch.manual_seed(0)
-    model_config = clm.llama_config(Vocabulary(), config)
+    model_config = llama_config(Vocabulary(), config)
     model = LlamaForCausalLM(model_config)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     tokens = torch.randint(0, VOCAB, (batch, context + 1))
     inputs, targets = tokens[:, :-1], tokens[:, 1:]
     with FlopCounterMode(display=False) as counter:
-        train_step(clm.next_token_loss, model, optimizer, inputs, targets)
+        train_step(next_token_loss, model, optimizer, inputs, targets)
     counted = counter.get_total_flops()
-    loss_of = clm.training_loss(compile_loss)
+    # what the training loop runs: the loss, compiled or not (tokstudy.training.loop)
+    loss_of = torch.compile(next_token_loss) if compile_loss else next_token_loss
     start = time.perf_counter()
     train_step(loss_of, model, optimizer, inputs, targets)  # warm-up (and compilation)
     first = time.perf_counter() - start
@@ -93,7 +95,7 @@ def preset_flops(preset: str, steps: int, compile_loss: bool) -> dict[str, float
         train_step(loss_of, model, optimizer, inputs, targets)
         times.append(time.perf_counter() - start)
     best = min(times)
-    analytic = clm.train_flops_per_token(model_config, context) * batch * context
+    analytic = train_flops_per_token(model_config, context) * batch * context
     return {
         "parameters": sum(p.numel() for p in model.parameters()),
         "counted": counted,
@@ -110,7 +112,7 @@ def counted_flops_per_token(preset: str, context: int, batch: int = 2) -> float:
     ``FlopCounterMode`` on the meta device (no computation: any preset, e.g. ``base``)."""
     config = ClmConfig(preset=preset, context=context)
     with torch.device("meta"):
-        model = LlamaForCausalLM(clm.llama_config(Vocabulary(), config))
+        model = LlamaForCausalLM(llama_config(Vocabulary(), config))
         tokens = torch.randint(0, VOCAB, (batch, context + 1))
     with FlopCounterMode(display=False) as counter:
         logits = model(input_ids=tokens[:, :-1]).logits
@@ -138,12 +140,12 @@ def main() -> None:
         f"torch {torch.__version__}"
     )
     for preset, context in (("tiny", 128), ("small", 256), ("base", 1024)):
-        config = clm.llama_config(Vocabulary(), ClmConfig(preset=preset, context=context))
+        config = llama_config(Vocabulary(), ClmConfig(preset=preset, context=context))
         print(
             f"{preset} at context {context}, vocabulary {VOCAB}: "
             f"{counted_flops_per_token(preset, context) / 1e6:.1f} MFLOP/token counted "
             f"(forward + backward), analytic "
-            f"{clm.train_flops_per_token(config, context) / 1e6:.1f}"
+            f"{train_flops_per_token(config, context) / 1e6:.1f}"
         )
     for threads in sorted(set(args.threads) | {os.cpu_count() or 1}):
         torch.set_num_threads(threads)

@@ -101,7 +101,8 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     import numpy as np
     from transformers import LlamaForCausalLM
 
-    from tokstudy.models import clm
+    from tokstudy.models.clm.model import llama_config, train_flops_per_token
+    from tokstudy.models.clm.train import ClmTask, StreamBatches
     from tokstudy.models.config import ClmConfig
     from tokstudy.models.pretrain import build_optimizer
 
@@ -112,13 +113,13 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         device=sizes.device,
         compile=compile_loss,
     )
-    model_config = clm.llama_config(_Vocabulary(sizes.vocab), config)
+    model_config = llama_config(_Vocabulary(sizes.vocab), config)
     stream = np.random.default_rng(0).integers(0, sizes.vocab, 2_000_000)
-    task = clm.ClmTask(clm.StreamBatches(stream, config), stream[:2048], config, sizes.device)
+    task = ClmTask(StreamBatches(stream, config), stream[:2048], config, sizes.device)
     model = LlamaForCausalLM(model_config).to(sizes.device)
     optimizer = build_optimizer(model, config, steps, 1, fused=sizes.device == "cuda")
     label = f"clm {sizes.clm_preset}, {sizes.context} x {sizes.clm_batch}"
-    return label, model, task, optimizer, clm.train_flops_per_token(model_config, sizes.context)
+    return label, model, task, optimizer, train_flops_per_token(model_config, sizes.context)
 
 
 def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):

@@ -19,7 +19,12 @@ from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 from transformers import LlamaForCausalLM, PreTrainedTokenizerFast
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models import clm, study_tables
+from tokstudy.models import study_tables
+from tokstudy.models.clm.model import llama_config, train_flops_per_token
+from tokstudy.models.clm.scoring import bits_per_byte, score_clm, unigram_bits
+from tokstudy.models.clm.stream import check_vocabulary, encode_lines, scored_stream, text_bytes
+from tokstudy.models.clm.train import _check_fits, train_clm
+from tokstudy.models.clm.windows import token_nll, window_plan
 from tokstudy.models.config import ClmConfig, ModelsConfig, from_mapping
 from tokstudy.models.data import pretokenize
 
@@ -54,25 +59,25 @@ class FixedLogits(torch.nn.Module):
 
 
 def stream_of(tokenizer: PreTrainedTokenizerFast, lines: list[str]) -> np.ndarray:
-    return clm.scored_stream(clm.encode_lines(tokenizer, lines), tokenizer.sep_token_id)
+    return scored_stream(encode_lines(tokenizer, lines), tokenizer.sep_token_id)
 
 
 def test_the_scored_stream_begins_and_ends_every_line_with_sep() -> None:
     # [SEP] first: every line of the training stream follows one, none follows a [CLS]
     stream = stream_of(char_tokenizer(), ["ab", "b"])
     assert stream.tolist() == [3, 5, 6, 3, 6, 3]
-    assert clm.text_bytes(["ab", "b", "é"]) == 3 + 2 + 3
+    assert text_bytes(["ab", "b", "é"]) == 3 + 2 + 3
 
 
 @pytest.mark.parametrize(("context", "stride"), [(4, 1), (4, 3), (64, 32)])
 def test_a_uniform_model_gives_tokens_log2_v_per_byte(context: int, stride: int) -> None:
     lines = ["abba a", "b", "aab bb ab"]
     stream = stream_of(char_tokenizer(), lines)
-    nll = clm.token_nll(FixedLogits(torch.zeros(len(VOCAB))), stream, context, stride)
+    nll = token_nll(FixedLogits(torch.zeros(len(VOCAB))), stream, context, stride)
     tokens = (5 + 1) + (1 + 1) + (7 + 1)  # letters and one [SEP] per line
     n_bytes = 7 + 2 + 10
     assert len(nll) == tokens
-    assert clm.bits_per_byte(nll.sum(), n_bytes) == pytest.approx(
+    assert bits_per_byte(nll.sum(), n_bytes) == pytest.approx(
         tokens * math.log2(len(VOCAB)) / n_bytes
     )
 
@@ -82,9 +87,9 @@ def test_a_hand_made_model_on_three_lines() -> None:
     probs = torch.tensor([1 / 32, 1 / 32, 1 / 32, 1 / 8, 1 / 32, 1 / 2, 1 / 4])
     lines = ["ab", "b", "aab"]
     stream = stream_of(char_tokenizer(), lines)
-    nll = clm.token_nll(FixedLogits(probs.log()), stream, context=3, stride=1)
+    nll = token_nll(FixedLogits(probs.log()), stream, context=3, stride=1)
     # a: 3 x 1 bit, b: 3 x 2 bits, [SEP]: 3 x 3 bits = 18 bits over "ab\nb\naab\n" (9 bytes)
-    assert clm.bits_per_byte(nll.sum(), clm.text_bytes(lines)) == pytest.approx(18 / 9)
+    assert bits_per_byte(nll.sum(), text_bytes(lines)) == pytest.approx(18 / 9)
 
 
 @given(
@@ -96,7 +101,7 @@ def test_windows_score_every_token_once_with_enough_left_context(
     n_tokens: int, context: int, data: st.DataObject
 ) -> None:
     stride = data.draw(st.integers(1, context - 1))
-    plan = clm.window_plan(n_tokens, context, stride)
+    plan = window_plan(n_tokens, context, stride)
     scored = [p for begin, end, first in plan for p in range(first, end)]
     assert scored == list(range(1, n_tokens))
     for begin, end, first in plan:
@@ -108,12 +113,12 @@ def test_sliding_windows_equal_full_context_when_the_text_fits() -> None:
     torch.manual_seed(0)
     tokenizer = char_tokenizer()
     config = ClmConfig(context=64, batch_size=2)
-    model = LlamaForCausalLM(clm.llama_config(tokenizer, config)).eval()
+    model = LlamaForCausalLM(llama_config(tokenizer, config)).eval()
     stream = stream_of(tokenizer, ["abba ab", "bab", "aaab b"])
     full = torch.log_softmax(model(input_ids=torch.tensor(stream)[None]).logits[0], -1)
     by_hand = -full[torch.arange(len(stream) - 1), torch.tensor(stream[1:])].detach().numpy()
     for stride in (1, 7, 63):
-        nll = clm.token_nll(model, stream, 64, stride, batch_size=3)
+        nll = token_nll(model, stream, 64, stride, batch_size=3)
         np.testing.assert_allclose(nll, by_hand, rtol=1e-5, atol=1e-6)
 
 
@@ -123,7 +128,7 @@ def test_unigram_baseline_by_hand() -> None:
     scored = stream_of(tokenizer, ["ab"])[1:]  # a, b, [SEP]
     # add-one over V = 7: p(a) = 2/12, p(b) = 3/12, p([SEP]) = 3/12
     expected = -(math.log2(2 / 12) + math.log2(3 / 12) + math.log2(3 / 12))
-    assert clm.unigram_bits(train, scored, len(VOCAB)) == pytest.approx(expected)
+    assert unigram_bits(train, scored, len(VOCAB)) == pytest.approx(expected)
 
 
 # --- training on a toy corpus -----------------------------------------------------------
@@ -174,9 +179,7 @@ FAST = {
 
 def _train(cell: dict[str, Path], out: Path, on_step=None, **changes) -> Path:
     config = from_mapping(ClmConfig, {**FAST, **changes}, "models.clm")
-    return clm.train_clm(
-        cell["tokenizer"], cell["corpus"], cell["train"], out, config, on_step=on_step
-    )
+    return train_clm(cell["tokenizer"], cell["corpus"], cell["train"], out, config, on_step=on_step)
 
 
 def test_a_killed_training_resumes_to_the_same_weights(toy_cell, tmp_path: Path) -> None:
@@ -226,7 +229,7 @@ def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
     model_dir = _train(toy_cell, tmp_path / "run", epochs=3)
     config = from_mapping(ClmConfig, FAST, "models.clm")
     out = tmp_path / "clm.tsv"
-    clm.score_clm(
+    score_clm(
         model_dir,
         toy_cell["tokenizer"],
         toy_cell["corpus"],
@@ -259,8 +262,8 @@ def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
 
 
 def test_compute_matched_budget_trains_the_steps_the_flops_pay_for(toy_cell, tmp_path) -> None:
-    probe = clm.llama_config(char_tokenizer(), ClmConfig(context=16))
-    per_step = clm.train_flops_per_token(probe, 16) * 4 * 16
+    probe = llama_config(char_tokenizer(), ClmConfig(context=16))
+    per_step = train_flops_per_token(probe, 16) * 4 * 16
     _train(toy_cell, tmp_path / "run", budget="flops", train_flops=5.5 * per_step)
     assert json.loads((tmp_path / "run" / "train.json").read_text())["steps"] == 5
 
@@ -296,8 +299,8 @@ def test_bad_settings_are_one_line_errors(section: dict, message: str) -> None:
 
 def test_a_vocabulary_the_preset_cannot_hold_and_an_undecodable_one() -> None:
     with pytest.raises(TokstudyError, match=r"vocabulary of 70000 does not fit .* 'tiny'"):
-        clm._check_fits(ClmConfig(), 70000, 100, "cell")
+        _check_fits(ClmConfig(), 70000, 100, "cell")
     tokenizer = char_tokenizer()
     tokenizer.cls_token = None
     with pytest.raises(TokstudyError, match=r"no \[CLS\] / \[SEP\] token"):
-        clm.check_vocabulary(tokenizer, "tok")
+        check_vocabulary(tokenizer, "tok")

@@ -18,7 +18,11 @@ from transformers import PreTrainedTokenizerFast
 
 from tokstudy.corpora.prepare import CleaningStats, normalize_line
 from tokstudy.errors import TokstudyError
-from tokstudy.models import clm, heldout
+from tokstudy.models import heldout
+from tokstudy.models.clm.scoring import bits_per_byte, unigram_log2_probs
+from tokstudy.models.clm.stream import encode_lines, scored_stream, text_bytes
+from tokstudy.models.clm.train import _check_data
+from tokstudy.models.clm.windows import token_nll
 from tokstudy.models.clm_scales import data_starved
 from tokstudy.models.config import ClmConfig
 from tokstudy.training.data_fit import data_facts
@@ -103,8 +107,8 @@ class UnigramModel(torch.nn.Module):
 
     def __init__(self, tokenizer: PreTrainedTokenizerFast, lines: list[str]) -> None:
         super().__init__()
-        train = clm.scored_stream(clm.encode_lines(tokenizer, lines), tokenizer.sep_token_id)
-        log2p = clm.unigram_log2_probs(np.bincount(train, minlength=len(tokenizer)))
+        train = scored_stream(encode_lines(tokenizer, lines), tokenizer.sep_token_id)
+        log2p = unigram_log2_probs(np.bincount(train, minlength=len(tokenizer)))
         self.logits = torch.tensor(log2p * math.log(2), dtype=torch.float32)
 
     def forward(self, input_ids: torch.Tensor) -> SimpleNamespace:
@@ -114,12 +118,12 @@ class UnigramModel(torch.nn.Module):
 def score(nfkc: bool, train: list[str], lines: list[str]) -> tuple[float, float]:
     """Bits per byte and round-trip share of ``lines`` (as the clm task scores them)."""
     tokenizer = char_tokenizer(nfkc)
-    encoded = clm.encode_lines(tokenizer, lines)
-    stream = clm.scored_stream(encoded, tokenizer.sep_token_id)
-    nll = clm.token_nll(UnigramModel(tokenizer, train), stream, context=64, stride=32)
+    encoded = encode_lines(tokenizer, lines)
+    stream = scored_stream(encoded, tokenizer.sep_token_id)
+    nll = token_nll(UnigramModel(tokenizer, train), stream, context=64, stride=32)
     decode = heldout.decoder_for("no-such-folder", tokenizer)
     return (
-        clm.bits_per_byte(float(nll.sum()), clm.text_bytes(lines)),
+        bits_per_byte(float(nll.sum()), text_bytes(lines)),
         heldout.roundtrip_share(encoded, lines, decode),
     )
 
@@ -164,11 +168,11 @@ def test_a_corpus_too_small_for_the_preset_is_refused_naming_the_numbers() -> No
         "tokens_per_parameter": 520_000 / 85_000_000,
     }
     with pytest.raises(TokstudyError) as error:
-        clm._check_data(ClmConfig(min_tokens_per_parameter=20), facts, "corpora/en")
+        _check_data(ClmConfig(min_tokens_per_parameter=20), facts, "corpora/en")
     message = str(error.value)
     assert "\n" not in message and "520,000 training tokens" in message
     assert "min_tokens_per_parameter 20" in message and "1,700,000,000 tokens" in message
-    clm._check_data(ClmConfig(), facts, "corpora/en")  # 0: no check
+    _check_data(ClmConfig(), facts, "corpora/en")  # 0: no check
 
 
 def test_a_negative_minimum_is_one_line_naming_the_key() -> None:

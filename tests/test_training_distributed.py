@@ -98,11 +98,11 @@ def test_two_gloo_processes_train_translation_like_one(
 _RUN = """
 import json, sys
 from pathlib import Path
-from tokstudy.models import clm
+from tokstudy.models.clm.train import train_clm
 from tokstudy.models.config import ClmConfig, from_mapping
 cell, out, settings = json.loads(sys.argv[1])
 config = from_mapping(ClmConfig, settings, "models.clm")
-clm.train_clm(cell["tokenizer"], cell["corpus"], cell["train"], Path(out), config)
+train_clm(cell["tokenizer"], cell["corpus"], cell["train"], Path(out), config)
 """
 
 

@@ -10,7 +10,8 @@ import torch
 from transformers import LlamaConfig
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.clm import train_flops_per_token
+from tokstudy.models.clm.model import train_flops_per_token
+from tokstudy.models.clm.train import ClmTask
 from tokstudy.training import device as device_module
 from tokstudy.training.device import check_compile, peak_flops, peak_for_name, resolve_compile
 from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, Task, train
@@ -136,7 +137,6 @@ def test_compile_left_out_compiles_on_cuda_only(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_the_tasks_compile_on_cuda_where_it_measured_faster() -> None:
-    from tokstudy.models.clm import ClmTask
     from tokstudy.models.pretrain import MlmTask
     from tokstudy.nmt.train import NmtTask
 

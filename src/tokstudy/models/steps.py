@@ -11,8 +11,9 @@ from pathlib import Path
 
 import torch
 
-from tokstudy.models import clm, study_tables
+from tokstudy.models import study_tables
 from tokstudy.models.charbert import prepare_charbert
+from tokstudy.models.clm.scoring import score_clm
 from tokstudy.models.config import (
     CharBertConfig,
     ClmConfig,
@@ -156,7 +157,7 @@ def evaluate_clm(snakemake: Snakemake) -> None:
     params = snakemake.params
     run_step(
         snakemake.log[0],
-        clm.score_clm,
+        score_clm,
         Path(snakemake.input.trained) / MODEL_DIR,
         Path(snakemake.input.tokenizer),
         Path(snakemake.input.corpus),

@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import pandas as pd
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.clm import DETAILS_FILE, TRAINING_FACTS
+from tokstudy.models.clm.scoring import DETAILS_FILE, TRAINING_FACTS
 from tokstudy.models.clm_scales import data_starved, scale_agreement
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.run_flags import RUN_FACTS, flagged_runs, mark_flagged

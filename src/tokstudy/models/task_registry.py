@@ -88,7 +88,7 @@ TASKS: dict[str, Task] = {
                 "clm",
                 "from_scratch",
                 ("train", "heldout"),
-                "tokstudy.models.clm:train_clm",
+                "tokstudy.models.clm.train:train_clm",
                 (
                     Score("bits_per_byte", False, True),
                     Score("unigram_bits_per_byte", False, True),
