@@ -96,3 +96,16 @@ def test_a_language_with_one_scale_or_one_shared_cell_has_no_row():
         clm_rows("small", "mr", 0, SMALL)[:1],  # one shared cell: τ undefined
     )
     assert scale_agreement(frame, bootstrap_resamples=50, bootstrap_seed=0).empty
+
+
+def test_two_budgets_of_one_preset_are_ordered_by_preset_then_name():
+    flops = [1.1, 2.1, 2.9, 4.2]  # every pair concordant with TINY
+    frame = table(
+        clm_rows("tiny_flops", "en", 0, flops),
+        clm_rows("small", "en", 0, SMALL),
+        clm_rows("tiny", "en", 0, TINY),
+    ).assign(preset=lambda t: t["scale"].str.replace("_flops", ""))
+    rows = scale_agreement(frame, bootstrap_resamples=50, bootstrap_seed=0)
+    pairs = list(zip(rows["smaller"], rows["larger"], strict=True))
+    assert pairs == [("tiny", "tiny_flops"), ("tiny", "small"), ("tiny_flops", "small")]
+    assert rows.iloc[0]["kendall_tau"] == pytest.approx(1.0)

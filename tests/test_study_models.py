@@ -100,6 +100,26 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
     assert plan.cell_model_priority(Cell("xx", "sp_bpe", "70")) == 0
 
 
+def test_a_named_scale_trains_one_preset_at_a_second_budget(tmp_path: Path) -> None:
+    flops = {"preset": "tiny", "budget": "flops", "train_flops": 1.0e12}
+    plan = _plan(
+        tmp_path,
+        tasks=["clm"],
+        clm={"preset": "tiny"},
+        clm_scales=[{"languages": ["xx"], "clm": flops, "name": "tiny_flops"}],
+    ).models
+    assert sorted(plan.clm_files()) == [
+        "res/models/runs/xx/sp_bpe/50/seed0/clm/tiny/clm.tsv",
+        "res/models/runs/xx/sp_bpe/50/seed0/clm/tiny_flops/clm.tsv",
+    ]
+    assert plan.clm_scale_pattern() == "tiny|tiny_flops"
+    assert plan.clm_settings("tiny_flops", "0")["budget"] == "flops"
+    assert plan.clm_settings("tiny", "0")["budget"] == "bytes"
+    # the same preset: the same priority, from the preset, not the name
+    ranks = {plan.clm_priority(SimpleNamespace(scale=s, size="50")) for s in plan.clm_scales()}
+    assert ranks == {0}
+
+
 @pytest.mark.parametrize(
     ("scales", "message"),
     [
@@ -107,7 +127,14 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
             [{"languages": ["yy"], "clm": {"preset": "small"}}],
             r"models\.clm_scales\.languages must be one of xx, got 'yy'",
         ),
-        ([{"languages": ["xx"], "clm": {"preset": "tiny"}}], r"presets \['tiny', 'tiny'\] repeat"),
+        (
+            [{"languages": ["xx"], "clm": {"preset": "tiny"}}],
+            r"scales \['tiny', 'tiny'\] repeat \(a second scale of one preset needs its own",
+        ),
+        (
+            [{"languages": ["xx"], "clm": {"preset": "tiny"}, "name": "Tiny-FLOPs"}],
+            r"models\.clm_scales\.name: 'Tiny-FLOPs' is not a lower-case name",
+        ),
     ],
 )
 def test_bad_clm_scales_are_one_line_errors(tmp_path: Path, scales: list, message: str) -> None:

@@ -66,17 +66,19 @@ def _paired_cells(table: pd.DataFrame, language: str, smaller: str, larger: str)
 def scale_agreement(
     table: pd.DataFrame, *, bootstrap_resamples: int, bootstrap_seed: int
 ) -> pd.DataFrame:
-    """One row per language and pair of scales (smaller preset first) with at least two
-    shared cells: Kendall's τ of the cells' bits per byte (scipy's p, exact for small
-    samples), the larger minus the smaller scale's mean bits per byte (negative: the
-    larger is better) with its Wilcoxon signed-rank p over cells, and percentile bootstrap
-    intervals (95 %, cells resampled) of both; each kind of p-value Holm-adjusted over
-    the rows.
+    """One row per language and pair of scales (smaller preset first; two scales of one
+    preset, e.g. two budgets, by name) with at least two shared cells: Kendall's τ of the
+    cells' bits per byte (scipy's p, exact for small samples), the larger minus the
+    smaller scale's mean bits per byte (negative: the larger is better) with its Wilcoxon
+    signed-rank p over cells, and percentile bootstrap intervals (95 %, cells resampled)
+    of both; each kind of p-value Holm-adjusted over the rows.
 
     ``table``: the causal-LM table (``scale, language, tokenizer, vocab_size, seed,
     bits_per_byte``)."""
     order = {preset: rank for rank, preset in enumerate(CLM_PRESETS)}
-    scales = sorted(set(table["scale"]), key=order.__getitem__)
+    presets = table["preset"] if "preset" in table else table["scale"]
+    preset_of = dict(zip(table["scale"], presets, strict=True))
+    scales = sorted(set(table["scale"]), key=lambda scale: (order[preset_of[scale]], scale))
     rows = []
     for language in sorted(set(table["language"])):
         for smaller, larger in itertools.combinations(scales, 2):

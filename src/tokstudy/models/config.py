@@ -7,6 +7,7 @@ naming the key (re-exported here with ``to_dict`` for the workflow's model rules
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -24,6 +25,9 @@ from tokstudy.training.config import (
 from tokstudy.training.config import from_mapping as from_mapping
 from tokstudy.training.config import to_dict as to_dict
 from tokstudy.training.distributed import check_divisible
+
+#: a clm scale's name (a path part and a table value)
+SCALE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 #: BERT sizes: layers, hidden size, attention heads, feed-forward size
 PRESETS: dict[str, dict[str, int]] = {
@@ -289,11 +293,26 @@ class ClmConfig(RunSettings):
 class ClmScale:
     """A further scale of the ``clm`` task (an item of ``models.clm_scales``): its own
     settings ``clm`` (keys not given take :class:`ClmConfig`'s defaults), trained on
-    ``languages`` (a subset of ``models.languages``) with ``seeds``."""
+    ``languages`` (a subset of ``models.languages``) with ``seeds``. ``name`` (default:
+    the preset) names it in paths and tables: a second scale of one preset, e.g. the same
+    decoder at another budget, needs one."""
 
     languages: tuple[str, ...]
     seeds: tuple[int, ...] = (0,)
     clm: ClmConfig = field(default_factory=ClmConfig)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.name and not SCALE_NAME.fullmatch(self.name):
+            raise TokstudyError(
+                f"models.clm_scales.name: {self.name!r} is not a lower-case name "
+                "(letters, digits, _; a letter first)"
+            )
+
+    @property
+    def key(self) -> str:
+        """The scale's name in paths, the ``scale`` column and the tables."""
+        return self.name or self.clm.preset
 
 
 @dataclass(frozen=True)
@@ -334,10 +353,11 @@ class ModelsConfig:
     def __post_init__(self) -> None:
         for task in self.tasks:
             choice("models.tasks", task, task_names())
-        presets = [self.clm.preset, *(scale.clm.preset for scale in self.clm_scales)]
-        if len(set(presets)) < len(presets):
+        keys = [self.clm.preset, *(scale.key for scale in self.clm_scales)]
+        if len(set(keys)) < len(keys):
             raise TokstudyError(
-                f"models.clm_scales: presets {presets} repeat (one scale per preset)"
+                f"models.clm_scales: scales {keys} repeat (a second scale of one preset "
+                "needs its own name:)"
             )
         for scale in self.clm_scales:
             for language in scale.languages:

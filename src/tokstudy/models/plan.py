@@ -245,16 +245,17 @@ class ModelsPlanner:
         return self.run_files(self.MLM) if self.has_task("mlm") else {}
 
     def clm_scales(self) -> dict[str, ClmScale]:
-        """Every scale of the clm task by preset: ``models.clm`` on every language and
-        seed, then each of ``models.clm_scales`` (none without the clm task)."""
+        """Every scale of the clm task by name (:attr:`ClmScale.key`): ``models.clm`` on
+        every language and seed, then each of ``models.clm_scales`` (none without the clm
+        task)."""
         if not self.has_task("clm"):
             return {}
         models = self.config
         main = ClmScale(models.languages, models.seeds, models.clm)
-        return {scale.clm.preset: scale for scale in (main, *models.clm_scales)}
+        return {scale.key: scale for scale in (main, *models.clm_scales)}
 
     def clm_scale_pattern(self) -> str:
-        """The ``{scale}`` wildcard's pattern: the presets of the scales."""
+        """The ``{scale}`` wildcard's pattern: the names of the scales."""
         return "|".join(self.clm_scales()) or "none"
 
     def clm_priority(self, wildcards: Any) -> int:
@@ -262,11 +263,11 @@ class ModelsPlanner:
         preset before a smaller one, and within a preset a tokenizer without a size
         (``char``: several times the tokens of a subword vocabulary) before the sized ones,
         so that no long model starts last and runs alone at the end."""
-        return self._clm_rank(wildcards.scale, wildcards.size)
+        return self._clm_rank(self.clm_scales()[wildcards.scale].clm.preset, wildcards.size)
 
     @staticmethod
-    def _clm_rank(scale: str, size: str) -> int:
-        return 2 * list(CLM_PRESETS).index(scale) + int(size == FULL_SIZE_LABEL)
+    def _clm_rank(preset: str, size: str) -> int:
+        return 2 * list(CLM_PRESETS).index(preset) + int(size == FULL_SIZE_LABEL)
 
     def cell_model_priority(self, cell: Cell) -> int:
         """The highest priority of the cell's causal-LM training jobs (0 without any).
@@ -278,8 +279,8 @@ class ModelsPlanner:
         if cell not in self.cells():
             return 0
         ranks = [
-            self._clm_rank(preset, cell.size)
-            for preset, scale in self.clm_scales().items()
+            self._clm_rank(scale.clm.preset, cell.size)
+            for scale in self.clm_scales().values()
             if cell.language in scale.languages
         ]
         return max(ranks, default=0)
@@ -295,17 +296,17 @@ class ModelsPlanner:
         return to_dict(replace(self.clm_scales()[scale].clm, seed=int(seed)))
 
     def clm_files(self) -> dict[str, dict[str, Any]]:
-        """The causal-LM scores of every run and scale with their keys (``scale`` is the
-        preset); none without the clm task. CharacterBERT has no subword vocabulary."""
+        """The causal-LM scores of every run and scale with their keys (``scale``: its
+        name); none without the clm task. CharacterBERT has no subword vocabulary."""
         files = {}
-        for preset, scale in self.clm_scales().items():
-            pattern = fill(self.CLM, scale=preset)
+        for name, scale in self.clm_scales().items():
+            pattern = fill(self.CLM, scale=name)
             for job in self.cells():
                 if job.tokenizer == CHARACTERBERT or job.language not in scale.languages:
                     continue
                 for seed in scale.seeds:
                     keys = {"language": job.language, "tokenizer": job.tokenizer}
-                    keys |= {"vocab_size": job.size, "seed": seed, "scale": preset}
+                    keys |= {"vocab_size": job.size, "seed": seed, "scale": name}
                     files[self.study.out(pattern, **vars(job), seed=seed)] = keys
         return files
 

@@ -100,7 +100,7 @@ def collect_results(
         frames.append(read_tables(clm).assign(task="clm"))
     table = pd.concat(frames, ignore_index=True)
     keys = ["task", "language", "tokenizer", "vocab_size", "seed", "level", "metric"]
-    if clm:  # the clm preset; empty for the other tasks
+    if clm:  # the clm scale; empty for the other tasks
         table["scale"] = table["scale"].fillna("")
         keys.insert(1, "scale")
     return table[[*keys, "value", "relative_change"]].sort_values(keys, ignore_index=True)
