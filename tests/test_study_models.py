@@ -106,11 +106,13 @@ def test_a_named_scale_trains_one_preset_at_a_second_budget(tmp_path: Path) -> N
         tmp_path,
         tasks=["clm"],
         clm={"preset": "tiny"},
-        clm_scales=[{"languages": ["xx"], "clm": flops, "name": "tiny_flops"}],
+        clm_scales=[{"clm": flops, "name": "tiny_flops"}],  # the languages and seeds of models
+        seeds=[0, 1],
     ).models
     assert sorted(plan.clm_files()) == [
-        "res/models/runs/xx/sp_bpe/50/seed0/clm/tiny/clm.tsv",
-        "res/models/runs/xx/sp_bpe/50/seed0/clm/tiny_flops/clm.tsv",
+        f"res/models/runs/xx/sp_bpe/50/seed{seed}/clm/{scale}/clm.tsv"
+        for seed in (0, 1)
+        for scale in ("tiny", "tiny_flops")
     ]
     assert plan.clm_scale_pattern() == "tiny|tiny_flops"
     assert plan.clm_settings("tiny_flops", "0")["budget"] == "flops"

@@ -293,12 +293,13 @@ class ClmConfig(RunSettings):
 class ClmScale:
     """A further scale of the ``clm`` task (an item of ``models.clm_scales``): its own
     settings ``clm`` (keys not given take :class:`ClmConfig`'s defaults), trained on
-    ``languages`` (a subset of ``models.languages``) with ``seeds``. ``name`` (default:
-    the preset) names it in paths and tables: a second scale of one preset, e.g. the same
-    decoder at another budget, needs one."""
+    ``languages`` (a subset of ``models.languages``; empty: all of them) with ``seeds``
+    (empty: ``models.seeds``). ``name`` (default: the preset) names it in paths and
+    tables: a second scale of one preset, e.g. the same decoder at another budget, needs
+    one."""
 
-    languages: tuple[str, ...]
-    seeds: tuple[int, ...] = (0,)
+    languages: tuple[str, ...] = ()
+    seeds: tuple[int, ...] = ()
     clm: ClmConfig = field(default_factory=ClmConfig)
     name: str = ""
 

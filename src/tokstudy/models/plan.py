@@ -251,8 +251,15 @@ class ModelsPlanner:
         if not self.has_task("clm"):
             return {}
         models = self.config
-        main = ClmScale(models.languages, models.seeds, models.clm)
-        return {scale.key: scale for scale in (main, *models.clm_scales)}
+        scales = (ClmScale(models.languages, models.seeds, models.clm), *models.clm_scales)
+        return {
+            scale.key: replace(
+                scale,
+                languages=scale.languages or models.languages,
+                seeds=scale.seeds or models.seeds,
+            )
+            for scale in scales
+        }
 
     def clm_scale_pattern(self) -> str:
         """The ``{scale}`` wildcard's pattern: the names of the scales."""
