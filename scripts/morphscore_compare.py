@@ -31,9 +31,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
-import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -59,16 +58,6 @@ def tokenizer_label(folder: Path) -> str:
     return folder.name.replace("-", "_").replace(".", "_")
 
 
-@contextlib.contextmanager
-def _working_directory(path: Path) -> Iterator[None]:
-    previous = Path.cwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(previous)
-
-
 def reference_scorer(clone: Path) -> Callable[[str, Path], float]:
     """MorphScore's own ``get_morphscore(language, tokenizer)``, loaded from ``clone``,
     as a function of (language, pretrained folder)."""
@@ -82,7 +71,7 @@ def reference_scorer(clone: Path) -> Callable[[str, Path], float]:
 
     def reference(language: str, folder: Path) -> float:
         tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
-        with _working_directory(home):
+        with contextlib.chdir(home):
             return float(module.get_morphscore(language, tokenizer))
 
     return reference

@@ -40,6 +40,11 @@ FAMILY = "family"
 LABELS = [*KEYS, FAMILY]
 
 
+def label_columns(cells: pd.DataFrame) -> list[str]:
+    """The label columns a cells table has: the keys, and ``family`` when present."""
+    return [column for column in LABELS if column in cells.columns]
+
+
 def intrinsic_columns(cells: pd.DataFrame, scores: Sequence[str]) -> list[str]:
     """The intrinsic metric columns of a cells table: neither a label nor a score."""
     return [c for c in cells.columns if c not in LABELS and c not in scores]

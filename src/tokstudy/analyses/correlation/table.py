@@ -27,8 +27,8 @@ import pandas as pd
 from tokstudy.analyses.correlation.cells import (
     CELL_KEYS,
     FAMILY,
-    KEYS,
     intrinsic_columns,
+    label_columns,
     score_note,
 )
 from tokstudy.analyses.correlation.settings import MIN_CELLS, CorrelationSettings
@@ -266,7 +266,7 @@ def correlation_table(
     for the score in the scope, except that the ``primary`` metric declared in
     ``settings`` comes first and is adjusted alone (its p stands as it is)."""
     intrinsic = intrinsic_columns(cells, scores)
-    labels = [*KEYS, *([FAMILY] if FAMILY in cells else [])]
+    labels = label_columns(cells)
     rows = []
     for score in sorted(scores):
         for scope in scopes(cells[[*labels, *intrinsic, score]], score, level):
@@ -402,7 +402,7 @@ def mixed_table(
     the cells have families, in ``score ~ metric + log(size) [+ language] + (1 | family)``
     in every scope."""
     intrinsic = intrinsic_columns(cells, scores)
-    labels = [*KEYS, *([FAMILY] if FAMILY in cells else [])]
+    labels = label_columns(cells)
     rows = []
     for score in sorted(scores):
         for scope in scopes(cells[[*labels, *intrinsic, score]], score):
