@@ -5,13 +5,13 @@ from pathlib import Path
 import yaml
 from snakemake.utils import min_version, validate
 
-from tokstudy.config_files import check_config_files, check_schema
-from tokstudy import study_lock
+from tokstudy.workflow.config_files import check_config_files, check_schema
+from tokstudy.workflow import study_lock
 from tokstudy.errors import TokstudyError
-from tokstudy.results_dir import mark_results_dir
-from tokstudy.scheduler_wakeups import keep_one_wakeup
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
+from tokstudy.workflow.results_dir import mark_results_dir
+from tokstudy.workflow.scheduler_wakeups import keep_one_wakeup
+from tokstudy.workflow.study.core import Study
+from tokstudy.workflow.plan import StudyPlan
 
 min_version("9.0")
 
@@ -26,7 +26,7 @@ if not workflow.overwrite_configfiles:
 
 # One line for a duplicated key or a schema violation (Snakemake accepts the first and dumps
 # the whole schema for the second). The schema checks shapes only; the study (built below,
-# tokstudy.study.core.Study) fills in the defaults (tokstudy.study.defaults) and is the
+# tokstudy.workflow.study.core.Study) fills in the defaults (tokstudy.workflow.study.defaults) and is the
 # only reader of config.
 try:
     check_config_files(workflow.configfiles)
@@ -45,11 +45,11 @@ except TokstudyError as exc:
 
 
 # A run (not a dry run, not --unlock) marks the results folder as tokstudy's
-# (tokstudy.results_dir) and takes its lock (tokstudy.study_lock: one writer per study
+# (tokstudy.workflow.results_dir) and takes its lock (tokstudy.workflow.study_lock: one writer per study
 # folder, whatever the working directory); a folder it cannot write into or that another
 # run holds stops it here with one line, before any job starts. The lock goes when the run
 # ends. The scheduler then keeps one pending wake-up instead of one per finished job
-# (tokstudy.scheduler_wakeups: a Snakemake 9 loop that otherwise takes a core's fifth).
+# (tokstudy.workflow.scheduler_wakeups: a Snakemake 9 loop that otherwise takes a core's fifth).
 onstart:
     try:
         mark_results_dir(study.results_dir)

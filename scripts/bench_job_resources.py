@@ -25,11 +25,11 @@ from pathlib import Path
 
 import yaml
 
-from tokstudy.cell_job import CellOutputs, evaluate_job, train_and_evaluate
 from tokstudy.cells import PRETRAINED, Cell
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.workflow.cell_job import CellOutputs, evaluate_job, train_and_evaluate
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 REPO = Path(__file__).resolve().parents[1]
 

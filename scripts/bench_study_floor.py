@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from tokstudy.cell_priority import PHASES
+from tokstudy.workflow.cell_priority import PHASES
 
 
 def floor_seconds(cost_table: Path, cores: int) -> float:

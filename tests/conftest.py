@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tokstudy.corpora.plan import chatterbot_files
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
+from tokstudy.workflow.corpora.plan import chatterbot_files
 
 # Property tests check results, never time: a machine shared with other jobs (CI runners,
 # a study running beside the tests) must not turn a slow example into a failure.

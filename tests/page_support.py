@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tokstudy.cell_job import evaluate_job
-from tokstudy.corpora.plan import chatterbot_files
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.report.page.build import PageCell, build_study_page
 from tokstudy.report.page.recommend import StudyTables
 from tokstudy.report.tables import collect
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.workflow.cell_job import evaluate_job
+from tokstudy.workflow.corpora.plan import chatterbot_files
 
 LANGUAGES = {"en": "english", "fa": "persian"}
 #: (tokenizer, size label, requested size): a word-level BPE, a byte-level BPE (partial

@@ -11,10 +11,10 @@ from typing import Any
 import yaml
 from conftest import REPO, write_lines
 
-from tokstudy.analyses.base import AnalysisPlanner
-from tokstudy.analyses.registry import ANALYSES
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
+from tokstudy.workflow.analyses.base import AnalysisPlanner
+from tokstudy.workflow.analyses.registry import ANALYSES
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 SECTION = SCHEMA["properties"]["analyses"]
@@ -50,8 +50,8 @@ def test_each_analysis_has_its_folder_rule_file_include_and_steps() -> None:
     for name, analysis in ANALYSES.items():
         assert f'include: "workflow/rules/analyses/{name}.smk"' in snakefile
         assert issubclass(analysis.planner, AnalysisPlanner)
-        assert analysis.planner.__module__ == f"tokstudy.analyses.{name}.plan"
-        assert analysis.steps == f"tokstudy.analyses.{name}.steps"
+        assert analysis.planner.__module__ == f"tokstudy.workflow.analyses.{name}.plan"
+        assert analysis.steps == f"tokstudy.workflow.analyses.{name}.steps"
         importlib.import_module(analysis.steps)
         assert f'planners.analyses["{name}"]' in (RULES / f"{name}.smk").read_text()
 

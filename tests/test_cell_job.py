@@ -1,4 +1,4 @@
-"""One job per trained cell (:func:`tokstudy.cell_job.train_and_evaluate`): the same files
+"""One job per trained cell (:func:`tokstudy.workflow.cell_job.train_and_evaluate`): the same files
 and metrics as training (:func:`train_to_directory`) then scoring the saved directory
 (:func:`evaluate_job`) in two processes, with the training text encoded once; and the cost
 of its phases (:mod:`tokstudy.job_cost`)."""
@@ -17,7 +17,6 @@ import pytest
 from conftest import write_lines
 from metrics_oracle import brute_force_metrics
 
-from tokstudy.cell_job import CellOutputs, evaluate_job, train_and_evaluate
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, read_phase_costs
 from tokstudy.metrics.compute import compute_metrics
@@ -25,6 +24,7 @@ from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.workflow.cell_job import CellOutputs, evaluate_job, train_and_evaluate
 
 # one adapter of each library and trainer family (hf_wordpiece trains nondeterministically)
 CELL_ADAPTERS = ["sp_unigram", "hf_unigram", "bbpe", "hft", "char"]
@@ -95,7 +95,7 @@ def test_one_cell_job_writes_what_training_then_scoring_wrote(
 def test_the_train_pass_is_the_only_encoding_of_the_training_text(
     corpora: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tokstudy.cell_job as cell_job
+    import tokstudy.workflow.cell_job as cell_job
 
     passes = []
 
@@ -139,7 +139,7 @@ def _cell(name: str, corpora: dict[str, Path], folder: Path, training_code: str,
                 folder / "frequencies.tsv",
                 folder / "cost.json",
             ),
-            {"step": "tokstudy.tokenizers.steps.train_tokenizer", "fingerprint": "s1"},
+            {"step": "tokstudy.workflow.tokenizers.steps.train_tokenizer", "fingerprint": "s1"},
             training_code,
         )
     finally:
@@ -165,7 +165,7 @@ def test_a_cell_job_reuses_a_tokenizer_trained_from_the_same_code_settings_and_t
         "text_sha256": hashlib.sha256(corpora["train"].read_bytes()).hexdigest(),
     }
     assert meta["code"] == {
-        "step": "tokstudy.tokenizers.steps.train_tokenizer",
+        "step": "tokstudy.workflow.tokenizers.steps.train_tokenizer",
         "fingerprint": "s1",
     }
     (tmp_path / "tokenizer" / ".snakemake_timestamp").write_text("", encoding="utf-8")

@@ -1,5 +1,5 @@
-"""Priorities of the cell jobs (:mod:`tokstudy.cell_priority`): measured cost first, then an
-estimate from tokenizer and size; and the workflow giving them to Snakemake."""
+"""Priorities of the cell jobs (:mod:`tokstudy.workflow.cell_priority`): measured cost first,
+then an estimate from tokenizer and size; and the workflow giving them to Snakemake."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ import yaml
 from conftest import CELL_COSTS
 from workflow_support import snakemake
 
-from tokstudy.cell_priority import (
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
+from tokstudy.workflow.cell_priority import (
     ESTIMATE_SIZE,
     CellPriorities,
     read_cell_costs,
 )
-from tokstudy.errors import TokstudyError
-from tokstudy.metrics.plan import MetricsPlanner
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
-from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
+from tokstudy.workflow.metrics.plan import MetricsPlanner
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 
 @pytest.fixture

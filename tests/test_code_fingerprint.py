@@ -1,4 +1,4 @@
-"""Code fingerprints (:mod:`tokstudy.code_fingerprint`): what a step's fingerprint covers,
+"""Code fingerprints (:mod:`tokstudy.workflow.code_fingerprint`): what a step's fingerprint covers,
 on a toy source tree whose import graph is known by construction; then, in a temporary copy
 of the project, which jobs a change to metric, plot or docstring text reruns."""
 
@@ -13,8 +13,8 @@ import pytest
 import yaml
 from workflow_support import copy_project, planned_jobs, project_env, snakemake
 
-from tokstudy.code_fingerprint import CodeIndex, code_fingerprint
 from tokstudy.errors import TokstudyError
+from tokstudy.workflow.code_fingerprint import CodeIndex, code_fingerprint
 
 TOY = {
     "__init__.py": '"""The package."""\n',
@@ -75,7 +75,11 @@ def toy(tmp_path: Path) -> Path:
 
 def _fingerprints(root: Path) -> dict[str, str]:
     index = CodeIndex(root)
-    targets = ["tokstudy.steps.work.compute", "tokstudy.steps.work.draw", "tokstudy.middle"]
+    targets = [
+        "tokstudy.steps.work.compute",
+        "tokstudy.steps.work.draw",
+        "tokstudy.middle",
+    ]
     return {target: index.fingerprint(target) for target in targets}
 
 
@@ -138,7 +142,10 @@ def test_a_fingerprint_is_short_hex_and_stable(toy: Path) -> None:
     ("target", "message"),
     [
         ("tokstudy.steps.nothing.compute", "no such tokstudy module"),
-        ("tokstudy.steps.work.missing", "module tokstudy.steps.work defines no 'missing'"),
+        (
+            "tokstudy.steps.work.missing",
+            "module tokstudy.steps.work defines no 'missing'",
+        ),
     ],
 )
 def test_an_unknown_step_is_one_line(toy: Path, target: str, message: str) -> None:
@@ -175,10 +182,13 @@ def test_the_training_fingerprint_leaves_metrics_and_plots_out() -> None:
     assert {"tokstudy.tokenizers.sentencepiece_adapter", "tokstudy.tokenizers.hft.adapter"} <= (
         training
     )
-    assert not {"tokstudy.metrics.compute", "tokstudy.report.plots", "tokstudy.cell_job"} & training
-    assert code_fingerprint("tokstudy.tokenizers.steps.train_tokenizer") != code_fingerprint(
-        "tokstudy.tokenizers.training.train_and_save"
+    assert (
+        not {"tokstudy.metrics.compute", "tokstudy.report.plots", "tokstudy.workflow.cell_job"}
+        & training
     )
+    assert code_fingerprint(
+        "tokstudy.workflow.tokenizers.steps.train_tokenizer"
+    ) != code_fingerprint("tokstudy.tokenizers.training.train_and_save")
 
 
 # --- in a temporary copy of the project: which jobs a change reruns ----------------------
@@ -280,7 +290,7 @@ def test_a_code_change_reruns_exactly_the_jobs_that_run_that_code(tmp_path: Path
     assert meta["code"]["fingerprint"] != meta["training"]["code"]
     assert json.loads(cost_file.read_text(encoding="utf-8"))["train"] == trained
     stats = json.loads((project / "results/corpora/en/stats.json").read_text(encoding="utf-8"))
-    assert stats["code"]["step"] == "tokstudy.corpora.steps.prepare_corpus"
+    assert stats["code"]["step"] == "tokstudy.workflow.corpora.steps.prepare_corpus"
     assert "Nothing to be done" in run("-n").stdout
 
 

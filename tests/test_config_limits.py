@@ -11,9 +11,14 @@ from pathlib import Path
 import pytest
 
 from tokstudy.cli import main
-from tokstudy.config_files import MAX_MESSAGE, check_schema, expanded_size, load_config_file
 from tokstudy.errors import TokstudyError
-from tokstudy.study.core import Study
+from tokstudy.workflow.config_files import (
+    MAX_MESSAGE,
+    check_schema,
+    expanded_size,
+    load_config_file,
+)
+from tokstudy.workflow.study.core import Study
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_config_file(ROOT / "workflow" / "schemas" / "config.schema.yaml")

@@ -23,8 +23,8 @@ from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
 from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 FAST = CorrelationSettings(bootstrap_samples=200, permutations=20000, seed=1)
 SIZES = (1000, 2000, 4000)

@@ -285,9 +285,9 @@ def test_write_cost_writes_csv_and_plots(
 # compute_metrics for pretrained cells, and the multilingual and NMT tokenizers and their
 # metrics); the NMT steps import torch only in the model jobs.
 JOB_MODULES = [
-    "tokstudy.tokenizers.steps",
-    "tokstudy.metrics.steps",
-    "tokstudy.nmt.steps",
+    "tokstudy.workflow.tokenizers.steps",
+    "tokstudy.workflow.metrics.steps",
+    "tokstudy.workflow.nmt.steps",
 ]
 HFT_MODULE = "tokstudy.tokenizers.hft.adapter"
 ADAPTER_MODULES = sorted({target.split(":")[0] for target in ADAPTERS.values()} - {HFT_MODULE})
@@ -319,4 +319,4 @@ def test_training_and_metric_jobs_import_neither_torch_nor_transformers() -> Non
 def test_the_study_snakemake_parses_imports_no_heavy_library() -> None:
     # every snakemake call (dry runs and no-op reruns too) builds the study first
     heavy = (*JOB_HEAVY, "pandas", "scipy", "matplotlib", "sklearn")
-    assert heavy_modules_after_importing(["tokstudy.study"], heavy) == []
+    assert heavy_modules_after_importing(["tokstudy.workflow.study"], heavy) == []

@@ -178,8 +178,8 @@ def test_historical_mentions_are_dated_and_still_made() -> None:
 @pytest.mark.parametrize(
     ("text", "kind", "mention", "exists"),
     [
-        ("in `src/tokstudy/steps/`, one module", "path", "src/tokstudy/steps/", False),
-        ("see `src/tokstudy/steps.py`", "path", "src/tokstudy/steps.py", True),
+        ("in `src/tokstudy/study/`, one module", "path", "src/tokstudy/study/", False),
+        ("see `src/tokstudy/cells.py`", "path", "src/tokstudy/cells.py", True),
         ("`workflow/rules/<stage>.smk`", "path", "workflow/rules/<stage>.smk", True),
         ("`tokstudy/<stage>/plan.py`", "path", "tokstudy/<stage>/plan.py", True),
         ("`tests/test_docs.py::test_readme_is_short`", "path", "tests/test_docs.py", True),
@@ -191,9 +191,24 @@ def test_historical_mentions_are_dated_and_still_made() -> None:
             "tokstudy.statistics.mixed.fit_note",
             True,
         ),
-        ("`tokstudy.steps.Snakemake` protocol", "module", "tokstudy.steps.Snakemake", True),
-        ("`tokstudy.steps.Snakemake.input`", "module", "tokstudy.steps.Snakemake.input", True),
-        ("`tokstudy.steps.Snakemake.nothing`", "module", "tokstudy.steps.Snakemake.nothing", False),
+        (
+            "`tokstudy.workflow.snakemake_job.Snakemake` protocol",
+            "module",
+            "tokstudy.workflow.snakemake_job.Snakemake",
+            True,
+        ),
+        (
+            "`tokstudy.workflow.snakemake_job.Snakemake.input`",
+            "module",
+            "tokstudy.workflow.snakemake_job.Snakemake.input",
+            True,
+        ),
+        (
+            "`tokstudy.workflow.snakemake_job.Snakemake.nothing`",
+            "module",
+            "tokstudy.workflow.snakemake_job.Snakemake.nothing",
+            False,
+        ),
         ("a `tokstudy.training.stats` module", "module", "tokstudy.training.stats", False),
         ("`tokstudy.<stage>.steps.<rule>`", "module", None, True),
         ("rule `train_tokenizer` trains", "rule", "train_tokenizer", True),

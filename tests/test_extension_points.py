@@ -1,8 +1,8 @@
-"""The extension points hold: in a copy of the project, a toy analysis (one folder, one
-``ANALYSES`` line, its schema entry, one ``include:``), a toy downstream task (one module,
-one ``TASKS`` line, its name in the schema's ``models.tasks``) and a toy metric (one
-function, one ``METRICS`` line, its name in the schema's ``metrics``) are planned by a dry
-run of a study that enables them, with nothing else edited."""
+"""The extension points hold: in a copy of the project, a toy analysis (one folder of the
+workflow wing, one ``ANALYSES`` line, its schema entry, one ``include:``), a toy downstream
+task (one module, one ``TASKS`` line, its name in the schema's ``models.tasks``) and a toy
+metric (one function, one ``METRICS`` line, its name in the schema's ``metrics``) are
+planned by a dry run of a study that enables them, with nothing else edited."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from conftest import write_lines
 from workflow_support import copy_project, project_env, snakemake
 
 TOY_PLAN = """
-from tokstudy.analyses.base import AnalysisPlanner
+from tokstudy.workflow.analyses.base import AnalysisPlanner
 
 
 class ToyPlanner(AnalysisPlanner):
@@ -44,7 +44,7 @@ rule toy_table:
     output:
         out(toy_plan.TOY),
     params:
-        **step("tokstudy.analyses.toy.steps.toy_table"),
+        **step("tokstudy.workflow.analyses.toy.steps.toy_table"),
     log:
         out(log_path("toy_table", "{language}")),
     threads: planners.threads("toy_table")
@@ -74,17 +74,18 @@ def _append_after(path: Path, anchor: str, text: str) -> None:
 
 
 def add_toy_analysis(project: Path) -> None:
-    """One folder, one registry line (and its import), a schema entry, one include."""
-    folder = project / "src/tokstudy/analyses/toy"
+    """One folder of the workflow wing (its planner and steps), one registry line (and its
+    import), a schema entry, one include."""
+    folder = project / "src/tokstudy/workflow/analyses/toy"
     folder.mkdir()
     (folder / "__init__.py").write_text("")
     (folder / "plan.py").write_text(TOY_PLAN)
     (folder / "steps.py").write_text(TOY_STEPS)
-    registry = project / "src/tokstudy/analyses/registry.py"
+    registry = project / "src/tokstudy/workflow/analyses/registry.py"
     _append_after(
         registry,
-        "from tokstudy.analyses.udhr.plan",
-        "from tokstudy.analyses.toy.plan import ToyPlanner\n",
+        "from tokstudy.workflow.analyses.udhr.plan",
+        "from tokstudy.workflow.analyses.toy.plan import ToyPlanner\n",
     )
     _append_after(
         registry,

@@ -1,6 +1,6 @@
-"""The import graph of ``src/tokstudy``: no circle (imports read by annotations only
-included), the library never imports the study, and no module imports another module's
-private name."""
+"""The import graph of ``src/tokstudy``: no circle of modules (imports read by annotations
+only included) nor of packages, the library never imports the workflow wing
+(``tokstudy.workflow``) or Snakemake, and no module imports another module's private name."""
 
 from __future__ import annotations
 
@@ -54,39 +54,95 @@ def test_the_cycle_check_finds_a_cycle() -> None:
         graphlib.TopologicalSorter(graph).prepare()
 
 
-def is_planner(module: str) -> bool:
-    """A module of the planning layer outside ``tokstudy.study``: a stage's or an
-    analysis's planner (``plan``), the analyses' registry and planner base."""
-    parts = module.split(".")
-    if parts[-1] == "plan":
-        return True
-    return parts[:2] == ["tokstudy", "analyses"] and parts[-1] in {"registry", "base"}
-
-
 def test_importing_a_module_runs_its_packages_unless_the_importer_is_inside_them() -> None:
-    # importing tokstudy.study.paths runs tokstudy/study/__init__.py first: an edge the
-    # cycle search must see (a planner importing the study, whose __init__ imported it back)
+    # importing tokstudy.workflow.study.paths runs tokstudy/workflow/study/__init__.py first:
+    # an edge the cycle search must see (a planner importing the study, whose __init__
+    # imported it back)
     modules = {"t", "t.study", "t.study.paths", "t.study.core", "t.analyses", "t.analyses.plan"}
     assert packages_run("t.analyses.plan", {"t.study.paths"}, modules) == {"t.study"}
     assert packages_run("t.study.core", {"t.study.paths"}, modules) == set()
 
 
-def test_models_and_nmt_never_import_the_study_and_the_study_imports_nothing_that_does() -> None:
-    graph = module_graph(PACKAGE)
+WORKFLOW_WING = "tokstudy.workflow"
+#: above both wings: the command line reads study configs and calls the library
+ENTRY_POINTS = {"tokstudy.cli"}
+
+
+def package_of(module: str) -> str:
+    """The package a module counts in: ``tokstudy.<x>`` in the library (a root module is its
+    own package), ``tokstudy.workflow.<x>`` in the workflow wing."""
+    parts = module.split(".")
+    return ".".join(parts[: 3 if parts[1:2] == ["workflow"] else 2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Package → the other packages its modules import."""
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        here = package_of(module)
+        packages.setdefault(here, set()).update(package_of(target) for target in targets)
+        packages[here].discard(here)
+    return packages
+
+
+def in_library(module: str) -> bool:
+    return not module.startswith(WORKFLOW_WING) and module not in ENTRY_POINTS
+
+
+def third_party_imports(path: Path) -> set[str]:
+    """The top-level names of every module a source file imports (absolute imports)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    names |= {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level
+    }
+    return {name.split(".")[0] for name in names}
+
+
+def test_the_packages_have_no_import_cycle() -> None:
+    graphlib.TopologicalSorter(package_graph(module_graph(PACKAGE))).prepare()
+
+
+def test_the_package_graph_finds_a_cycle_the_module_graph_does_not() -> None:
+    # t.a.x -> t.b.y and t.b.z -> t.a.w: no module circle, but the packages t.a and t.b circle
+    graph = {"t.a.x": {"t.b.y"}, "t.b.y": set(), "t.b.z": {"t.a.w"}, "t.a.w": set()}
+    graphlib.TopologicalSorter(graph).prepare()
+    assert package_graph(graph) == {"t.a": {"t.b"}, "t.b": {"t.a"}}
+    with pytest.raises(graphlib.CycleError):
+        graphlib.TopologicalSorter(package_graph(graph)).prepare()
+
+
+def test_the_library_never_imports_the_workflow_wing() -> None:
     back = [
-        f"{name} imports {target}"
-        for name, targets in graph.items()
-        if name.startswith(("tokstudy.models", "tokstudy.nmt")) and not is_planner(name)
+        f"{module} imports {target}"
+        for module, targets in module_graph(PACKAGE).items()
+        if in_library(module)
         for target in targets
-        if target.startswith("tokstudy.study")
+        if target.startswith(WORKFLOW_WING)
     ]
     assert back == []
-    # the planning layer: the study and the planners (a stage's or an analysis's plan, the
-    # analyses' registry)
-    study = {name for name in graph if name.startswith("tokstudy.study") or is_planner(name)}
-    reached, todo = set(), list(study)
-    while todo:  # every module the study imports, directly or not
-        for target in graph[todo.pop()] - reached:
-            reached.add(target)
-            todo.append(target)
-    assert not {name for name in reached - study if graph[name] & study}
+
+
+def test_only_the_workflow_wing_and_the_command_line_import_snakemake() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(REPO / "src").with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if in_library(module) and "snakemake" in third_party_imports(path):
+            found.append(module)
+    assert found == []
+
+
+def test_the_wings_are_told_apart() -> None:
+    assert package_of("tokstudy.workflow.analyses.parity.plan") == "tokstudy.workflow.analyses"
+    assert package_of("tokstudy.analyses.parity.tables") == "tokstudy.analyses"
+    assert package_of("tokstudy.cells") == "tokstudy.cells"
+    assert not in_library("tokstudy.workflow.study.core") and not in_library("tokstudy.cli")
+    assert in_library("tokstudy.tokenizers.registry")

@@ -29,14 +29,14 @@ from tokstudy.metrics.compute import (
     renyi_efficiency,
     tokens_per_word,
 )
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.tokenizers.word_marks import metaspace_starts, opens_word
 from tokstudy.words import batch_words
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 
 def test_f95_takes_the_frequency_at_index_floor_095_n() -> None:

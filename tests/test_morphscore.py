@@ -23,12 +23,12 @@ from tokstudy.analyses.morphscore.items import (
     score,
     stem_item,
 )
-from tokstudy.analyses.morphscore.plan import language_treebanks
 from tokstudy.analyses.morphscore.tables import write_morphscore
 from tokstudy.errors import TokstudyError
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.pretrained import PretrainedHF, import_pretrained
+from tokstudy.workflow.analyses.morphscore.plan import language_treebanks
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 #: form, lemma, UPOS, MISC: boundaries by hand in the comments
 WORDS = [

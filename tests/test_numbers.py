@@ -114,8 +114,8 @@ def test_dry_run_plans_the_numbers_rules(tmp_path: Path) -> None:
 
 def test_numbers_planner_labels_trained_cells_and_checks_its_folders(tmp_path: Path) -> None:
     from tokstudy.errors import TokstudyError
-    from tokstudy.study.core import Study
-    from tokstudy.study.planners import StudyPlan
+    from tokstudy.workflow.plan import StudyPlan
+    from tokstudy.workflow.study.core import Study
 
     def plan(numbers: dict) -> StudyPlan:
         config = {

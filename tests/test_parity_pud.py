@@ -33,13 +33,13 @@ from tokstudy.analyses.parity.plots import plot_premiums, premium_matrix
 from tokstudy.analyses.parity.tables import write_parallel_parity
 from tokstudy.cells import ParityTokenizer
 from tokstudy.errors import TokstudyError
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.hf_adapter import HFBPE
 from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.ud import pud_treebanks, sentence_texts
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 # sent_id -> text; characters (= tokens of a character tokenizer) in comments
 ENGLISH = {"n01": "a cat", "n02": "dog", "n03": "hi"}  # 5, 3, 2: 10

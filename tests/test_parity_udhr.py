@@ -27,7 +27,8 @@ from tokstudy.analyses.udhr.parity import (
 )
 from tokstudy.analyses.udhr.plots import plot_udhr_premiums
 from tokstudy.analyses.udhr.tables import read_udhr_table, write_udhr_parity
-from tokstudy.analyses.udhr.udhr import (
+from tokstudy.cells import ParityTokenizer
+from tokstudy.corpora.udhr import (
     EVERY_TRANSLATION,
     dominant_script,
     parse_articles,
@@ -38,14 +39,13 @@ from tokstudy.analyses.udhr.udhr import (
     translations_of,
     udhr_coverage,
 )
-from tokstudy.cells import ParityTokenizer
 from tokstudy.errors import TokstudyError
 from tokstudy.report.page.segments import udhr_article_one
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.char_adapter import CharTokenizer
 from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 UDHR_ROOT = SHARED / "udhr"
 

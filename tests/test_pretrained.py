@@ -21,8 +21,6 @@ from tokstudy.metrics.compute import compute_metrics, tokens_per_word
 from tokstudy.report import plots
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TokenStarts, TrainSpec
 from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.external import load_any
@@ -37,6 +35,8 @@ from tokstudy.tokenizers.pretrained import (
 )
 from tokstudy.tokenizers.registry import PRETRAINED_FORMATS, load_tokenizer
 from tokstudy.tokenizers.sentencepiece_adapter import MODEL_FILE, SentencePieceUnigram
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 pytestmark = pytest.mark.shared
 

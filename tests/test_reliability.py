@@ -30,7 +30,7 @@ def _run_step(tmp_path: Path, body: str) -> tuple[subprocess.CompletedProcess, s
     log = tmp_path / "step.log"
     script.write_text(
         "from pathlib import Path\n"
-        "from tokstudy.workflow_step import run_step\n"
+        "from tokstudy.workflow.dispatch import run_step\n"
         f"LOG = {str(log)!r}\n" + textwrap.dedent(body),
         encoding="utf-8",
     )

@@ -15,8 +15,8 @@ from conftest import REPO
 from workflow_support import copy_project, project_env, snakemake
 
 from tokstudy.errors import TokstudyError
-from tokstudy.results_dir import MARKER, mark_results_dir
-from tokstudy.study.core import Study
+from tokstudy.workflow.results_dir import MARKER, mark_results_dir
+from tokstudy.workflow.study.core import Study
 
 STUDY = {"languages": {"en": {"chatterbot": "english"}}, "tokenizers": {"char": {}}}
 
@@ -170,7 +170,10 @@ def _in_read_only_folder(
 def test_a_read_only_results_folder_is_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "archive"
     folder.mkdir()
-    code = f"from tokstudy.results_dir import mark_results_dir; mark_results_dir({str(folder)!r})"
+    code = (
+        "from tokstudy.workflow.results_dir import mark_results_dir; "
+        f"mark_results_dir({str(folder)!r})"
+    )
     result = _in_read_only_folder(folder, [sys.executable, "-c", code], tmp_path)
     assert result.returncode != 0
     last = result.stderr.strip().splitlines()[-1]

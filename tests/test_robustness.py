@@ -25,9 +25,9 @@ from tokstudy.analyses.robustness.perturbations import (
 )
 from tokstudy.analyses.robustness.tables import write_robustness
 from tokstudy.errors import TokstudyError
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.pretrained import PretrainedHF, import_pretrained
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 CHARS = ["[UNK]", " ", *"abcdef"]
 

@@ -1,4 +1,4 @@
-"""One pending wake-up of Snakemake's scheduler loop (:mod:`tokstudy.scheduler_wakeups`),
+"""One pending wake-up of Snakemake's scheduler loop (:mod:`tokstudy.workflow.scheduler_wakeups`),
 against Snakemake's own method, which wakes the loop once per call."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 from snakemake.scheduling.job_scheduler import JobScheduler
 
-from tokstudy.scheduler_wakeups import (
+from tokstudy.workflow.scheduler_wakeups import (
     REEVALUATION,
     keep_one_wakeup,
     missing_private_names,
@@ -64,13 +64,13 @@ def test_snakemakes_scheduler_takes_it(monkeypatch) -> None:
 def test_snakemakes_private_names_are_where_the_patch_expects_them() -> None:
     assert missing_private_names() == [], (
         f"Snakemake {version('snakemake')} moved {missing_private_names()}: "
-        "tokstudy.scheduler_wakeups patches them (supported range in pyproject.toml)"
+        "tokstudy.workflow.scheduler_wakeups patches them (supported range in pyproject.toml)"
     )
 
 
 def test_a_snakemake_without_the_method_is_left_alone_and_named(monkeypatch, caplog) -> None:
     monkeypatch.setattr(JobScheduler, REEVALUATION, None)  # the name moved
-    with caplog.at_level(logging.WARNING, logger="tokstudy.scheduler_wakeups"):
+    with caplog.at_level(logging.WARNING, logger="tokstudy.workflow.scheduler_wakeups"):
         assert not keep_one_wakeup()
     assert f"Snakemake {version('snakemake')}'s scheduler has no " in caplog.text
     assert f"JobScheduler.{REEVALUATION}" in caplog.text

@@ -15,8 +15,8 @@ import yaml
 from conftest import CELL_COSTS
 from workflow_support import snakemake
 
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 
 def _plan(tmp_path: Path, **keys: Any) -> StudyPlan:

@@ -2,7 +2,8 @@
 
 Every rule of ``workflow/rules/<stage>.smk`` (``analyses/<name>.smk``) that runs a script runs
 the one dispatcher ``workflow/scripts/run_step.py`` and names its step
-``tokstudy.<stage>.steps.<rule>`` (``tokstudy.analyses.<name>.steps.<rule>``) with
+``tokstudy.workflow.<stage>.steps.<rule>``
+(``tokstudy.workflow.analyses.<name>.steps.<rule>``) with
 ``**step(...)`` (which also fingerprints its code); every public function of the step
 modules is such a rule; the library never imports the steps and the steps never import
 Snakemake. Then steps run on Snakemake's own containers, through the dispatcher.
@@ -23,19 +24,17 @@ import pytest
 from conftest import REPO, write_lines
 from snakemake.iocontainers import Namedlist
 
-from tokstudy.analyses.registry import ANALYSES
-from tokstudy.code_fingerprint import code_fingerprint
-from tokstudy.corpora import steps as corpora_steps
-from tokstudy.metrics import steps as metric_steps
-from tokstudy.workflow_step import run_named_step
+from tokstudy.workflow.analyses.registry import ANALYSES
+from tokstudy.workflow.code_fingerprint import code_fingerprint
+from tokstudy.workflow.corpora import steps as corpora_steps
+from tokstudy.workflow.dispatch import run_named_step
+from tokstudy.workflow.metrics import steps as metric_steps
 
 RULES = REPO / "workflow" / "rules"
 SCRIPTS = REPO / "workflow" / "scripts"
 SOURCE = REPO / "src"
 #: what every step shares: the ``Snakemake`` protocol and ``code_record``
-SHARED_STEPS = SOURCE / "tokstudy" / "steps.py"
-#: the steps module of a stage's rule file that is not ``tokstudy.<stage>.steps``
-STAGE_STEPS = {"pretrained": "tokstudy.tokenizers.pretrained_steps"}
+SHARED_STEPS = SOURCE / "tokstudy" / "workflow" / "snakemake_job.py"
 
 
 def rule_files() -> list[Path]:
@@ -44,12 +43,11 @@ def rule_files() -> list[Path]:
 
 
 def steps_module(smk: Path) -> str:
-    """The module of the steps of a rule file's rules: ``tokstudy.<stage>.steps`` for a
-    stage (but those of :data:`STAGE_STEPS`), the registry's ``steps`` module for an
-    analysis."""
+    """The module of the steps of a rule file's rules: ``tokstudy.workflow.<stage>.steps``
+    for a stage, the registry's ``steps`` module for an analysis."""
     if smk.parent.name == "analyses":
         return ANALYSES[smk.stem].steps
-    return STAGE_STEPS.get(smk.stem, f"tokstudy.{smk.stem}.steps")
+    return f"tokstudy.workflow.{smk.stem}.steps"
 
 
 def module_file(module: str) -> Path:
@@ -92,13 +90,16 @@ def script_rules() -> dict[tuple[str, str], str]:
 def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
     train = found[RULES / "tokenizers.smk", "train_tokenizer"]
-    assert train == "tokstudy.tokenizers.steps.train_tokenizer"
+    assert train == "tokstudy.workflow.tokenizers.steps.train_tokenizer"
     sizes = found[RULES / "tokenizers.smk", "train_tokenizer_sizes"]  # under an if
-    assert sizes == "tokstudy.tokenizers.steps.train_tokenizer_sizes"
-    assert found[RULES / "metrics.smk", "metric_tables"] == "tokstudy.metrics.steps.metric_tables"
-    assert found[RULES / "report.smk", "study_page"] == "tokstudy.report.steps.study_page"
+    assert sizes == "tokstudy.workflow.tokenizers.steps.train_tokenizer_sizes"
+    assert (
+        found[RULES / "metrics.smk", "metric_tables"]
+        == "tokstudy.workflow.metrics.steps.metric_tables"
+    )
+    assert found[RULES / "report.smk", "study_page"] == "tokstudy.workflow.report.steps.study_page"
     parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]
-    assert parity == "tokstudy.analyses.parity.steps.tokenization_parity"
+    assert parity == "tokstudy.workflow.analyses.parity.steps.tokenization_parity"
     scripts = sum(text.count("script:") for text in map(Path.read_text, rule_files()))
     assert len(found) == scripts
 
@@ -116,7 +117,7 @@ def test_the_dispatcher_is_the_only_script() -> None:
     assert [path.name for path in SCRIPTS.iterdir()] == ["run_step.py"]
     statements = ast.parse((SCRIPTS / "run_step.py").read_text(encoding="utf-8")).body
     assert [ast.unparse(s) for s in statements[1:]] == [
-        "from tokstudy.workflow_step import run_named_step",
+        "from tokstudy.workflow.dispatch import run_named_step",
         "run_named_step(snakemake)",
     ]
 
@@ -124,7 +125,7 @@ def test_the_dispatcher_is_the_only_script() -> None:
 def test_every_public_step_function_is_a_rule_of_its_stage() -> None:
     rules = script_rules()
     modules = {steps_module(smk): smk for smk in rule_files() if smk in {s for s, _ in rules}}
-    found = {*SOURCE.rglob("steps.py"), *SOURCE.rglob("*_steps.py")} - {SHARED_STEPS}
+    found = set(SOURCE.rglob("steps.py"))
     assert found == {module_file(module) for module in modules}
     for name, smk in sorted(modules.items()):
         module = importlib.import_module(name)
@@ -152,7 +153,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_library_never_imports_the_steps() -> None:
-    steps = {"tokstudy.steps", *(steps_module(smk) for smk, _ in script_rules())}
+    steps = {"tokstudy.workflow.snakemake_job", *(steps_module(smk) for smk, _ in script_rules())}
     importers = [
         str(path.relative_to(REPO))
         for path in sorted(SOURCE.rglob("*.py"))
@@ -196,7 +197,7 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
             output=outputs,
             params={
                 "settings": {"heldout": 5, "seed": 1},
-                **_step("tokstudy.corpora.steps.prepare_corpus"),
+                **_step("tokstudy.workflow.corpora.steps.prepare_corpus"),
             },
             wildcards={"language": "xx"},
         )
@@ -223,8 +224,8 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
         "normalized_lines": 0,
         "normalized_chars_changed": 0,
         "code": {
-            "step": "tokstudy.corpora.steps.prepare_corpus",
-            "fingerprint": code_fingerprint("tokstudy.corpora.steps.prepare_corpus"),
+            "step": "tokstudy.workflow.corpora.steps.prepare_corpus",
+            "fingerprint": code_fingerprint("tokstudy.workflow.corpora.steps.prepare_corpus"),
         },
     }
     log = (tmp_path / "rule.log").read_text(encoding="utf-8")
@@ -233,7 +234,7 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("cell", [True, False], ids=["study cell", "folder only"])
 def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: bool) -> None:
-    from tokstudy.tokenizers import steps as tokenizer_steps
+    from tokstudy.workflow.tokenizers import steps as tokenizer_steps
 
     lines = [f"word{i % 7} and more words {i}" for i in range(60)]
     inputs = {"train": str(write_lines(tmp_path / "train.txt", lines[:50]))}
@@ -250,7 +251,7 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
             params={
                 "spec": spec,
                 "training_code": "t1",
-                **_step("tokstudy.tokenizers.steps.train_tokenizer"),
+                **_step("tokstudy.workflow.tokenizers.steps.train_tokenizer"),
             },
             wildcards={"tokenizer": "char"},
         )
@@ -260,7 +261,7 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
     assert written == expected
     assert {p.name for p in Path(folder).iterdir()} >= {"vocab.tsv", "meta.json"}
     meta = json.loads((Path(folder) / "meta.json").read_text(encoding="utf-8"))
-    assert meta["code"]["step"] == "tokstudy.tokenizers.steps.train_tokenizer"
+    assert meta["code"]["step"] == "tokstudy.workflow.tokenizers.steps.train_tokenizer"
     assert len(meta["code"]["fingerprint"]) == 16
     if cell:
         metrics = pd.read_csv(scores["metrics"], sep="\t")
@@ -272,7 +273,7 @@ def test_the_dispatcher_runs_the_step_a_rule_names(tmp_path: Path) -> None:
     outputs = {name: str(tmp_path / name) for name in ("train", "heldout", "stats")}
     params = {
         "settings": {"heldout": 3, "seed": 1},
-        **_step("tokstudy.corpora.steps.prepare_corpus"),
+        **_step("tokstudy.workflow.corpora.steps.prepare_corpus"),
     }
     job = _snakemake(
         tmp_path, input=[str(raw)], output=outputs, params=params, wildcards={"language": "xx"}
@@ -354,8 +355,8 @@ def test_finetune_model_dispatches_on_the_task_and_its_data(
 ) -> None:
     import torch
 
-    from tokstudy.models import steps as model_steps
     from tokstudy.models import tasks
+    from tokstudy.workflow.models import steps as model_steps
 
     calls = []
 

@@ -12,9 +12,9 @@ from conftest import REPO, SHARED, write_lines
 from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import METRICS
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.registry import adapter_names
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 SCHEMA = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
 

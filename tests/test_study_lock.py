@@ -15,9 +15,9 @@ import pytest
 import yaml
 from workflow_support import copy_project, project_env
 
-from tokstudy import study_lock
 from tokstudy.errors import TokstudyError
-from tokstudy.study_lock import LOCK_FILE, acquire, pid_alive, release
+from tokstudy.workflow import study_lock
+from tokstudy.workflow.study_lock import LOCK_FILE, acquire, pid_alive, release
 
 
 def _dead_pid() -> int:

@@ -10,9 +10,9 @@ from conftest import write_lines
 
 from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.models.plan import CHARACTERBERT
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
+from tokstudy.workflow.models.plan import CHARACTERBERT
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 
 def _plan(tmp_path: Path, **models: object) -> StudyPlan:

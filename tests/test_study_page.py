@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from page_support import LANGUAGES, build_tiny_page, tiny_study
 
+from tokstudy.figures.palette import PALETTE, tokenizer_colour
 from tokstudy.report.page.build import PageCell, render
 from tokstudy.report.page.recommend import Criterion, StudyTables, pareto, recommendation
 from tokstudy.report.page.segments import (
@@ -34,7 +35,6 @@ from tokstudy.report.page.segments import (
     text_notes,
 )
 from tokstudy.report.page.serve import MAX_BODY, Playground, PlaygroundServer
-from tokstudy.report.palette import PALETTE, tokenizer_colour
 from tokstudy.tokenizers.registry import ADAPTERS, load_tokenizer
 
 

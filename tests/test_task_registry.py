@@ -11,8 +11,8 @@ import yaml
 from tokstudy.errors import TokstudyError
 from tokstudy.models import task_registry
 from tokstudy.models.config import ModelsConfig, from_mapping
-from tokstudy.models.plan import ModelsPlanner
 from tokstudy.models.task_registry import TASKS, Score, Task
+from tokstudy.workflow.models.plan import ModelsPlanner
 
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -46,7 +46,7 @@ def test_a_registered_task_is_a_setting_choice_and_a_finetune_wildcard(monkeypat
     )
     monkeypatch.setitem(TASKS, "toy", toy)
     monkeypatch.setattr(
-        "tokstudy.models.plan.FINETUNE_TASKS", task_registry.tasks_of_kind("finetune")
+        "tokstudy.workflow.models.plan.FINETUNE_TASKS", task_registry.tasks_of_kind("finetune")
     )
     assert from_mapping(ModelsConfig, {"tasks": ["toy"]}).tasks == ("toy",)
     assert ModelsPlanner.finetune_task_pattern().split("|") == ["pos", "sentence", "toy"]

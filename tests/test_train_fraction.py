@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import compute_metrics
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.directory import META_FILE
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.train_fraction import lines_used, sampled_indices
 from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 LETTERS = list(string.ascii_lowercase[:20])
 

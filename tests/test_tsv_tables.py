@@ -13,8 +13,8 @@ import pandas as pd
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tokstudy.cell_job import read_training_frequencies
 from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records, write_tsv
+from tokstudy.workflow.cell_job import read_training_frequencies
 
 COUNT = st.integers(0, 2**40)
 ROWS = st.lists(

@@ -18,7 +18,6 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, normalizers, pre_tokenizers, trainers
 from workflow_support import snakemake
 
-from tokstudy.corpora.plan import chatterbot_files
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
@@ -30,6 +29,7 @@ from tokstudy.tokenizers.train_fraction import sampled_indices
 from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.tokenizers.word_marks import METASPACE
 from tokstudy.ud import sentence_texts
+from tokstudy.workflow.corpora.plan import chatterbot_files
 
 SIZE = 400
 

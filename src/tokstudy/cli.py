@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.config_files import check_schema, load_config_file
 from tokstudy.corpora.prepare import MAX_LINE_BYTES, CleaningStats, clean_lines
 from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError, one_line
@@ -27,11 +26,12 @@ from tokstudy.output_paths import (
     check_output_folder,
 )
 from tokstudy.report.tables import tidy_rows
-from tokstudy.study.core import Study
-from tokstudy.study.planners import StudyPlan
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
+from tokstudy.workflow.config_files import check_schema, load_config_file
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 #: the workflow's config schema, in the source checkout the workflow runs from
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"

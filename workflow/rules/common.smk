@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from tokstudy.code_fingerprint import code_fingerprint
+from tokstudy.workflow.code_fingerprint import code_fingerprint
 from tokstudy.cells import Cell
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
-from tokstudy.study.paths import CELL, benchmark_path, checkpoint_path, log_path
+from tokstudy.workflow.study.paths import CELL, benchmark_path, checkpoint_path, log_path
 
 # `study` and `planners` (its StudyPlan) come from the Snakefile, which builds them once.
 SPLITS = list(CORPUS_SPLITS)
@@ -15,7 +15,7 @@ RUN_STEP = str(Path(workflow.basedir) / "workflow/scripts/run_step.py")
 
 def step(function):
     """A rule's params that run ``function`` (``tokstudy.<stage>.steps.<rule>``) through
-    RUN_STEP: its name and the fingerprint of its code (tokstudy.code_fingerprint), so that
+    RUN_STEP: its name and the fingerprint of its code (tokstudy.workflow.code_fingerprint), so that
     a change to that code, and only to that code, reruns the rule's jobs."""
     return {"step": function, "code": code_fingerprint(function)}
 

@@ -9,7 +9,7 @@ rule download_corpus:
     wildcard_constraints:
         sha256="[0-9a-f]{64}",
     params:
-        **step("tokstudy.corpora.steps.download_corpus"),
+        **step("tokstudy.workflow.corpora.steps.download_corpus"),
         source=lambda w: planners.corpora.download_source(w.sha256),
     log:
         out(log_path("download_corpus", "{sha256}")),
@@ -30,7 +30,7 @@ rule prepare_corpus:
         heldout=out(planners.corpora.HELDOUT),
         stats=out(planners.corpora.STATS),
     params:
-        **step("tokstudy.corpora.steps.prepare_corpus"),
+        **step("tokstudy.workflow.corpora.steps.prepare_corpus"),
         settings=lambda w: planners.corpora.settings(w.language),
     log:
         out(log_path("prepare_corpus", "{language}")),

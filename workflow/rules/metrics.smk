@@ -11,7 +11,7 @@ rule compute_metrics:
         metrics=out(planners.metrics.METRICS),
         frequencies=out(planners.metrics.FREQUENCIES),
     params:
-        **step("tokstudy.metrics.steps.compute_metrics"),
+        **step("tokstudy.workflow.metrics.steps.compute_metrics"),
         language=lambda w: w.language,
     log:
         out(log_path("compute_metrics", CELL)),
@@ -38,7 +38,7 @@ rule collect_metrics:
             labels={"table": "all metrics (tidy)"},
         ),
     params:
-        **step("tokstudy.metrics.steps.collect_metrics"),
+        **step("tokstudy.workflow.metrics.steps.collect_metrics"),
     log:
         out(log_path("collect_metrics")),
     conda:
@@ -65,7 +65,7 @@ rule metric_tables:
             labels={"table": "wide tables", "split": "{split}", "format": "LaTeX"},
         ),
     params:
-        **step("tokstudy.metrics.steps.metric_tables"),
+        **step("tokstudy.workflow.metrics.steps.metric_tables"),
         metrics=planners.metrics.names,
     log:
         out(log_path("metric_tables", "{split}")),
@@ -97,7 +97,7 @@ rule plot_metrics:
             for ext in ("png", "pdf")
         },
     params:
-        **step("tokstudy.metrics.steps.plot_metrics"),
+        **step("tokstudy.workflow.metrics.steps.plot_metrics"),
         metrics=planners.metrics.names,
     log:
         out(log_path("plot_metrics", "{split}")),
@@ -133,7 +133,7 @@ rule plot_frequencies:
             for ext in ("png", "pdf")
         },
     params:
-        **step("tokstudy.metrics.steps.plot_frequencies"),
+        **step("tokstudy.workflow.metrics.steps.plot_frequencies"),
         plots={language: list(cells) for language, cells in FREQUENCY_PLOTS.items()},
         vocab_size=planners.metrics.frequency_plot_size(),
         skip_top=planners.metrics.skip_top_ranks,
@@ -173,7 +173,7 @@ rule cost_table:
         ),
         pdf=out(planners.metrics.COST_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.metrics.steps.cost_table"),
+        **step("tokstudy.workflow.metrics.steps.cost_table"),
         sources=COST_SOURCES,
     log:
         out(log_path("cost_table")),

@@ -24,7 +24,7 @@ rule silver_treebank:
     output:
         directory(out(plan.SILVER_TREEBANK)),
     params:
-        **step("tokstudy.models.steps.silver_treebank"),
+        **step("tokstudy.workflow.models.steps.silver_treebank"),
         seed=study.seed,
     log:
         out(log_path("silver_treebank", "{language}")),
@@ -44,7 +44,7 @@ rule pretokenize_mlm:
     output:
         directory(out(plan.PRETOKENIZED)),
     params:
-        **step("tokstudy.models.steps.pretokenize_mlm"),
+        **step("tokstudy.workflow.models.steps.pretokenize_mlm"),
         whole_word_mask=plan.config.pretrain.whole_word_mask,
     log:
         out(log_path("pretokenize_mlm", CELL)),
@@ -64,7 +64,7 @@ rule prepare_characterbert:
     output:
         directory(out(plan.CHARACTERBERT_CORPUS)),
     params:
-        **step("tokstudy.models.steps.prepare_characterbert"),
+        **step("tokstudy.workflow.models.steps.prepare_characterbert"),
         config=plan.characterbert(),
     log:
         out(log_path("prepare_characterbert", plan.CHARACTERBERT_CELL)),
@@ -84,7 +84,7 @@ rule pretrain_mlm:
     output:
         directory(out(plan.PRETRAIN)),
     params:
-        **step("tokstudy.models.steps.pretrain_mlm"),
+        **step("tokstudy.workflow.models.steps.pretrain_mlm"),
         config=lambda w: plan.seeded("pretrain", w.seed),
         checkpoints=checkpoints("pretrain_mlm", plan.PRETRAIN),
     log:
@@ -107,7 +107,7 @@ rule evaluate_mlm:
         metrics=out(plan.MLM),
         edits=out(plan.MLM_NOISE_EDITS),
     params:
-        **step("tokstudy.models.steps.evaluate_mlm"),
+        **step("tokstudy.workflow.models.steps.evaluate_mlm"),
         config=plan.evaluation(),
     log:
         out(log_path("evaluate_mlm", plan.RUN_CELL)),
@@ -132,7 +132,7 @@ rule finetune_model:
     wildcard_constraints:
         task=plan.finetune_task_pattern(),
     params:
-        **step("tokstudy.models.steps.finetune_model"),
+        **step("tokstudy.workflow.models.steps.finetune_model"),
         config=lambda w: plan.seeded("finetune", w.seed),
         noise_levels=plan.noise_levels(),
         noise_seed=plan.config.evaluation.noise_seed,
@@ -160,7 +160,7 @@ rule train_clm:
     params:
         config=lambda w: plan.clm_settings(w.scale, w.seed),
         checkpoints=checkpoints("train_clm", plan.CLM_TRAIN),
-        **step("tokstudy.models.steps.train_clm"),
+        **step("tokstudy.workflow.models.steps.train_clm"),
     log:
         out(log_path("train_clm", plan.CLM_CELL)),
     conda:
@@ -187,7 +187,7 @@ rule evaluate_clm:
         noise_levels=plan.noise_levels(),
         noise_seed=plan.config.evaluation.noise_seed,
         noise_word_fraction=plan.config.evaluation.noise_word_fraction,
-        **step("tokstudy.models.steps.evaluate_clm"),
+        **step("tokstudy.workflow.models.steps.evaluate_clm"),
     log:
         out(log_path("evaluate_clm", plan.CLM_CELL)),
     conda:
@@ -223,7 +223,7 @@ rule summarize_models:
         ),
         pdf=out(plan.NOISE_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.models.steps.summarize_models"),
+        **step("tokstudy.workflow.models.steps.summarize_models"),
         mlm=plan.mlm_files(),
         finetune=plan.finetune_files(plan.FINETUNE_METRICS),
         predictions=plan.finetune_files(plan.FINETUNE_PREDICTIONS),

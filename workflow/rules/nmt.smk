@@ -1,7 +1,7 @@
 localrules: nmt_joint_text, nmt_report  # trivial jobs: not worth a cluster job
 
 
-from tokstudy.nmt.plan import JOINT
+from tokstudy.workflow.nmt.plan import JOINT
 from tokstudy.training.config import to_dict
 
 # The NMT stage (config key nmt:): split a parallel corpus, train source and target
@@ -19,7 +19,7 @@ rule nmt_cldr_corpus:
     output:
         out(nmt_plan.CLDR_CORPUS),
     params:
-        **step("tokstudy.nmt.steps.nmt_cldr_corpus"),
+        **step("tokstudy.workflow.nmt.steps.nmt_cldr_corpus"),
         languages=list(nmt_plan.languages),
     log:
         out(log_path("nmt_cldr_corpus")),
@@ -38,7 +38,7 @@ rule nmt_split:
     output:
         **nmt_plan.split_outputs(),
     params:
-        **step("tokstudy.nmt.steps.nmt_split"),
+        **step("tokstudy.workflow.nmt.steps.nmt_split"),
         languages=list(nmt_plan.languages),
         split=to_dict(nmt_plan.config.split),
     log:
@@ -58,7 +58,7 @@ rule nmt_joint_text:
     output:
         out(nmt_plan.SPLIT, split="train", side=JOINT),
     params:
-        **step("tokstudy.nmt.steps.nmt_joint_text"),
+        **step("tokstudy.workflow.nmt.steps.nmt_joint_text"),
         languages=list(nmt_plan.languages),
     log:
         out(log_path("nmt_joint_text")),
@@ -77,7 +77,7 @@ rule nmt_train_tokenizer:
     output:
         directory(out(nmt_plan.TOKENIZER)),
     params:
-        **step("tokstudy.nmt.steps.nmt_train_tokenizer"),
+        **step("tokstudy.workflow.nmt.steps.nmt_train_tokenizer"),
         spec=lambda w: nmt_plan.train_spec(w.side, w.tokenizer, w.size),
     log:
         out(log_path("nmt_train_tokenizer", nmt_plan.SIDE_CELL)),
@@ -98,7 +98,7 @@ rule nmt_train:
     output:
         directory(out(nmt_plan.RUN)),
     params:
-        **step("tokstudy.nmt.steps.nmt_train"),
+        **step("tokstudy.workflow.nmt.steps.nmt_train"),
         config=lambda w: nmt_plan.seeded_training(w.seed),
         checkpoints=checkpoints("nmt_train", nmt_plan.RUN),
     log:
@@ -121,7 +121,7 @@ rule nmt_translate:
     output:
         out(nmt_plan.TRANSLATION),
     params:
-        **step("tokstudy.nmt.steps.nmt_translate"),
+        **step("tokstudy.workflow.nmt.steps.nmt_translate"),
         decode=to_dict(nmt_plan.config.decode),
     log:
         out(log_path("nmt_translate", nmt_plan.RUN_CELL)),
@@ -142,7 +142,7 @@ rule nmt_score:
     output:
         out(nmt_plan.SCORE),
     params:
-        **step("tokstudy.nmt.steps.nmt_score"),
+        **step("tokstudy.workflow.nmt.steps.nmt_score"),
     log:
         out(log_path("nmt_score", nmt_plan.RUN_CELL)),
     conda:
@@ -165,7 +165,7 @@ rule nmt_report:
             for name, path in nmt_plan.report_outputs().items()
         },
     params:
-        **step("tokstudy.nmt.steps.nmt_report"),
+        **step("tokstudy.workflow.nmt.steps.nmt_report"),
         evaluation=to_dict(nmt_plan.config.evaluation),
     log:
         out(log_path("nmt_report")),
@@ -190,7 +190,7 @@ rule nmt_tokenizer_metrics:
     wildcard_constraints:
         side=r"[a-z][a-z0-9_]*",
     params:
-        **step("tokstudy.nmt.steps.nmt_tokenizer_metrics"),
+        **step("tokstudy.workflow.nmt.steps.nmt_tokenizer_metrics"),
         language=lambda w: w.side,
     log:
         out(log_path("nmt_tokenizer_metrics", planners.nmt.SIDE_CELL)),

@@ -4,7 +4,7 @@ rule download_pretrained:
     output:
         out(planners.tokenizers.PRETRAINED_DOWNLOAD),
     params:
-        **step("tokstudy.tokenizers.pretrained_steps.download_pretrained"),
+        **step("tokstudy.workflow.pretrained.steps.download_pretrained"),
         url=lambda w: planners.tokenizers.pretrained_hub_url(w.name),
         sha256=lambda w: planners.tokenizers.pretrained[w.name]["sha256"],
     log:
@@ -24,7 +24,7 @@ rule import_pretrained:
     output:
         directory(out(planners.tokenizers.PRETRAINED)),
     params:
-        **step("tokstudy.tokenizers.pretrained_steps.import_pretrained"),
+        **step("tokstudy.workflow.pretrained.steps.import_pretrained"),
         entry=lambda w: planners.tokenizers.pretrained[w.name],
     log:
         out(log_path("import_pretrained", "{name}")),

@@ -23,7 +23,7 @@ rule study_page:
         udhr=planners.page.udhr_article_one(),
         tables=planners.page.tables(),
         seed=study.seed,
-        **step("tokstudy.report.steps.study_page"),
+        **step("tokstudy.workflow.report.steps.study_page"),
     log:
         out(log_path("study_page")),
     conda:

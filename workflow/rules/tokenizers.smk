@@ -6,14 +6,14 @@ rule train_tokenizer:
         heldout=out(planners.corpora.HELDOUT),
     # update(): Snakemake keeps the trained tokenizer and its cost file while the job runs,
     # which reuses them when the training code, settings and text are those that made them
-    # (a change to metric code rescores without retraining; tokstudy.cell_job)
+    # (a change to metric code rescores without retraining; tokstudy.workflow.cell_job)
     output:
         update(directory(out(planners.tokenizers.TOKENIZER))),
         metrics=out(planners.metrics.METRICS),
         frequencies=out(planners.metrics.FREQUENCIES),
         cost=update(out(planners.tokenizers.CELL_COST)),
     params:
-        **step("tokstudy.tokenizers.steps.train_tokenizer"),
+        **step("tokstudy.workflow.tokenizers.steps.train_tokenizer"),
         training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
         spec=lambda w: planners.tokenizers.train_spec(cell_of(w)),
     log:
@@ -50,7 +50,7 @@ if planners.tokenizers.trained_together():
             frequencies=every_size(planners.metrics.FREQUENCIES),
             cost=update(every_size(planners.tokenizers.CELL_COST)),
         params:
-            **step("tokstudy.tokenizers.steps.train_tokenizer_sizes"),
+            **step("tokstudy.workflow.tokenizers.steps.train_tokenizer_sizes"),
             training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
             specs=lambda w: planners.tokenizers.train_specs(w.language, w.tokenizer),
         log:
@@ -79,7 +79,7 @@ rule train_multilingual_tokenizer:
     output:
         directory(out(planners.tokenizers.MULTILINGUAL_TOKENIZER)),
     params:
-        **step("tokstudy.tokenizers.steps.train_multilingual_tokenizer"),
+        **step("tokstudy.workflow.tokenizers.steps.train_multilingual_tokenizer"),
         spec=lambda w: planners.analyses["multilingual"].spec(w.tokenizer, w.size),
     log:
         out(log_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL)),

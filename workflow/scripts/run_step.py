@@ -1,10 +1,11 @@
 """The script of every rule: runs the step the rule's ``params.step`` names.
 
-Never edit this file: Snakemake reruns every job whose outputs are older than its script.
-A rule says which step it runs with ``params: **step("tokstudy.steps.<module>.<function>")``
-(``workflow/rules/common.smk``), which also fingerprints that step's code.
+Never edit this file without cause: Snakemake reruns every job whose outputs are older than
+its script. A rule says which step it runs with
+``params: **step("tokstudy.workflow.<stage>.steps.<function>")`` (``workflow/rules/common.smk``),
+which also fingerprints that step's code.
 """
 
-from tokstudy.workflow_step import run_named_step
+from tokstudy.workflow.dispatch import run_named_step
 
 run_named_step(snakemake)  # `snakemake`: the job, defined by Snakemake

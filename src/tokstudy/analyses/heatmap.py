@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tokstudy.report.plots import save_figure
+from tokstudy.figures.layout import save_figure
 
 
 def plot_heatmap(

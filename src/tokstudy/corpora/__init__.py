@@ -1,4 +1,3 @@
-"""The corpora stage: :mod:`.plan` (the planner of the ``languages:`` and
-``corpus_defaults:`` sections), :mod:`.steps` (what the rules of
-``workflow/rules/corpora.smk`` run) and :mod:`.prepare` (download, clean and split a
-corpus)."""
+"""Corpora: :mod:`.prepare` (download, clean and split a corpus) and :mod:`.udhr` (the UDHR
+translations, article by article). The stage's planner and steps are
+:mod:`tokstudy.workflow.corpora`'s."""

@@ -241,7 +241,7 @@ def prepare_corpus(
 
     ``checksums`` (path → SHA-256) are verified before a source is read. Memory holds only
     the held-out line numbers, never the corpus. ``code`` (the workflow step and the
-    fingerprint of its code: :mod:`tokstudy.code_fingerprint`) is recorded in the stats.
+    fingerprint of its code: :mod:`tokstudy.workflow.code_fingerprint`) is recorded in the stats.
     """
     for path, expected in sorted((checksums or {}).items()):
         verify_checksum(Path(path), expected, _corpus_name(label))

@@ -9,8 +9,8 @@ protocol), :mod:`~tokstudy.models.scoring` (pseudo-perplexity, bits per characte
 :mod:`~tokstudy.models.tsv` (user TSV datasets), :mod:`~tokstudy.models.finetune`
 (fine-tuning), :mod:`~tokstudy.models.tasks` (MLM evaluation and the downstream tasks) and
 :mod:`~tokstudy.models.study_tables` (tables over runs); the stage's planner (the
-``models:`` section) is :mod:`~tokstudy.models.plan`, and the workflow calls the modules
-from :mod:`tokstudy.models.steps`.
+``models:`` section) is :mod:`~tokstudy.workflow.models.plan`, and the workflow calls the modules
+from :mod:`tokstudy.workflow.models.steps`.
 Statistics over runs are in :mod:`tokstudy.statistics`; classification scores in
 :mod:`tokstudy.models.scores`.
 """

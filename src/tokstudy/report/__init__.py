@@ -1,6 +1,4 @@
-"""Comparison tables and plots assembled from the per-job metric files, and the study page.
-
-The report stage: :mod:`.plan` (the planner of the study page), :mod:`.steps` (what the
-rules of ``workflow/rules/report.smk`` run), :mod:`.tables`, :mod:`.plots`, :mod:`.cost`
-and :mod:`.page`.
+"""Comparison tables and plots assembled from the per-job metric files, and the study page:
+:mod:`.tables`, :mod:`.plots`, :mod:`.cost` and :mod:`.page`. The stage's planner and steps
+are :mod:`tokstudy.workflow.report`'s.
 """

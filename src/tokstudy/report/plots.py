@@ -18,30 +18,9 @@ import numpy as np
 import pandas as pd
 
 from tokstudy.cells import FULL_SIZE_LABEL
-from tokstudy.report.palette import tokenizer_colour
+from tokstudy.figures.layout import PANEL_COLUMNS, panel_grid, save_figure
+from tokstudy.figures.palette import tokenizer_colour
 from tokstudy.tokenizers.registry import adapter_class
-
-PANEL_COLUMNS = 3
-
-
-def panel_grid(panels: int) -> tuple[plt.Figure, np.ndarray]:
-    columns = min(PANEL_COLUMNS, panels)
-    rows = math.ceil(panels / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False)
-    for extra in axes.flat[panels:]:
-        extra.set_visible(False)
-    return figure, axes
-
-
-def save_figure(figure: plt.Figure, outputs: Sequence[Path]) -> None:
-    figure.tight_layout(rect=(0, 0, 1, 0.96))
-    for output in outputs:
-        figure.savefig(
-            output,
-            dpi=120,
-            metadata={"CreationDate": None} if str(output).endswith(".pdf") else None,
-        )
-    plt.close(figure)
 
 
 def _plot_trained(axis: plt.Axes, rows: pd.DataFrame, metric: str) -> None:

@@ -94,7 +94,7 @@ def pud_dev(root: Path, languages: list[str], key: str) -> dict[str, list[str]]:
 
 def udhr_dev(root: Path, languages: list[str], key: str) -> dict[str, list[str]]:
     """The UDHR articles every language has (its first translation), by article number."""
-    from tokstudy.analyses.udhr.udhr import (
+    from tokstudy.corpora.udhr import (
         read_articles,
         read_index,
         translation_file,

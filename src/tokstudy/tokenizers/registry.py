@@ -80,7 +80,7 @@ FAMILIES: dict[str, str] = {
 
 #: rough CPU seconds of one cell (training and metrics) at 8,000 items on an HFT-2022
 #: corpus, per tokenizer: the cell jobs' priorities when no cost table has the tokenizer
-#: (tokstudy.cell_priority); only their order matters
+#: (tokstudy.workflow.cell_priority); only their order matters
 ESTIMATED_CELL_SECONDS: dict[str, float] = {
     "morfessor": 90.0,  # pure Python: 14 s on 3,000 English lines at size 400
     "bpe_knockout": 90.0,  # a Morfessor model of the word types, then BPE

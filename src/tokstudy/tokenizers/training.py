@@ -84,8 +84,8 @@ def finish_directory(
     """Add ``vocab.tsv`` (``counts``: the training frequency of every id) and ``meta.json``
     to a directory written by :func:`train_and_save`; return the metadata (without the
     checksums ``meta.json`` adds). ``meta.json`` records ``code`` (the workflow step and
-    the fingerprint of its code, :mod:`tokstudy.code_fingerprint`) and ``training`` (what
-    decides whether a later job may reuse the tokenizer: :mod:`tokstudy.cell_job`)
+    the fingerprint of its code, :mod:`tokstudy.workflow.code_fingerprint`) and ``training`` (what
+    decides whether a later job may reuse the tokenizer: :mod:`tokstudy.workflow.cell_job`)
     when given, and ``train_lines`` (:func:`train_lines`) with the training ``corpus``."""
     write_vocab_tsv(Path(directory) / VOCAB_FILE, vocab, counts)
     meta = {
@@ -112,7 +112,7 @@ def train_to_directory(
 
     The frequencies of ``vocab.tsv`` come from one encoding of ``corpus`` by the trained
     tokenizer (:func:`token_counts`); a study cell gets them from its metric pass instead
-    (:func:`tokstudy.cell_job.train_and_evaluate`).
+    (:func:`tokstudy.workflow.cell_job.train_and_evaluate`).
     """
     tokenizer = train_and_save(name, corpus, spec, directory)
     log.info("counting the training frequencies of %s", name)

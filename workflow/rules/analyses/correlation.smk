@@ -48,7 +48,7 @@ rule correlation:
             labels={"analysis": "intrinsic metrics within and across tokenizer families"},
         ),
     params:
-        **step("tokstudy.analyses.correlation.steps.correlation"),
+        **step("tokstudy.workflow.analyses.correlation.steps.correlation"),
         metrics=planners.metrics.names,
         settings=correlation_plan.resampling(),
         nmt_sides=correlation_plan.nmt_metric_sides(),

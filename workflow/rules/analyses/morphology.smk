@@ -15,7 +15,7 @@ rule morphological_alignment:
             labels={"analysis": "morphological alignment (UD)"},
         ),
     params:
-        **step("tokstudy.analyses.morphology.steps.morphological_alignment"),
+        **step("tokstudy.workflow.analyses.morphology.steps.morphological_alignment"),
         ud_root=morphology_plan.ud_root,
         jobs=[(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_cells()],
     log:

@@ -19,7 +19,7 @@ rule morphscore:
         ),
         json=out(morphscore_plan.MORPHSCORE, ext="json"),
     params:
-        **step("tokstudy.analyses.morphscore.steps.morphscore"),
+        **step("tokstudy.workflow.analyses.morphscore.steps.morphscore"),
         treebanks={k: [str(f) for f in v] for k, v in morphscore_plan.treebanks().items()},
         tokenizers=[vars(p) for p in morphscore_plan.tokenizers_scored()],
         uncovered=morphscore_plan.uncovered(),
@@ -45,7 +45,7 @@ rule plot_morphscore_heatmap:
         ),
         pdf=out(morphscore_plan.MORPHSCORE_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.analyses.morphscore.steps.plot_morphscore_heatmap"),
+        **step("tokstudy.workflow.analyses.morphscore.steps.plot_morphscore_heatmap"),
     log:
         out(log_path("plot_morphscore_heatmap")),
     conda:

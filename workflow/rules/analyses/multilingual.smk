@@ -17,7 +17,7 @@ rule multilingual_corpus:
         summary=out(multilingual_plan.MULTILINGUAL_MIX),
         languages=out(multilingual_plan.MULTILINGUAL_LANGUAGES),
     params:
-        **step("tokstudy.analyses.multilingual.steps.multilingual_corpus"),
+        **step("tokstudy.workflow.analyses.multilingual.steps.multilingual_corpus"),
         languages=multilingual_plan.languages(),
         sampling=multilingual_plan.sampling(),
     log:
@@ -55,7 +55,7 @@ rule multilingual_tables:
             labels={"analysis": "multilingual tokenizers: fertility"},
         ),
     params:
-        **step("tokstudy.analyses.multilingual.steps.multilingual_tables"),
+        **step("tokstudy.workflow.analyses.multilingual.steps.multilingual_tables"),
         languages=multilingual_plan.languages(),
         tokenizers=[
             (j.tokenizer, j.size)
@@ -83,7 +83,7 @@ rule plot_multilingual:
         ),
         pdf=out(multilingual_plan.MULTILINGUAL_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.analyses.multilingual.steps.plot_multilingual"),
+        **step("tokstudy.workflow.analyses.multilingual.steps.plot_multilingual"),
     log:
         out(log_path("plot_multilingual")),
     conda:

@@ -20,7 +20,7 @@ rule number_tokens:
             labels={"analysis": "numbers"},
         ),
     params:
-        **step("tokstudy.analyses.numbers.steps.number_tokens"),
+        **step("tokstudy.workflow.analyses.numbers.steps.number_tokens"),
         seed=study.seed,
         per_length=numbers_plan.settings.get("per_length"),
         tokenizers=numbers_plan.tokenizers_scored(),
@@ -46,7 +46,7 @@ rule plot_number_tokens:
         ),
         pdf=out(numbers_plan.NUMBERS_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.analyses.numbers.steps.plot_number_tokens"),
+        **step("tokstudy.workflow.analyses.numbers.steps.plot_number_tokens"),
     log:
         out(log_path("plot_number_tokens")),
     conda:

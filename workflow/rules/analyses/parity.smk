@@ -21,7 +21,7 @@ rule tokenization_parity:
             labels={"analysis": "tokenization parity"},
         ),
     params:
-        **step("tokstudy.analyses.parity.steps.tokenization_parity"),
+        **step("tokstudy.workflow.analyses.parity.steps.tokenization_parity"),
         pairs=[(a.tokenizer, a.size) for a, _ in parity_plan.pairs()],
         reference=parity_plan.language("reference"),
         target=parity_plan.language("target"),
@@ -55,7 +55,7 @@ rule tokenization_parity_pud:
         ),
         json=out(parity_plan.PARITY_PUD, ext="json"),
     params:
-        **step("tokstudy.analyses.parity.steps.tokenization_parity_pud"),
+        **step("tokstudy.workflow.analyses.parity.steps.tokenization_parity_pud"),
         languages=list(parity_plan.files()),
         reference=parity_plan.language("reference"),
         tokenizers=[vars(p) for p in parity_plan.tokenizers_scored()],
@@ -87,7 +87,7 @@ rule plot_parity_pud:
         ),
         bars_pdf=out(parity_plan.PARITY_PUD_PLOT, plot="bars", ext="pdf"),
     params:
-        **step("tokstudy.analyses.parity.steps.plot_parity_pud"),
+        **step("tokstudy.workflow.analyses.parity.steps.plot_parity_pud"),
         reference=parity_plan.language("reference"),
     log:
         out(log_path("plot_parity_pud")),

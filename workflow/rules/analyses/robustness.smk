@@ -20,7 +20,7 @@ rule robustness:
             labels={"analysis": "robustness"},
         ),
     params:
-        **step("tokstudy.analyses.robustness.steps.robustness"),
+        **step("tokstudy.workflow.analyses.robustness.steps.robustness"),
         pud_languages=list(robustness_plan.pud_files()),
         heldout_languages=list(robustness_plan.heldout_files()),
         tokenizers=[vars(p) for p in robustness_plan.tokenizers_scored()],
@@ -52,7 +52,7 @@ rule plot_robustness_heatmap:
         ),
         pdf=out(robustness_plan.ROBUSTNESS_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.analyses.robustness.steps.plot_robustness_heatmap"),
+        **step("tokstudy.workflow.analyses.robustness.steps.plot_robustness_heatmap"),
     log:
         out(log_path("plot_robustness_heatmap")),
     conda:

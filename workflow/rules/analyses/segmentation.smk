@@ -20,7 +20,7 @@ rule segmentation_table:
             labels={"analysis": "segmentations", "language": "{language}"},
         ),
     params:
-        **step("tokstudy.analyses.segmentation.steps.segmentation_table"),
+        **step("tokstudy.workflow.analyses.segmentation.steps.segmentation_table"),
         words=lambda w: segmentation_plan.words(w.language),
         tokenizers=lambda w: [
             f"{j.tokenizer} ({j.size})" for j in segmentation_plan.cells(w.language)

@@ -36,7 +36,7 @@ rule tokenization_parity_udhr:
         translations=list(udhr_plan.files()),
         reference=udhr_plan.reference(),
         tokenizers=[vars(p) for p in udhr_plan.tokenizers_scored()],
-        **step("tokstudy.analyses.udhr.steps.tokenization_parity_udhr"),
+        **step("tokstudy.workflow.analyses.udhr.steps.tokenization_parity_udhr"),
     log:
         out(log_path("tokenization_parity_udhr")),
     conda:
@@ -74,7 +74,7 @@ rule plot_parity_udhr:
     params:
         reference=udhr_plan.reference(),
         plots=list(udhr_plan.plots),
-        **step("tokstudy.analyses.udhr.steps.plot_parity_udhr"),
+        **step("tokstudy.workflow.analyses.udhr.steps.plot_parity_udhr"),
     log:
         out(log_path("plot_parity_udhr")),
     conda:

@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 
 from tokstudy.analyses.correlation.cells import CELL_KEYS, intrinsic_columns
 from tokstudy.analyses.correlation.table import POOLED
-from tokstudy.report.palette import tokenizer_colour
+from tokstudy.figures.palette import tokenizer_colour
 
 MARKERS = "osD^vP*Xhp<>"
 PANEL_INCHES = 2.4

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tokstudy.report.plots import panel_grid, save_figure
+from tokstudy.figures.layout import panel_grid, save_figure
 
 
 def plot_vocabulary_share(table: pd.DataFrame, outputs: Sequence[Path]) -> None:

@@ -13,8 +13,8 @@ import pandas as pd
 
 from tokstudy.analyses.numbers.digits import generated_numbers, number_table, numbers_in, summarise
 from tokstudy.analyses.table_files import write_table
-from tokstudy.analyses.udhr.udhr import read_articles
-from tokstudy.report.plots import save_figure
+from tokstudy.corpora.udhr import read_articles
+from tokstudy.figures.layout import save_figure
 from tokstudy.tokenizers.registry import load_tokenizer
 from tokstudy.ud import sentence_texts
 

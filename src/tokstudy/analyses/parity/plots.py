@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 
-from tokstudy.report.plots import panel_grid, save_figure
+from tokstudy.figures.layout import panel_grid, save_figure
 
 
 def premium_matrix(table: pd.DataFrame) -> pd.DataFrame:

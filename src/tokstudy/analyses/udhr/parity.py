@@ -1,4 +1,4 @@
-"""Tokenization premiums on the UDHR (:mod:`tokstudy.analyses.udhr.udhr`): a row per tokenizer
+"""Tokenization premiums on the UDHR (:mod:`tokstudy.corpora.udhr`): a row per tokenizer
 and translation, the fairness of each tokenizer over ISO 639-3 languages, and the median
 premium per script.
 
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from tokstudy.analyses.parity.parity import gini, language_premium, text_measures
-from tokstudy.analyses.udhr.udhr import script_name
+from tokstudy.corpora.udhr import script_name
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
 

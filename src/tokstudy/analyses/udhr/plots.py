@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm
 
 from tokstudy.analyses.udhr.parity import language_means
-from tokstudy.report.plots import panel_grid, save_figure
+from tokstudy.figures.layout import panel_grid, save_figure
 
 
 def _labels(table: pd.DataFrame) -> list[str]:

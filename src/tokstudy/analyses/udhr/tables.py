@@ -18,7 +18,7 @@ from tokstudy.analyses.udhr.parity import (
     udhr_premiums,
     udhr_scripts,
 )
-from tokstudy.analyses.udhr.udhr import (
+from tokstudy.corpora.udhr import (
     dominant_script,
     read_index,
     read_translations,
@@ -88,7 +88,7 @@ def write_udhr_parity(
     """Premiums over the reference on the UDHR translations ``files`` (code → HTML file)
     listed in the folder's ``index_file``, their fairness per tokenizer and median per script.
 
-    ``tokenizers`` are :class:`tokstudy.study.ParityTokenizer` fields as mappings.
+    ``tokenizers`` are :class:`tokstudy.workflow.study.ParityTokenizer` fields as mappings.
     ``outputs`` names ``csv``, ``markdown``, ``fairness_csv``, ``fairness_markdown``,
     ``scripts_csv``, ``scripts_markdown`` and ``json``, which records what was left out:
     translations without article text, articles missing from a translation, tokenizers or

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.errors import one_line
+from tokstudy.figures.palette import tokenizer_colour
 from tokstudy.report.page.recommend import StudyTables, recommendation
 from tokstudy.report.page.segments import (
     Frequencies,
@@ -24,7 +25,6 @@ from tokstudy.report.page.segments import (
     segment_cell,
     text_notes,
 )
-from tokstudy.report.palette import tokenizer_colour
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
 

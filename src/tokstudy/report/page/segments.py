@@ -194,7 +194,7 @@ def segment_cell(
 def udhr_article_one(files: Mapping[str, str | Path]) -> dict[str, dict[str, str]]:
     """The ``extra`` lines of :func:`sample_lines`: article 1 of each language's UDHR
     translation (its lines joined by spaces), by language."""
-    from tokstudy.analyses.udhr.udhr import read_articles
+    from tokstudy.corpora.udhr import read_articles
 
     extra = {}
     for language, path in sorted(files.items()):

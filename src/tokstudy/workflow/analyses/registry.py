@@ -1,0 +1,54 @@
+"""The one list of analyses: ``ANALYSES``, name → :class:`Analysis`.
+
+Adding an analysis is its computation in the library (``tokstudy/analyses/<name>/``), its
+planner and steps in the workflow wing (``tokstudy/workflow/analyses/<name>/plan.py`` and
+``steps.py``), one line here, its entry under ``analyses`` in the config schema and one
+``include:`` of ``workflow/rules/analyses/<name>.smk`` in the Snakefile. The study's plan
+builds the planners in this order, which is also the order of their targets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tokstudy.analyses.correlation.settings import CorrelationSettings
+from tokstudy.workflow.analyses.base import AnalysisPlanner
+from tokstudy.workflow.analyses.correlation.plan import CorrelationPlanner
+from tokstudy.workflow.analyses.morphology.plan import MorphologyPlanner
+from tokstudy.workflow.analyses.morphscore.plan import MorphScorePlanner
+from tokstudy.workflow.analyses.multilingual.plan import MultilingualPlanner
+from tokstudy.workflow.analyses.numbers.plan import NumbersPlanner
+from tokstudy.workflow.analyses.parity.plan import ParityPlanner
+from tokstudy.workflow.analyses.robustness.plan import RobustnessPlanner
+from tokstudy.workflow.analyses.segmentation.plan import SegmentationPlanner
+from tokstudy.workflow.analyses.udhr.plan import UdhrPlanner
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One analysis: where its settings sit under ``analyses:`` (config and schema), its
+    planner, the module of its rules' steps and, where it has one, its typed settings."""
+
+    key: tuple[str, ...]
+    planner: type[AnalysisPlanner]
+    steps: str
+    settings: type | None = None
+
+
+def _steps(name: str) -> str:
+    return f"tokstudy.workflow.analyses.{name}.steps"
+
+
+ANALYSES: dict[str, Analysis] = {
+    "segmentation": Analysis(("segmentation",), SegmentationPlanner, _steps("segmentation")),
+    "morphology": Analysis(("ud_root",), MorphologyPlanner, _steps("morphology")),
+    "parity": Analysis(("parity",), ParityPlanner, _steps("parity")),
+    "multilingual": Analysis(("multilingual",), MultilingualPlanner, _steps("multilingual")),
+    "udhr": Analysis(("parity", "udhr"), UdhrPlanner, _steps("udhr")),
+    "morphscore": Analysis(("morphscore",), MorphScorePlanner, _steps("morphscore")),
+    "numbers": Analysis(("numbers",), NumbersPlanner, _steps("numbers")),
+    "robustness": Analysis(("robustness",), RobustnessPlanner, _steps("robustness")),
+    "correlation": Analysis(
+        ("correlation",), CorrelationPlanner, _steps("correlation"), CorrelationSettings
+    ),
+}

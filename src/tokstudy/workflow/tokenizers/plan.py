@@ -1,0 +1,215 @@
+"""The planner of the ``tokenizers:`` and ``pretrained:`` sections: the tokenizers the
+study trains or imports, their checks, paths and targets."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Cell
+from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.train_fraction import check_fraction
+from tokstudy.workflow.study.checks import check_balance, check_listed
+from tokstudy.workflow.study.paths import CELL
+
+if TYPE_CHECKING:
+    from tokstudy.workflow.study.core import Study
+
+_WILDCARD_NAME = r"[a-z][a-z0-9_]*"
+HUB_URL = "https://huggingface.co/{hub}/resolve/main/tokenizer.json"
+
+
+class TokenizersPlanner:
+    """``tokenizers`` and ``pretrained``: the tokenizers trained or imported, and the cells
+    of the study (language × tokenizer × size)."""
+
+    #: the folder of a tokenizer trained on one language
+    TOKENIZER = f"tokenizers/{CELL}"
+    #: wall, CPU and peak memory of the training and metric phases of a cell's job
+    #: (:mod:`tokstudy.job_cost`; outside the tokenizer folder, whose files are hashed)
+    CELL_COST = f"costs/{CELL}.json"
+    #: the log and benchmark name of a job that trains every size of one language and
+    #: tokenizer (``train_sizes_together``)
+    ALL_SIZES_CELL = "{language}/{tokenizer}"
+    #: the folder a pretrained tokenizer is imported into
+    PRETRAINED = "pretrained/{name}"
+    #: where a ``hub:`` tokenizer is downloaded to (never without ``hub:``)
+    PRETRAINED_DOWNLOAD = "downloads/pretrained/{name}/tokenizer.json"
+    #: a multilingual tokenizer (its language is the mix; analyses.multilingual)
+    MULTILINGUAL_CELL = "{tokenizer}/{size}"
+    MULTILINGUAL_TOKENIZER = f"multilingual/tokenizers/{MULTILINGUAL_CELL}"
+
+    def __init__(self, study: Study) -> None:
+        self.study = study
+        for name in study.config["tokenizers"]:
+            adapter_class(name)
+            check_listed(
+                self.tokenizer_languages(name),
+                study.config["languages"],
+                f"config key tokenizers.{name}.languages: {{name!r}} is not under languages "
+                "(known: {known})",
+            )
+            for language in self.tokenizer_languages(name):
+                check_balance(adapter_class(name), self.train_spec(Cell(language, name, "1")))
+            entry = study.config["tokenizers"][name] or {}
+            if "train_fraction" in entry:
+                check_fraction(
+                    entry["train_fraction"], f"config key tokenizers.{name}.train_fraction"
+                )
+        self._check_pretrained()
+
+    def _check_pretrained(self) -> None:
+        study = self.study
+        for name in self.pretrained_names():
+            key = f"config key pretrained.{name}"
+            entry = self.pretrained[name]
+            if name in study.config["tokenizers"]:
+                raise TokstudyError(f"{key}: the name is also a trained tokenizer; rename one")
+            if not re.fullmatch(_WILDCARD_NAME, name):
+                raise TokstudyError(
+                    f"{key}: a name is lower-case letters, digits and _, starting with a letter"
+                )
+            check_listed(
+                entry.get("languages") or [],
+                study.config["languages"],
+                f"{key}.languages: {{name!r}} is not in languages",
+            )
+            if "path" not in entry and "hub" not in entry:
+                raise TokstudyError(f"{key}: give path (a local file or folder) or hub")
+            if "path" not in entry and not entry.get("sha256"):
+                raise TokstudyError(f"{key}: a hub download needs sha256")
+            if "path" in entry and not self.pretrained_source(name).exists():
+                raise TokstudyError(f"{key}.path: no such file or folder {entry['path']}")
+
+    def sizes(self, tokenizer: str) -> list[str]:
+        """Vocabulary-size labels of a tokenizer (``full`` when the data sets the size)."""
+        if not adapter_class(tokenizer).sized:
+            return [FULL_SIZE_LABEL]
+        config = self.study.config
+        entry = config["tokenizers"][tokenizer] or {}
+        sizes = entry.get("vocab_sizes", config.get("vocab_sizes"))
+        if not sizes:
+            raise TokstudyError(
+                f"config key tokenizers.{tokenizer}.vocab_sizes (or vocab_sizes) is missing"
+            )
+        return [str(size) for size in sorted(set(sizes))]
+
+    def tokenizer_languages(self, tokenizer: str) -> list[str]:
+        """The languages a tokenizer is trained on: its ``languages`` key, else all."""
+        entry = self.study.config["tokenizers"][tokenizer] or {}
+        return sorted(entry.get("languages", self.study.languages))
+
+    def cells(self) -> list[Cell]:
+        """Every (language, tokenizer, size) of the study, in a stable order."""
+        return [
+            Cell(language, tokenizer, size)
+            for language in self.study.languages
+            for tokenizer in self.study.tokenizers
+            if language in self.tokenizer_languages(tokenizer)
+            for size in self.sizes(tokenizer)
+        ]
+
+    def shared_sizes(self) -> list[str]:
+        """The labels of the study's ``vocab_sizes``, sorted (none without the key)."""
+        return [str(size) for size in sorted(set(self.study.config.get("vocab_sizes") or []))]
+
+    def trained_together(self) -> list[str]:
+        """The tokenizers whose cells of one language are one job, sorted: with
+        ``train_sizes_together``, every sized tokenizer trained at the study's
+        ``vocab_sizes`` (one with its own sizes, or unsized, keeps a job per cell)."""
+        if not self.study.config["train_sizes_together"]:
+            return []
+        shared = self.shared_sizes()
+        return [
+            name
+            for name in self.study.tokenizers
+            if adapter_class(name).sized and self.sizes(name) == shared
+        ]
+
+    def is_trained_together(self, cell: Cell) -> bool:
+        """Whether a cell's tokenizer is trained in its language's one job for all sizes."""
+        return cell.size != PRETRAINED and cell.tokenizer in self.trained_together()
+
+    def train_specs(self, language: str, tokenizer: str) -> dict[str, dict[str, Any]]:
+        """Size → :meth:`train_spec` of the cells one ``train_sizes_together`` job trains."""
+        return {
+            size: self.train_spec(Cell(language, tokenizer, size)) for size in self.shared_sizes()
+        }
+
+    def train_spec(self, job: Cell) -> dict[str, Any]:
+        """JSON-able training settings of one job (also what triggers its rerun); the
+        tokenizer's ``train_fraction`` only where the study gives it.
+
+        A tokenizer or language the study does not list (one trained only for the NMT
+        stage, or on a joint text) gets its registry defaults.
+        """
+        config = self.study.config
+        entry = config["tokenizers"].get(job.tokenizer) or {}
+        params = dict(entry.get("params") or {})
+        language_entry = config["languages"].get(job.language) or {}
+        overrides = language_entry.get("tokenizer_params") or {}
+        params.update(overrides.get(job.tokenizer) or {})
+        return {
+            "vocab_size": None if job.size == FULL_SIZE_LABEL else int(job.size),
+            "params": params,
+            "seed": self.study.seed,
+            "size_policy": config["size_policy"],
+            "label": job.language,
+            **({"train_fraction": entry["train_fraction"]} if "train_fraction" in entry else {}),
+        }
+
+    @property
+    def pretrained(self) -> dict[str, Any]:
+        """The ``pretrained`` section (empty when absent)."""
+        return self.study.config.get("pretrained") or {}
+
+    def pretrained_names(self) -> list[str]:
+        """Names of the pretrained tokenizers, sorted."""
+        return sorted(self.pretrained)
+
+    def is_pretrained(self, tokenizer: str) -> bool:
+        """Whether a tokenizer name is a pretrained one (scored, never trained)."""
+        return tokenizer in self.pretrained
+
+    def pretrained_languages(self, name: str) -> list[str]:
+        """The languages a pretrained tokenizer is scored on: its ``languages``, else all."""
+        return sorted(self.pretrained[name].get("languages") or self.study.languages)
+
+    def scored_cells(self) -> list[Cell]:
+        """Every cell that gets metrics: the trained cells, then one cell (size label
+        ``pretrained``) per pretrained tokenizer and language it is scored on."""
+        return self.cells() + [
+            Cell(language, name, PRETRAINED)
+            for language in self.study.languages
+            for name in self.pretrained_names()
+            if language in self.pretrained_languages(name)
+        ]
+
+    def pretrained_dir(self, name: str) -> str:
+        """The tokstudy directory a pretrained tokenizer is imported into."""
+        return self.study.out(self.PRETRAINED, name=name)
+
+    def tokenizer_dir(self, job: Cell) -> str:
+        """The tokenizer directory of any scored cell (trained or pretrained)."""
+        if job.size == PRETRAINED:
+            return self.pretrained_dir(job.tokenizer)
+        return self.study.out(self.TOKENIZER, **vars(job))
+
+    def pretrained_source(self, name: str) -> Path:
+        """The file or folder a pretrained tokenizer is read from: its ``path`` (relative to
+        the study's base folder), else the file its ``hub:`` download rule writes."""
+        entry = self.pretrained[name]
+        if "path" not in entry:
+            return Path(self.study.out(self.PRETRAINED_DOWNLOAD, name=name))
+        path = Path(entry["path"])
+        return path if path.is_absolute() else self.study.base / path
+
+    def pretrained_hub_url(self, name: str) -> str:
+        """The download address of a ``hub:`` tokenizer's ``tokenizer.json``."""
+        return HUB_URL.format(hub=self.pretrained[name]["hub"])
+
+    def targets(self) -> list[str]:
+        """The directory of every scored tokenizer (trained per language, or pretrained)."""
+        return sorted({self.tokenizer_dir(job) for job in self.scored_cells()})
