@@ -55,8 +55,8 @@ sys.path.insert(0, str(REPO / "tests"))
 import hft_oracle as oracle  # noqa: E402
 
 from tokstudy.corpus_io import read_text_lines, write_text_lines  # noqa: E402
+from tokstudy.tokenizers.adapters.hft import HFT  # noqa: E402
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, TrainSpec  # noqa: E402
-from tokstudy.tokenizers.hft.adapter import HFT  # noqa: E402
 from tokstudy.tokenizers.hft.learn import step_size  # noqa: E402
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer  # noqa: E402
 from tokstudy.tokenizers.registry import adapter_class  # noqa: E402

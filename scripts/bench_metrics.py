@@ -33,9 +33,9 @@ from tokstudy.corpora.prepare import prepare_corpus
 from tokstudy.corpus_io import batched, iter_lines
 from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.build import BATCH_LINES
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import adapter_class
-from tokstudy.tokenizers.training import BATCH_LINES
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "hft2022" / "en.txt.gz"

@@ -28,7 +28,7 @@ from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.models.config import PretrainConfig
 from tokstudy.models.data import pretokenize, with_cls_sep
 from tokstudy.models.family import load_transformers_tokenizer
-from tokstudy.models.hf_wrap import train_wordpiece
+from tokstudy.models.fast_transformers_tokenizer import train_wordpiece
 from tokstudy.models.masking import Masker
 from tokstudy.models.pretrain import BertBatches, bert_config, bert_mlm_loss, train_loop
 from tokstudy.training.device import describe

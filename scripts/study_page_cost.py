@@ -28,8 +28,8 @@ import yaml
 from tokstudy.report.page.build import PageCell, build_study_page
 from tokstudy.report.page.recommend import StudyTables
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.external import load_any
-from tokstudy.tokenizers.training import train_to_directory
 
 REPO = Path(__file__).resolve().parents[1]
 STAND_INS = {"sp_unigram": "sp_unigram", "bbpe": "hf_bytelevel_bpe"}

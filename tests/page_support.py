@@ -10,7 +10,7 @@ from tokstudy.report.page.build import PageCell, build_study_page
 from tokstudy.report.page.recommend import StudyTables
 from tokstudy.report.tables import collect
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.workflow.cell_job import evaluate_job
 from tokstudy.workflow.corpora.plan import chatterbot_files
 

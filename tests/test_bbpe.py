@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError, VocabSizeError
+from tokstudy.tokenizers.adapters.bbpe import BBPE
 from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, TrainSpec
-from tokstudy.tokenizers.bbpe import BBPE
 from tokstudy.tokenizers.bbpe.transformers_tokenizer import BBPETransformersTokenizer
 from tokstudy.tokenizers.bbpe.units import split_units
 

@@ -12,8 +12,8 @@ from tokenizers import pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
 from tokstudy.errors import TokstudyError, VocabSizeError
+from tokstudy.tokenizers.adapters.bytelevel import HFByteLevelBPE
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
-from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 
 SAMPLE = "Hello there, [UNK] 神は蕤を見た。\t "
 

@@ -21,9 +21,9 @@ from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import FIGURES, read_phase_costs
 from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
-from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.workflow.cell_job import CellOutputs, evaluate_job, train_and_evaluate
 
 # one adapter of each library and trainer family (hf_wordpiece trains nondeterministically)

@@ -16,8 +16,8 @@ from tokstudy.cli import main
 from tokstudy.corpora.prepare import download
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.registry import load_tokenizer
-from tokstudy.tokenizers.training import train_to_directory
 
 
 @pytest.fixture(scope="module")

@@ -177,9 +177,9 @@ def test_steps_fingerprint_only_the_parts_of_their_module_they_use(toy: Path) ->
 
 def test_the_training_fingerprint_leaves_metrics_and_plots_out() -> None:
     training = CodeIndex(Path(__file__).resolve().parents[1] / "src" / "tokstudy").modules_of(
-        "tokstudy.tokenizers.training.train_and_save"
+        "tokstudy.tokenizers.build.train_and_save"
     )
-    assert {"tokstudy.tokenizers.sentencepiece_adapter", "tokstudy.tokenizers.hft.adapter"} <= (
+    assert {"tokstudy.tokenizers.adapters.sentencepiece", "tokstudy.tokenizers.adapters.hft"} <= (
         training
     )
     assert (
@@ -188,7 +188,7 @@ def test_the_training_fingerprint_leaves_metrics_and_plots_out() -> None:
     )
     assert code_fingerprint(
         "tokstudy.workflow.tokenizers.steps.train_tokenizer"
-    ) != code_fingerprint("tokstudy.tokenizers.training.train_and_save")
+    ) != code_fingerprint("tokstudy.tokenizers.build.train_and_save")
 
 
 # --- in a temporary copy of the project: which jobs a change reruns ----------------------

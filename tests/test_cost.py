@@ -289,7 +289,7 @@ JOB_MODULES = [
     "tokstudy.workflow.metrics.steps",
     "tokstudy.workflow.nmt.steps",
 ]
-HFT_MODULE = "tokstudy.tokenizers.hft.adapter"
+HFT_MODULE = "tokstudy.tokenizers.adapters.hft"
 ADAPTER_MODULES = sorted({target.split(":")[0] for target in ADAPTERS.values()} - {HFT_MODULE})
 
 

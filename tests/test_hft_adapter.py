@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError, VocabSizeError
+from tokstudy.tokenizers.adapters.hft import HFT
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
-from tokstudy.tokenizers.hft.adapter import HFT
-from tokstudy.tokenizers.hft.hf_wrapper import HFTTransformersTokenizer
 from tokstudy.tokenizers.hft.pretokenize import Marks
+from tokstudy.tokenizers.hft.transformers_tokenizer import HFTTransformersTokenizer
 from tokstudy.tokenizers.hft.vocab import HFTVocab
 from tokstudy.tokenizers.registry import adapter_class
 

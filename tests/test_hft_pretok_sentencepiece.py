@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import Tokenizer, TrainSpec
-from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
-from tokstudy.tokenizers.hft.pretok_sentencepiece import (
+from tokstudy.tokenizers.adapters.hft_pretok import (
     _PretokenizedSentencePiece,
 )
+from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.hft.pretok_transformers_tokenizer import HFTSentencePieceTokenizer
 from tokstudy.tokenizers.hft.pretokenize import WORD_BOUNDARY
 from tokstudy.tokenizers.registry import adapter_class
 

@@ -13,13 +13,13 @@ import pytest
 
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.errors import TokstudyError
-from tokstudy.models import pretrain, scores
+from tokstudy.models import classification_scores, pretrain
 from tokstudy.models.run_flags import drop_flagged_runs, flagged_runs, mark_flagged
 
 
 def test_a_model_that_predicts_the_majority_class_has_collapsed() -> None:
     gold = ["NOUN"] * 6 + ["VERB"] * 3 + ["ADJ"]
-    flags = scores.learned_or_not(gold, ["NOUN"] * 10, n_labels=3)
+    flags = classification_scores.learned_or_not(gold, ["NOUN"] * 10, n_labels=3)
     assert flags == {"majority_accuracy": 0.6, "collapsed": 1.0}
 
 
@@ -28,17 +28,17 @@ def test_a_model_one_point_above_the_majority_class_has_collapsed_two_points_not
     one_point = ["a"] * 60 + ["b"] + ["a"] * 39  # accuracy 0.61
     two_points = ["a"] * 60 + ["b"] * 2 + ["a"] * 38  # accuracy 0.62
     # three labels: the macro-F1 of two_points, (120/158 + 4/42) / 2 = 0.43, is above 1/3
-    assert scores.learned_or_not(gold, one_point, 3)["collapsed"] == 1.0
-    assert scores.learned_or_not(gold, two_points, 3)["collapsed"] == 0.0
+    assert classification_scores.learned_or_not(gold, one_point, 3)["collapsed"] == 1.0
+    assert classification_scores.learned_or_not(gold, two_points, 3)["collapsed"] == 0.0
     # two labels: 0.43 is at most 1/2, so two_points has collapsed too
-    assert scores.learned_or_not(gold, two_points, 2)["collapsed"] == 1.0
+    assert classification_scores.learned_or_not(gold, two_points, 2)["collapsed"] == 1.0
 
 
 def test_a_macro_f1_at_one_over_the_labels_is_collapsed_whatever_the_accuracy() -> None:
     gold = ["a", "a", "b", "b", "c", "c"]  # majority 1/3
     pred = ["a", "a", "a", "a", "a", "a"]  # accuracy 1/3; macro-F1 (0.5 + 0 + 0) / 3 = 1/6
-    assert scores.learned_or_not(gold, pred, 3)["collapsed"] == 1.0
-    right = scores.learned_or_not(gold, gold, 3)
+    assert classification_scores.learned_or_not(gold, pred, 3)["collapsed"] == 1.0
+    right = classification_scores.learned_or_not(gold, gold, 3)
     assert right == {"majority_accuracy": pytest.approx(1 / 3), "collapsed": 0.0}
 
 

@@ -29,8 +29,8 @@ from tokstudy.metrics.compute import (
     renyi_efficiency,
     tokens_per_word,
 )
+from tokstudy.tokenizers.adapters.bytelevel import HFByteLevelBPE
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TokenStarts, TrainSpec
-from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.tokenizers.word_marks import metaspace_starts, opens_word

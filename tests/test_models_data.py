@@ -23,10 +23,10 @@ from tokstudy.models.data import (
     write_corpus,
 )
 from tokstudy.models.family import load_transformers_tokenizer
-from tokstudy.models.hf_wrap import train_wordpiece
+from tokstudy.models.fast_transformers_tokenizer import train_wordpiece
 from tokstudy.models.masking import Masker
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.tokenizers.build import train_to_directory
 
 pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
 

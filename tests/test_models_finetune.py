@@ -23,8 +23,8 @@ from tokstudy.models.charbert import (
 )
 from tokstudy.models.config import CharBertConfig, FinetuneConfig, PretrainConfig
 from tokstudy.models.family import family_of_model
+from tokstudy.models.fast_transformers_tokenizer import train_wordpiece
 from tokstudy.models.finetune import IGNORE, sentence_examples, tagging_examples
-from tokstudy.models.hf_wrap import train_wordpiece
 from tokstudy.models.tasks import (
     METRICS_FILE,
     PREDICTIONS_FILE,
@@ -32,8 +32,8 @@ from tokstudy.models.tasks import (
     finetune_pos,
     finetune_sentence,
 )
-from tokstudy.models.tsv import check_header, check_labels, read_tsv_dataset
-from tokstudy.models.ud import feature_labels, has_feature, read_conllu, ud_splits
+from tokstudy.models.tsv_datasets import check_header, check_labels, read_tsv_dataset
+from tokstudy.models.ud_sentences import feature_labels, has_feature, read_conllu, ud_splits
 
 pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
 

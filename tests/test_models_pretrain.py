@@ -27,7 +27,7 @@ from tokstudy.models.charbert import (
 )
 from tokstudy.models.config import CharBertConfig, PretrainConfig
 from tokstudy.models.data import TokenCorpus, pretokenize
-from tokstudy.models.hf_wrap import train_wordpiece
+from tokstudy.models.fast_transformers_tokenizer import train_wordpiece
 from tokstudy.models.pretrain import (
     SUMMARY_FILE,
     BertBatches,

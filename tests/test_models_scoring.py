@@ -22,7 +22,8 @@ from tokstudy.models.charbert import (
     model_settings,
 )
 from tokstudy.models.config import CharBertConfig, EvalConfig, PretrainConfig
-from tokstudy.models.hf_wrap import train_wordpiece, word_level
+from tokstudy.models.fast_transformers_tokenizer import train_wordpiece, word_level
+from tokstudy.models.mlm_scoring import BertScorer, mlm_metrics, score_lines
 from tokstudy.models.noise import (
     EDIT_KINDS,
     Misspeller,
@@ -31,7 +32,6 @@ from tokstudy.models.noise import (
     noise_word_lists,
     relative_changes,
 )
-from tokstudy.models.scoring import BertScorer, mlm_metrics, score_lines
 from tokstudy.models.tasks import evaluate_mlm
 
 pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]

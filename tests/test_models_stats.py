@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from tokstudy.models.scores import accuracy, bootstrap_ci, bootstrap_table, macro_f1
+from tokstudy.models.classification_scores import accuracy, bootstrap_ci, bootstrap_table, macro_f1
 from tokstudy.models.study_tables import read_tables, summarize
 from tokstudy.statistics.significance import seed_summary, wilcoxon_table
 

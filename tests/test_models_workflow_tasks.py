@@ -19,7 +19,7 @@ from conftest import SHARED
 from test_models_workflow import TINY_TRAINING
 from workflow_support import snakemake
 
-from tokstudy.models.ud import UDSentence, feature_labels, has_feature, ud_splits
+from tokstudy.models.ud_sentences import UDSentence, feature_labels, has_feature, ud_splits
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared]
 

@@ -26,8 +26,8 @@ from tokstudy.nmt.report import write_report
 from tokstudy.nmt.scoring import corpus_scores, detokenize, score_run
 from tokstudy.nmt.train import MODEL_DIR, SUMMARY_FILE, train_translation_model
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
-from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.training.core import CHECKPOINT_FILE, LOG_FILE
 
 pytestmark = pytest.mark.shared

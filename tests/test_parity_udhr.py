@@ -41,9 +41,9 @@ from tokstudy.corpora.udhr import (
 )
 from tokstudy.errors import TokstudyError
 from tokstudy.report.page.segments import udhr_article_one
+from tokstudy.tokenizers.adapters.char import CharTokenizer
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.char_adapter import CharTokenizer
-from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 

@@ -21,8 +21,9 @@ from tokstudy.metrics.compute import compute_metrics, tokens_per_word
 from tokstudy.report import plots
 from tokstudy.report.plots import plot_metric
 from tokstudy.report.tables import kind_comparison, tidy_rows, wide
+from tokstudy.tokenizers.adapters.bytelevel import HFByteLevelBPE
+from tokstudy.tokenizers.adapters.sentencepiece import MODEL_FILE, SentencePieceUnigram
 from tokstudy.tokenizers.base import TokenStarts, TrainSpec
-from tokstudy.tokenizers.bytelevel_adapter import HFByteLevelBPE
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.pretrained import (
     HOLE,
@@ -34,7 +35,6 @@ from tokstudy.tokenizers.pretrained import (
     load_source,
 )
 from tokstudy.tokenizers.registry import PRETRAINED_FORMATS, load_tokenizer
-from tokstudy.tokenizers.sentencepiece_adapter import MODEL_FILE, SentencePieceUnigram
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 

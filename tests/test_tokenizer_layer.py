@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.directory import META_FILE
 from tokstudy.tokenizers.params import OMITTED, Param, check_params
-from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
-from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.tokenizers.registry import ADAPTERS, adapter_class, adapter_names, load_tokenizer
 
 PACKAGE = REPO / "src/tokstudy/tokenizers"
 SIZES = {"bbpe": 700}
@@ -130,6 +130,18 @@ def test_every_adapter_refuses_a_missing_or_non_utf8_corpus_in_one_line(
 
 
 # --- one list of names ---------------------------------------------------------------
+
+
+def test_every_adapter_is_one_module_of_the_adapters_package() -> None:
+    # one layout: tokstudy/tokenizers/adapters/<module>.py, each module an adapter's home
+    modules = {target.split(":")[0] for target in ADAPTERS.values()}
+    package = "tokstudy.tokenizers.adapters"
+    assert {module.rsplit(".", 1)[0] for module in modules} == {package}
+    folder = REPO / "src" / package.replace(".", "/")
+    files = {path.stem for path in folder.glob("*.py")} - {"__init__"}
+    assert files == {module.rsplit(".", 1)[1] for module in modules}
+    for name in adapter_names():
+        assert adapter_class(name).__module__.startswith(package), name
 
 
 def test_every_registered_tokenizer_is_documented_in_config_readme() -> None:

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, Tokenizer, TrainSpec
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
-from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.workflow.corpora.plan import chatterbot_files
 
 #: a size each adapter reaches on the English test corpus (byte-level ones need ≥ 256 + x)

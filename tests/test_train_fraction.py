@@ -15,10 +15,10 @@ from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.directory import META_FILE
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.train_fraction import lines_used, sampled_indices
-from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 

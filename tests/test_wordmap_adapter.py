@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from tokenizers import normalizers, pre_tokenizers
 
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.adapters.wordmap import WordmapWordPiece
 from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, TrainSpec
-from tokstudy.tokenizers.wordmap.adapter import WordmapWordPiece
 
 pytestmark = pytest.mark.shared
 

@@ -19,16 +19,16 @@ from tokenizers import models, normalizers, pre_tokenizers, trainers
 from workflow_support import snakemake
 
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
+from tokstudy.corpora.ud import sentence_texts
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.adapters.knockout import knocked_out, merge_applications, surviving_merges
+from tokstudy.tokenizers.adapters.superbpe import char_id, id_char
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
-from tokstudy.tokenizers.knockout import knocked_out, merge_applications, surviving_merges
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
-from tokstudy.tokenizers.superbpe import char_id, id_char
 from tokstudy.tokenizers.train_fraction import sampled_indices
-from tokstudy.tokenizers.training import train_to_directory
 from tokstudy.tokenizers.word_marks import METASPACE
-from tokstudy.ud import sentence_texts
 from tokstudy.workflow.corpora.plan import chatterbot_files
 
 SIZE = 400

@@ -14,7 +14,7 @@ rule train_tokenizer:
         cost=update(out(planners.tokenizers.CELL_COST)),
     params:
         **step("tokstudy.workflow.tokenizers.steps.train_tokenizer"),
-        training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
+        training_code=code_fingerprint("tokstudy.tokenizers.build.train_and_save"),
         spec=lambda w: planners.tokenizers.train_spec(cell_of(w)),
     log:
         out(log_path("train_tokenizer", CELL)),
@@ -51,7 +51,7 @@ if planners.tokenizers.trained_together():
             cost=update(every_size(planners.tokenizers.CELL_COST)),
         params:
             **step("tokstudy.workflow.tokenizers.steps.train_tokenizer_sizes"),
-            training_code=code_fingerprint("tokstudy.tokenizers.training.train_and_save"),
+            training_code=code_fingerprint("tokstudy.tokenizers.build.train_and_save"),
             specs=lambda w: planners.tokenizers.train_specs(w.language, w.tokenizer),
         log:
             out(log_path("train_tokenizer_sizes", planners.tokenizers.ALL_SIZES_CELL)),

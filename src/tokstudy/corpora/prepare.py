@@ -31,8 +31,8 @@ from typing import Any
 
 import yaml
 
+from tokstudy.corpora.ud import iter_conllu
 from tokstudy.errors import TokstudyError
-from tokstudy.ud import iter_conllu
 
 log = logging.getLogger(__name__)
 

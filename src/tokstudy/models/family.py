@@ -23,7 +23,7 @@ from transformers import (
 )
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models import charbert, scoring
+from tokstudy.models import charbert, mlm_scoring
 from tokstudy.models.config import PretrainConfig
 from tokstudy.models.pretrain import pretrain_bert
 from tokstudy.models.task_registry import TASKS
@@ -76,7 +76,7 @@ class ModelFamily(Protocol):
     def scorer(
         self, model_dir: Path, tokenizer_dir: Path | None, device: torch.device, bf16: bool
     ) -> Any:
-        """An MLM scorer of held-out text (see :func:`tokstudy.models.scoring.score_lines`)."""
+        """An MLM scorer of held-out text (see :func:`tokstudy.models.mlm_scoring.score_lines`)."""
         ...
 
 
@@ -122,11 +122,11 @@ class Bert:
 
     def scorer(
         self, model_dir: Path, tokenizer_dir: Path | None, device: torch.device, bf16: bool
-    ) -> scoring.BertScorer:
+    ) -> mlm_scoring.BertScorer:
         """Pseudo-log-likelihood over subword tokens."""
         tokenizer = self.task_tokenizer(model_dir, tokenizer_dir)
         model = BertForMaskedLM.from_pretrained(model_dir).to(device)
-        return scoring.BertScorer(
+        return mlm_scoring.BertScorer(
             model,
             tokenizer,
             max_length=model.config.max_position_embeddings,

@@ -26,8 +26,8 @@ from transformers import (
     get_linear_schedule_with_warmup,
 )
 
+from tokstudy.models.classification_scores import macro_f1
 from tokstudy.models.config import FinetuneConfig
-from tokstudy.models.scores import macro_f1
 from tokstudy.training.device import autocast, resolve_device
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ import conllu
 
 from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.models.ud import seeded_split
+from tokstudy.models.ud_sentences import seeded_split
 from tokstudy.tokenizers.wordmap.tagging import load_hanta, stts
 
 log = logging.getLogger(__name__)

@@ -21,12 +21,12 @@ import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.figures.layout import panel_grid, save_figure
+from tokstudy.models.classification_scores import bootstrap_table
 from tokstudy.models.clm.scoring import DETAILS_FILE, TRAINING_FACTS
 from tokstudy.models.clm_scales import data_starved, scale_agreement
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.run_flags import RUN_FACTS, flagged_runs, mark_flagged
-from tokstudy.models.scores import bootstrap_table
-from tokstudy.models.tsv import write_tsv
+from tokstudy.models.tsv_datasets import write_tsv
 from tokstudy.statistics.significance import seed_summary, wilcoxon_table
 
 #: the metrics the plot shows of these tasks (the others show every metric)

@@ -23,7 +23,14 @@ import torch
 
 from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.models import finetune, noise, pretrain, scores, scoring, ud
+from tokstudy.models import (
+    classification_scores,
+    finetune,
+    mlm_scoring,
+    noise,
+    pretrain,
+    ud_sentences,
+)
 from tokstudy.models.config import (
     EvalConfig,
     FinetuneConfig,
@@ -33,7 +40,7 @@ from tokstudy.models.family import (
     ModelFamily,
     family_of_model,
 )
-from tokstudy.models.tsv import check_labels, read_tsv_dataset, write_tsv
+from tokstudy.models.tsv_datasets import check_labels, read_tsv_dataset, write_tsv
 from tokstudy.training.device import resolve_device
 
 log = logging.getLogger(__name__)
@@ -68,10 +75,14 @@ def evaluate_mlm(
         seed=config.noise_seed,
         word_fraction=config.noise_word_fraction,
     )
-    results = {0: scoring.mlm_metrics(scoring.score_lines(scorer, lines, config.batch_size))}
+    results = {
+        0: mlm_scoring.mlm_metrics(mlm_scoring.score_lines(scorer, lines, config.batch_size))
+    }
     for level, text in noised.items():
         log.info("%s: scoring noise level %d%%", heldout, level)
-        results[level] = scoring.mlm_metrics(scoring.score_lines(scorer, text, config.batch_size))
+        results[level] = mlm_scoring.mlm_metrics(
+            mlm_scoring.score_lines(scorer, text, config.batch_size)
+        )
     pretraining = Path(model_dir).parent / pretrain.SUMMARY_FILE
     summary = json.loads(pretraining.read_text(encoding="utf-8")) if pretraining.is_file() else {}
     if "undertrained" in summary:  # a BERT's pretraining flag, beside every level's scores
@@ -98,7 +109,7 @@ def finetune_pos(
     """Fine-tune UPOS tagging on a UD treebank (one seed); test on clean and noised words."""
     family = family_of_model(model_dir)
     tokenizer = family.task_tokenizer(model_dir, tokenizer_dir)
-    splits = ud.ud_splits(
+    splits = ud_sentences.ud_splits(
         treebank, seed=config.seed, validation_fraction=config.validation_fraction
     )
     # UPOS is a closed set: every tag of the treebank, so rare test tags count as errors
@@ -144,7 +155,7 @@ def finetune_sentence(
     """Fine-tune sentence classification (one seed); macro-F1 on clean and noised test text.
 
     Data: a UD ``treebank`` labelled ``yes``/``no`` by ``feature`` (see
-    :func:`tokstudy.models.ud.has_feature`), or ``tsv`` files ``{"train": …, "test": …}``
+    :func:`tokstudy.models.ud_sentences.has_feature`), or ``tsv`` files ``{"train": …, "test": …}``
     (optional ``"validation"``; otherwise a seeded ``validation_fraction`` of train) with
     ``text`` and ``label`` columns.
     """
@@ -152,8 +163,8 @@ def finetune_sentence(
         raise TokstudyError("finetune_sentence: give exactly one of treebank or tsv")
     if treebank is not None:
         splits = {
-            name: ud.feature_labels(sents, feature, upos)
-            for name, sents in ud.ud_splits(
+            name: ud_sentences.feature_labels(sents, feature, upos)
+            for name, sents in ud_sentences.ud_splits(
                 treebank, seed=config.seed, validation_fraction=config.validation_fraction
             ).items()
         }
@@ -202,7 +213,7 @@ def _tsv_splits(tsv: Mapping[str, Path], config: FinetuneConfig) -> dict[str, li
         )
     splits = {name: read_tsv_dataset(path) for name, path in tsv.items()}
     if "validation" not in splits:
-        splits["train"], splits["validation"] = ud.seeded_split(
+        splits["train"], splits["validation"] = ud_sentences.seeded_split(
             splits["train"], config.validation_fraction, config.seed
         )
     return splits
@@ -256,8 +267,9 @@ def _train_and_test(
         gold_labels = [labels[i] for i in gold]
         pred_labels = [labels[i] for i in pred]
         results[level] = {
-            name: function(gold_labels, pred_labels) for name, function in scores.METRICS.items()
-        } | scores.learned_or_not(gold_labels, pred_labels, len(labels))
+            name: function(gold_labels, pred_labels)
+            for name, function in classification_scores.METRICS.items()
+        } | classification_scores.learned_or_not(gold_labels, pred_labels, len(labels))
         prediction_frames.append(
             pd.DataFrame({"level": level, "gold": gold_labels, "pred": pred_labels})
         )

@@ -33,12 +33,12 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokstudy import __version__
 from tokstudy.corpora.prepare import sha256_of
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.adapters.hf_tokenizers import HFTokenizersAdapter
+from tokstudy.tokenizers.adapters.sentencepiece import SentencePieceTokenizer
 from tokstudy.tokenizers.base import Encoded, Tokenizer, TrainSpec
 from tokstudy.tokenizers.byte_symbols import byte_of_symbol, readable_bytes
 from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, write_vocab_tsv
-from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
 from tokstudy.tokenizers.registry import PRETRAINED_FORMATS, format_class
-from tokstudy.tokenizers.sentencepiece_adapter import SentencePieceTokenizer
 
 if TYPE_CHECKING:
     import tiktoken

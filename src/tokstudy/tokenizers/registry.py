@@ -32,27 +32,27 @@ __all__ = [
 #: name → "module:Class": the one list of tokenizer names (config/README.md documents each;
 #: tests/test_tokenizer_layer.py checks that nothing else lists them)
 ADAPTERS: dict[str, str] = {
-    "sp_bpe": "tokstudy.tokenizers.sentencepiece_adapter:SentencePieceBPE",
-    "sp_unigram": "tokstudy.tokenizers.sentencepiece_adapter:SentencePieceUnigram",
-    "hf_bpe": "tokstudy.tokenizers.hf_adapter:HFBPE",
-    "hf_wordpiece": "tokstudy.tokenizers.hf_adapter:HFWordPiece",
-    "hf_unigram": "tokstudy.tokenizers.hf_adapter:HFUnigram",
-    "char": "tokstudy.tokenizers.char_adapter:CharTokenizer",
-    "wordmap_wordpiece": "tokstudy.tokenizers.wordmap.adapter:WordmapWordPiece",
-    "bbpe": "tokstudy.tokenizers.bbpe:BBPE",
-    "hf_bytelevel_bpe": "tokstudy.tokenizers.bytelevel_adapter:HFByteLevelBPE",
-    "hft": "tokstudy.tokenizers.hft.adapter:HFT",
-    "sp_bpe_hftpretok": "tokstudy.tokenizers.hft.pretok_sentencepiece:PretokenizedSentencePieceBPE",
+    "sp_bpe": "tokstudy.tokenizers.adapters.sentencepiece:SentencePieceBPE",
+    "sp_unigram": "tokstudy.tokenizers.adapters.sentencepiece:SentencePieceUnigram",
+    "hf_bpe": "tokstudy.tokenizers.adapters.hf_tokenizers:HFBPE",
+    "hf_wordpiece": "tokstudy.tokenizers.adapters.hf_tokenizers:HFWordPiece",
+    "hf_unigram": "tokstudy.tokenizers.adapters.hf_tokenizers:HFUnigram",
+    "char": "tokstudy.tokenizers.adapters.char:CharTokenizer",
+    "wordmap_wordpiece": "tokstudy.tokenizers.adapters.wordmap:WordmapWordPiece",
+    "bbpe": "tokstudy.tokenizers.adapters.bbpe:BBPE",
+    "hf_bytelevel_bpe": "tokstudy.tokenizers.adapters.bytelevel:HFByteLevelBPE",
+    "hft": "tokstudy.tokenizers.adapters.hft:HFT",
+    "sp_bpe_hftpretok": "tokstudy.tokenizers.adapters.hft_pretok:PretokenizedSentencePieceBPE",
     "sp_unigram_hftpretok": (
-        "tokstudy.tokenizers.hft.pretok_sentencepiece:PretokenizedSentencePieceUnigram"
+        "tokstudy.tokenizers.adapters.hft_pretok:PretokenizedSentencePieceUnigram"
     ),
     # the tokenizers the field compares now (after the first twelve, so their colours stay)
-    "bpe_dropout": "tokstudy.tokenizers.dropout_adapter:BPEDropout",
-    "superbpe": "tokstudy.tokenizers.superbpe:SuperBPE",
-    "morfessor": "tokstudy.tokenizers.morfessor_adapter:Morfessor",
-    "parity_bpe": "tokstudy.tokenizers.parity_bpe:ParityBPE",
-    "bpe_knockout": "tokstudy.tokenizers.knockout:BPEKnockout",
-    "unigram_sampling": "tokstudy.tokenizers.sampling_adapter:SampledUnigram",
+    "bpe_dropout": "tokstudy.tokenizers.adapters.dropout:BPEDropout",
+    "superbpe": "tokstudy.tokenizers.adapters.superbpe:SuperBPE",
+    "morfessor": "tokstudy.tokenizers.adapters.morfessor:Morfessor",
+    "parity_bpe": "tokstudy.tokenizers.adapters.parity_bpe:ParityBPE",
+    "bpe_knockout": "tokstudy.tokenizers.adapters.knockout:BPEKnockout",
+    "unigram_sampling": "tokstudy.tokenizers.adapters.sampling:SampledUnigram",
 }
 
 #: name → the family of algorithms it belongs to: the correlation analysis separates a
@@ -158,7 +158,7 @@ def directory_class(meta: dict[str, Any]) -> type[Tokenizer]:
 
 def load_tokenizer(directory: Path) -> Tokenizer:
     """Load a tokenizer directory: one written by
-    :func:`tokstudy.tokenizers.training.train_to_directory` or
+    :func:`tokstudy.tokenizers.build.train_to_directory` or
     :func:`tokstudy.tokenizers.pretrained.import_pretrained`.
 
     The checksums in ``meta.json`` are verified first; any failure is one

@@ -28,9 +28,9 @@ from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import PhaseCosts, read_phase_costs
 from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
+from tokstudy.tokenizers.build import finish_directory, train_and_save, training_meta
 from tokstudy.tokenizers.directory import META_FILE, read_meta, sha256_of
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
-from tokstudy.tokenizers.training import finish_directory, train_and_save, training_meta
 from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records, write_tsv
 
 log = logging.getLogger(__name__)
@@ -128,7 +128,7 @@ def train_and_evaluate(
     ``vocab.tsv``, whose frequencies come from this pass). The pass's id counts are both
     ``vocab.tsv``'s frequencies and the train split's metrics, then ``vocab.tsv`` and
     ``meta.json`` are written and the other corpora scored. So the files equal those of
-    :func:`~tokstudy.tokenizers.training.train_to_directory` (its count pass encodes the same
+    :func:`~tokstudy.tokenizers.build.train_to_directory` (its count pass encodes the same
     lines in the same batches) and the metrics those of :func:`evaluate_job` on the saved
     directory. ``outputs.cost`` gets the phases ``train`` (training and saving) and
     ``metrics`` (loading, the passes, the tables) of

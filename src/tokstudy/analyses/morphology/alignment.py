@@ -24,9 +24,9 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.analyses.morphology.spans import comparable_form, token_boundaries
+from tokstudy.corpora.ud import iter_ud_words
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
-from tokstudy.ud import iter_ud_words
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import pandas as pd
 
 from tokstudy.analyses.morphology.alignment import alignment_summary, morphological_alignment
 from tokstudy.analyses.table_files import write_table
+from tokstudy.corpora.ud import find_ud_treebank, treebank_files
 from tokstudy.tokenizers.registry import load_tokenizer
-from tokstudy.ud import find_ud_treebank, treebank_files
 
 log = logging.getLogger(__name__)
 

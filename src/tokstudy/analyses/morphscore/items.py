@@ -44,9 +44,9 @@ from pathlib import Path
 
 from tokstudy.analyses.morphology.alignment import EXCLUDED_UPOS, common_prefix_length
 from tokstudy.analyses.morphology.spans import comparable_form, token_boundaries
+from tokstudy.corpora.ud import iter_conllu
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
-from tokstudy.ud import iter_conllu
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import pandas as pd
 from tokstudy.analyses.heatmap import plot_heatmap
 from tokstudy.analyses.morphscore.items import build_items, score
 from tokstudy.analyses.table_files import write_table
+from tokstudy.corpora.ud import treebank_files
 from tokstudy.tokenizers.registry import load_tokenizer
-from tokstudy.ud import treebank_files
 
 log = logging.getLogger(__name__)
 

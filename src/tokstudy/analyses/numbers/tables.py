@@ -13,10 +13,10 @@ import pandas as pd
 
 from tokstudy.analyses.numbers.digits import generated_numbers, number_table, numbers_in, summarise
 from tokstudy.analyses.table_files import write_table
+from tokstudy.corpora.ud import sentence_texts
 from tokstudy.corpora.udhr import read_articles
 from tokstudy.figures.layout import save_figure
 from tokstudy.tokenizers.registry import load_tokenizer
-from tokstudy.ud import sentence_texts
 
 log = logging.getLogger(__name__)
 

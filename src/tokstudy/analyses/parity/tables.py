@@ -17,10 +17,10 @@ from tokstudy.analyses.parity.parity import (
     tokenization_parity,
 )
 from tokstudy.analyses.table_files import write_table
+from tokstudy.corpora.ud import sentence_texts
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import load_tokenizer
-from tokstudy.ud import sentence_texts
 
 log = logging.getLogger(__name__)
 

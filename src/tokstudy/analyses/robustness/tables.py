@@ -13,9 +13,9 @@ import pandas as pd
 from tokstudy.analyses.heatmap import plot_heatmap
 from tokstudy.analyses.robustness.measure import perturb_all, robustness_rows
 from tokstudy.analyses.table_files import write_table
+from tokstudy.corpora.ud import sentence_texts
 from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.tokenizers.registry import load_tokenizer
-from tokstudy.ud import sentence_texts
 
 log = logging.getLogger(__name__)
 

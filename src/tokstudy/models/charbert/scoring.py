@@ -9,12 +9,12 @@ import torch
 
 from tokstudy.models.charbert.model import CharacterBertForMaskedLM
 from tokstudy.models.charbert.spelling import Speller
-from tokstudy.models.scoring import Encoded, MaskedLMScorer
+from tokstudy.models.mlm_scoring import Encoded, MaskedLMScorer
 from tokstudy.tokenizers.base import CLS, MASK, PAD, SEP
 
 
 class CharBertScorer(MaskedLMScorer):
-    """Scores text with CharacterBERT (see :func:`tokstudy.models.scoring.score_lines`).
+    """Scores text with CharacterBERT (see :func:`tokstudy.models.mlm_scoring.score_lines`).
 
     Units are whitespace words; targets outside the word vocabulary are ``[UNK]``.
     """

@@ -16,7 +16,7 @@ from transformers import PreTrainedTokenizerFast
 
 from tokstudy.corpus_io import batched, iter_nonblank_lines
 from tokstudy.models.config import CharBertConfig
-from tokstudy.models.hf_wrap import word_level
+from tokstudy.models.fast_transformers_tokenizer import word_level
 from tokstudy.tokenizers.base import CLS, PAD, SEP, SPECIAL_TOKENS, UNK
 
 CHAR_PAD, CHAR_UNK, BOW, EOW = 0, 1, 2, 3

@@ -36,7 +36,7 @@ from tokstudy.models.heldout import (
     per_line_sums,
     roundtrip_share,
 )
-from tokstudy.models.tsv import write_tsv
+from tokstudy.models.tsv_datasets import write_tsv
 from tokstudy.training.device import resolve_device
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.bbpe.model import MODEL_FILE, BBPEModel
-from tokstudy.tokenizers.slow_wrapper import TokenListTokenizer
+from tokstudy.tokenizers.slow_transformers_tokenizer import TokenListTokenizer
 
 
 class BBPETransformersTokenizer(TokenListTokenizer):

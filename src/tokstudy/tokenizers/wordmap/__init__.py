@@ -5,5 +5,6 @@ Word maps compare a target word with every word of a lexeme list at both ends
 segmenter's vocabulary (:mod:`.vocabulary`); the segmenter picks the best segmentation of a
 word by the thesis's score (:mod:`.segmenter`). HanTa decides which words are segmented
 (:mod:`.tagging`), and WordPiece is trained and applied on the pre-segmented text
-(:mod:`.presegment`, :mod:`.adapter`: the ``wordmap_wordpiece`` adapter).
+(:mod:`.presegment`; the ``wordmap_wordpiece`` adapter is
+:mod:`tokstudy.tokenizers.adapters.wordmap`).
 """

@@ -7,8 +7,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tokstudy.corpora.ud import treebank_files
 from tokstudy.errors import TokstudyError
-from tokstudy.ud import treebank_files
 from tokstudy.workflow.study.checks import registered_adapter
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from tokstudy.cells import FULL_SIZE_LABEL, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import CLM_PRESETS, ClmScale, ModelsConfig, from_mapping, to_dict
 from tokstudy.models.task_registry import TASKS, tasks_of_kind, tasks_reading
-from tokstudy.models.tsv import check_header
+from tokstudy.models.tsv_datasets import check_header
 from tokstudy.workflow.study.checks import check_listed
 from tokstudy.workflow.study.paths import CELL, expand, fill
 

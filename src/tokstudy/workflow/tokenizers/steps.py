@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.training import train_to_directory
+from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.workflow.cell_job import CellOutputs, train_and_evaluate, train_and_evaluate_sizes
 from tokstudy.workflow.dispatch import run_step
 from tokstudy.workflow.snakemake_job import Snakemake, code_record

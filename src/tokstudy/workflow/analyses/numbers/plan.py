@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tokstudy.corpora.ud import pud_treebanks
 from tokstudy.errors import TokstudyError
-from tokstudy.ud import pud_treebanks
 from tokstudy.workflow.analyses.base import AnalysisPlanner
 from tokstudy.workflow.analyses.parity.plan import tokenizers_reaching
 from tokstudy.workflow.study.paths import expand

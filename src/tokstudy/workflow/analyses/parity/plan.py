@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.cells import FULL_SIZE_LABEL, Cell, ParityTokenizer
+from tokstudy.corpora.ud import pud_treebanks
 from tokstudy.errors import TokstudyError
-from tokstudy.ud import pud_treebanks
 from tokstudy.workflow.analyses.base import AnalysisPlanner
 from tokstudy.workflow.corpora.plan import CorporaPlanner
 from tokstudy.workflow.study.paths import expand

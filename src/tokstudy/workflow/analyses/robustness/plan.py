@@ -8,8 +8,8 @@ from typing import Any
 
 from tokstudy.analyses.robustness.perturbations import PERTURBATIONS, check_names
 from tokstudy.cells import ParityTokenizer
+from tokstudy.corpora.ud import pud_treebanks
 from tokstudy.errors import TokstudyError
-from tokstudy.ud import pud_treebanks
 from tokstudy.workflow.analyses.base import AnalysisPlanner
 from tokstudy.workflow.analyses.parity.plan import tokenizers_reaching
 from tokstudy.workflow.corpora.plan import CorporaPlanner

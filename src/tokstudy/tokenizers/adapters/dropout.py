@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from tokenizers import Tokenizer as HFTokenizer
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.hf_adapter import (
+from tokstudy.tokenizers.adapters.hf_tokenizers import (
     HFBPE,
     TOKENIZER_FILE,
     HFTokenizersAdapter,
     fast_tokenizer,
     pre_tokenizer_param,
 )
+from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.params import Param, param_key
 
 if TYPE_CHECKING:

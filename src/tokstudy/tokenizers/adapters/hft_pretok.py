@@ -3,7 +3,7 @@
 Each line is pre-tokenized with :mod:`.pretokenize` and its pre-tokens are joined by
 single spaces (they never contain whitespace), so SentencePiece pieces never cross
 pre-token boundaries. Training writes the pre-tokenized corpus to a temporary file and
-trains :mod:`tokstudy.tokenizers.sentencepiece_adapter` on it; decoding joins the pieces,
+trains :mod:`tokstudy.tokenizers.adapters.sentencepiece` on it; decoding joins the pieces,
 drops SentencePiece's word boundaries and undoes the pre-tokenization.
 
 Params: ``marks`` (as for ``hft``); every other key goes to ``SentencePieceTrainer``, with
@@ -28,6 +28,11 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.adapters.sentencepiece import (
+    MODEL_FILE,
+    SentencePieceBPE,
+    SentencePieceUnigram,
+)
 from tokstudy.tokenizers.base import UNK, Tokenizer, TokenStarts, TrainSpec, corpus_lines
 from tokstudy.tokenizers.hft.part_starts import PartRows, code_points
 from tokstudy.tokenizers.hft.pretokenize import (
@@ -39,14 +44,9 @@ from tokstudy.tokenizers.hft.pretokenize import (
     pieces_to_text,
 )
 from tokstudy.tokenizers.params import Param
-from tokstudy.tokenizers.sentencepiece_adapter import (
-    MODEL_FILE,
-    SentencePieceBPE,
-    SentencePieceUnigram,
-)
 
 if TYPE_CHECKING:
-    from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
+    from tokstudy.tokenizers.hft.pretok_transformers_tokenizer import HFTSentencePieceTokenizer
 
 CONFIG_FILE = "hft_pretok.json"
 _OPENS, _INSIDE = 1, 2  # where a piece has SentencePiece's ``▁``
@@ -177,7 +177,7 @@ class _PretokenizedSentencePiece(Tokenizer):
 
     def to_transformers(self) -> HFTSentencePieceTokenizer:
         """A ``transformers`` tokenizer with the same ids (:class:`HFTSentencePieceTokenizer`)."""
-        from tokstudy.tokenizers.hft.pretok_hf_wrapper import HFTSentencePieceTokenizer
+        from tokstudy.tokenizers.hft.pretok_transformers_tokenizer import HFTSentencePieceTokenizer
 
         with tempfile.TemporaryDirectory(prefix="tokstudy-hftpretok-") as tmp:
             self.inner.save(Path(tmp))

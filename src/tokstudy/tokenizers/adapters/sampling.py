@@ -25,14 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, TrainSpec
-from tokstudy.tokenizers.params import Param, param_key
-from tokstudy.tokenizers.sentencepiece_adapter import (
+from tokstudy.tokenizers.adapters.sentencepiece import (
     MODEL_FILE,
     SENTENCEPIECE_PARAMS,
     SentencePieceTokenizer,
     SentencePieceUnigram,
 )
+from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, TrainSpec
+from tokstudy.tokenizers.params import Param, param_key
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase

@@ -16,7 +16,7 @@ from tokstudy.tokenizers.base import SPECIAL_TOKENS
 from tokstudy.tokenizers.hft.encoder import HFTEncoder
 from tokstudy.tokenizers.hft.pretokenize import Marks
 from tokstudy.tokenizers.hft.vocab import HFTVocab
-from tokstudy.tokenizers.slow_wrapper import TokenListTokenizer
+from tokstudy.tokenizers.slow_transformers_tokenizer import TokenListTokenizer
 
 VOCAB_FILE = "hft_vocab.tsv"
 

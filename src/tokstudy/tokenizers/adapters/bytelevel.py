@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, ClassVar
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
+from tokstudy.tokenizers.adapters.hf_tokenizers import HFTokenizersAdapter, fast_tokenizer
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec
 from tokstudy.tokenizers.byte_symbols import byte_of_symbol, readable_bytes
-from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter, fast_tokenizer
 from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:

@@ -35,6 +35,7 @@ from tokenizers import decoders, models, normalizers, trainers
 
 from tokstudy.corpus_io import iter_text_lines, write_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.adapters.hf_tokenizers import PRE_TOKENIZERS, HFTokenizersAdapter
 from tokstudy.tokenizers.base import (
     SPECIAL_TOKENS,
     UNK,
@@ -43,7 +44,6 @@ from tokstudy.tokenizers.base import (
     corpus_lines,
     enforce_size_policy,
 )
-from tokstudy.tokenizers.hf_adapter import PRE_TOKENIZERS, HFTokenizersAdapter
 from tokstudy.tokenizers.params import Param, param_key
 from tokstudy.tokenizers.train_fraction import sampled_indices
 from tokstudy.tokenizers.word_marks import METASPACE
@@ -78,7 +78,7 @@ def lines_by_language(corpus: Path, languages_file: str | None, label: str) -> d
 
 def pud_dev(root: Path, languages: list[str], key: str) -> dict[str, list[str]]:
     """The PUD sentences every language has, in ``sent_id`` order."""
-    from tokstudy.ud import pud_treebanks, sentence_texts
+    from tokstudy.corpora.ud import pud_treebanks, sentence_texts
 
     files = pud_treebanks(Path(root))
     missing = [language for language in languages if language not in files]

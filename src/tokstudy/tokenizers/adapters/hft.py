@@ -42,7 +42,7 @@ from tokstudy.tokenizers.hft.vocab import HFTVocab
 from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:
-    from tokstudy.tokenizers.hft.hf_wrapper import HFTTransformersTokenizer
+    from tokstudy.tokenizers.hft.transformers_tokenizer import HFTTransformersTokenizer
 
 VOCAB_FILE = "hft_vocab.tsv"
 CONFIG_FILE = "hft_config.json"
@@ -144,7 +144,7 @@ class HFT(Tokenizer):
 
     def to_transformers(self) -> HFTTransformersTokenizer:
         """A ``transformers`` tokenizer with the same ids (see :mod:`.hf_wrapper`)."""
-        from tokstudy.tokenizers.hft.hf_wrapper import HFTTransformersTokenizer
+        from tokstudy.tokenizers.hft.transformers_tokenizer import HFTTransformersTokenizer
 
         with TemporaryDirectory() as tmp:
             self.hft_vocab.write_tsv(Path(tmp) / VOCAB_FILE)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tokstudy.corpora.ud import iter_conllu
 from tokstudy.errors import TokstudyError
-from tokstudy.ud import iter_conllu
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class UDSentence:
 
 def read_conllu(path: Path) -> list[UDSentence]:
     """Sentences of a CoNLL-U file (``.conllu`` or ``.conllu.gz``), read with
-    :func:`tokstudy.ud.iter_conllu`; sentences without syntactic words are left out."""
+    :func:`tokstudy.corpora.ud.iter_conllu`; sentences without syntactic words are left out."""
     sentences = []
     for index, tokenlist in enumerate(iter_conllu(path)):
         words = [t for t in tokenlist if isinstance(t["id"], int)]

@@ -232,7 +232,7 @@ class Morfessor(Tokenizer):
 
     def to_transformers(self) -> PreTrainedTokenizer:
         """A slow ``transformers`` tokenizer segmenting with this model, same ids."""
-        from tokstudy.tokenizers.slow_wrapper import SegmenterTokenizer
+        from tokstudy.tokenizers.slow_transformers_tokenizer import SegmenterTokenizer
 
         return SegmenterTokenizer(self)
 

@@ -1,7 +1,7 @@
 """The ``transformers`` tokenizer of the SentencePiece-on-HFT-pre-tokens adapters.
 
 A module of its own so that training and metric jobs, which never call
-:meth:`~tokstudy.tokenizers.hft.pretok_sentencepiece._PretokenizedSentencePiece.to_transformers`,
+:meth:`~tokstudy.tokenizers.adapters.hft_pretok._PretokenizedSentencePiece.to_transformers`,
 do not import ``transformers``.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 from transformers.tokenization_utils_sentencepiece import SentencePieceBackend
 
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer, pieces_to_text
-from tokstudy.tokenizers.slow_wrapper import WrapperSettings
+from tokstudy.tokenizers.slow_transformers_tokenizer import WrapperSettings
 
 
 class HFTSentencePieceTokenizer(WrapperSettings, SentencePieceBackend):

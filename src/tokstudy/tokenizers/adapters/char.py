@@ -20,8 +20,8 @@ from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers
 from tokenizers import Tokenizer as HFTokenizer
 
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.adapters.hf_tokenizers import HFTokenizersAdapter
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec, corpus_lines
-from tokstudy.tokenizers.hf_adapter import HFTokenizersAdapter
 from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.word_marks import METASPACE
 

@@ -44,9 +44,9 @@ from typing import ClassVar
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models
 
+from tokstudy.tokenizers.adapters.hf_tokenizers import HFBPE, HFTokenizersAdapter
+from tokstudy.tokenizers.adapters.morfessor import Morfessor, train_baseline, word_counts
 from tokstudy.tokenizers.base import UNK, TrainSpec, enforce_size_policy
-from tokstudy.tokenizers.hf_adapter import HFBPE, HFTokenizersAdapter
-from tokstudy.tokenizers.morfessor_adapter import Morfessor, train_baseline, word_counts
 from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.word_marks import METASPACE
 

@@ -43,20 +43,20 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, trainers
 
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.base import (
-    SPECIAL_TOKENS,
-    UNK,
-    TrainSpec,
-    corpus_lines,
-    enforce_size_policy,
-)
-from tokstudy.tokenizers.hf_adapter import (
+from tokstudy.tokenizers.adapters.hf_tokenizers import (
     TOKENIZER_FILE,
     WORDPIECE_PREFIX,
     HFTokenizersAdapter,
     HFWordPiece,
     read_tokenizer_json,
     with_cls_sep,
+)
+from tokstudy.tokenizers.base import (
+    SPECIAL_TOKENS,
+    UNK,
+    TrainSpec,
+    corpus_lines,
+    enforce_size_policy,
 )
 from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.wordmap.presegment import WordmapPreSegmenter, serialisable_pre_tokenizer
@@ -211,6 +211,6 @@ class WordmapWordPiece(HFTokenizersAdapter):
         return cls(tokenizer, presegmenter, vocabulary)
 
     def to_transformers(self) -> PreTrainedTokenizerFast:
-        from tokstudy.tokenizers.wordmap.transformers_wrapper import WordmapTokenizerFast
+        from tokstudy.tokenizers.wordmap.transformers_tokenizer import WordmapTokenizerFast
 
         return WordmapTokenizerFast.wrap(with_cls_sep(self.serialisable_json()), self.presegmenter)

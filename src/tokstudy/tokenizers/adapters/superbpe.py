@@ -33,6 +33,7 @@ from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.adapters.hf_tokenizers import HFBPE, HFTokenizersAdapter
 from tokstudy.tokenizers.base import (
     SPECIAL_TOKENS,
     UNK,
@@ -40,7 +41,6 @@ from tokstudy.tokenizers.base import (
     corpus_lines,
     enforce_size_policy,
 )
-from tokstudy.tokenizers.hf_adapter import HFBPE, HFTokenizersAdapter
 from tokstudy.tokenizers.params import Param, param_key
 from tokstudy.tokenizers.word_marks import METASPACE
 
