@@ -39,15 +39,15 @@ REQUIRE_SHARED = "TOKSTUDY_REQUIRE_SHARED"
 
 #: a cost table (tables/cost.csv) by hand: en's sp_unigram at two sizes and char measured;
 #: a job row; de/hf_bpe without its metrics phase
-CELL_COSTS = """language,tokenizer,size,step,seconds,cpu_seconds,max_rss_mb
-en,sp_unigram,1000,job,9.0,8.0,100
-en,sp_unigram,1000,train,5.0,4.5,90
-en,sp_unigram,1000,metrics,2.0,1.5,95
-en,sp_unigram,2000,train,9.0,8.0,90
-en,sp_unigram,2000,metrics,3.0,2.0,95
-en,char,full,train,0.2,0.25,50
-en,char,full,metrics,0.3,0.5,60
-de,hf_bpe,1000,train,1.0,0.8,50
+CELL_COSTS = """language,tokenizer,size,vocab_size,step,seconds,cpu_seconds,max_rss_mb
+en,sp_unigram,1000,1000,job,9.0,8.0,100
+en,sp_unigram,1000,1000,train,5.0,4.5,90
+en,sp_unigram,1000,1000,metrics,2.0,1.5,95
+en,sp_unigram,2000,2000,train,9.0,8.0,90
+en,sp_unigram,2000,2000,metrics,3.0,2.0,95
+en,char,full,,train,0.2,0.25,50
+en,char,full,,metrics,0.3,0.5,60
+de,hf_bpe,1000,1000,train,1.0,0.8,50
 """
 
 

@@ -13,10 +13,12 @@ import yaml
 from conftest import CELL_COSTS
 from workflow_support import snakemake
 
+from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
 from tokstudy.workflow.cell_priority import (
     ESTIMATE_SIZE,
+    CellCost,
     CellPriorities,
     read_cell_costs,
 )
@@ -35,38 +37,53 @@ def table(tmp_path: Path) -> Path:
 def test_a_cells_cost_is_its_train_and_metrics_cpu_seconds(table: Path) -> None:
     # by hand: 4.5 + 1.5, 8.0 + 2.0, 0.25 + 0.5; de/hf_bpe lacks its metrics phase
     assert read_cell_costs(table) == {
-        ("en", "sp_unigram", "1000"): 6.0,
-        ("en", "sp_unigram", "2000"): 10.0,
-        ("en", "char", "full"): 0.75,
+        ("en", "sp_unigram", "1000"): CellCost(6.0, 1000),
+        ("en", "sp_unigram", "2000"): CellCost(10.0, 2000),
+        ("en", "char", "full"): CellCost(0.75, ESTIMATE_SIZE),
     }
+
+
+def test_a_cost_table_without_requested_sizes_gives_measured_cells_only(table: Path) -> None:
+    old = (
+        table.read_text().replace(",vocab_size,", ",").replace(",1000,", ",").replace(",2000,", ",")
+    )
+    table.write_text(old.replace("full,,", "full,"))
+    priorities = CellPriorities.from_table(table)
+    assert priorities.priority(make_cell("en", "sp_unigram", 2000)) == 1000
+    assert priorities.per_item == {}  # no requested sizes: no rate per item
+    assert priorities.seconds(make_cell("de", "sp_unigram", 4000)) == pytest.approx(
+        ESTIMATED_CELL_SECONDS["sp_unigram"] * 4000 / ESTIMATE_SIZE
+    )
 
 
 def test_measured_cells_come_first_in_order_of_cost(table: Path) -> None:
     priorities = CellPriorities.from_table(table)
-    assert priorities.priority("en", "sp_unigram", "2000") == 1000
-    assert priorities.priority("en", "sp_unigram", "1000") == 600
-    assert priorities.priority("en", "char", "full") == 75
+    assert priorities.priority(make_cell("en", "sp_unigram", 2000)) == 1000
+    assert priorities.priority(make_cell("en", "sp_unigram", 1000)) == 600
+    assert priorities.priority(make_cell("en", "char", None)) == 75
 
 
 def test_an_unmeasured_cell_is_estimated_in_the_same_unit(table: Path) -> None:
     priorities = CellPriorities.from_table(table)
     # a tokenizer of the table: its median cost per vocabulary item (6/1000, 10/2000)
-    assert priorities.seconds("de", "sp_unigram", "4000") == pytest.approx(0.0055 * 4000)
-    assert priorities.seconds("de", "char", "full") == pytest.approx(0.75)
+    assert priorities.seconds(make_cell("de", "sp_unigram", 4000)) == pytest.approx(0.0055 * 4000)
+    assert priorities.seconds(make_cell("de", "char", None)) == pytest.approx(0.75)
     # a tokenizer the table lacks: the rough table, scaled by size
-    assert priorities.seconds("en", "hft", "4000") == pytest.approx(
+    assert priorities.seconds(make_cell("en", "hft", 4000)) == pytest.approx(
         ESTIMATED_CELL_SECONDS["hft"] * 4000 / ESTIMATE_SIZE
     )
 
 
 def test_without_a_table_the_estimates_put_morfessor_then_sentencepiece_unigram_first() -> None:
     priorities = CellPriorities.from_table(None)
-    order = sorted(ESTIMATED_CELL_SECONDS, key=lambda t: -priorities.priority("en", t, "8000"))
+    order = sorted(
+        ESTIMATED_CELL_SECONDS, key=lambda t: -priorities.priority(Cell("en", t, "8000", 8000))
+    )
     # Morfessor (pure Python) trains slowest, bpe_knockout trains one for its reference
     assert order[:2] == ["morfessor", "bpe_knockout"] and order[-1] == "char"
     assert order[2:5] == ["sp_unigram", "sp_unigram_hftpretok", "unigram_sampling"]
-    assert priorities.priority("en", "sp_bpe", "16000") == 2 * priorities.priority(
-        "en", "sp_bpe", "8000"
+    assert priorities.priority(make_cell("en", "sp_bpe", 16000)) == 2 * priorities.priority(
+        make_cell("en", "sp_bpe", 8000)
     )
 
 

@@ -48,7 +48,7 @@ def texts(tmp_path: Path) -> tuple[Path, Path]:
 
 def source(tmp_path: Path, size: str, step: str, texts: tuple[Path, ...], *runs) -> CostSource:
     path = benchmark_file(tmp_path / "benchmarks" / step / f"{size}.tsv", *runs)
-    return CostSource("en", "sp_bpe", size, step, path, texts)
+    return CostSource("en", "sp_bpe", size, int(size), step, path, texts)
 
 
 def test_table_rows_from_benchmarks(tmp_path: Path, texts: tuple[Path, Path]) -> None:
@@ -101,9 +101,9 @@ def test_a_trained_cell_has_phase_rows_and_a_job_row(
     job = benchmark_file(tmp_path / "benchmarks/job.tsv", (4.0, 260.0, 3.0))
     table = cost_table(
         [
-            CostSource("en", "sp_bpe", "4000", "train", phases, (train,)),
-            CostSource("en", "sp_bpe", "4000", "metrics", phases, texts),
-            CostSource("en", "sp_bpe", "4000", "job", job, texts),
+            CostSource("en", "sp_bpe", "4000", 4000, "train", phases, (train,)),
+            CostSource("en", "sp_bpe", "4000", 4000, "metrics", phases, texts),
+            CostSource("en", "sp_bpe", "4000", 4000, "job", job, texts),
         ]
     ).set_index("step")
     assert table.index.tolist() == ["job", "metrics", "train"]
@@ -125,7 +125,7 @@ def test_a_phase_file_from_before_compile_seconds_reads_as_unknown(
 ) -> None:
     older = tmp_path / "cost.json"
     older.write_text(json.dumps({"train": {"seconds": 2.0, "cpu_seconds": 2.0, "max_rss_mb": 9}}))
-    row = cost_table([CostSource("en", "sp_bpe", "500", "train", older, texts[:1])]).iloc[0]
+    row = cost_table([CostSource("en", "sp_bpe", "500", 500, "train", older, texts[:1])]).iloc[0]
     assert row["seconds"] == 2.0 and math.isnan(row["compile_seconds"])
 
 
@@ -137,6 +137,7 @@ def test_compilation_is_counted_and_left_out_of_the_plot(
             "en",
             "hft",
             size,
+            int(size),
             "train",
             phase_file(tmp_path / f"{size}.json", {"train": (seconds, seconds, 9.0, compiling)}),
             texts[:1],
@@ -158,7 +159,7 @@ def test_compilation_is_counted_and_left_out_of_the_plot(
 def test_a_phase_the_file_lacks_is_named(tmp_path: Path, texts: tuple[Path, Path]) -> None:
     phases = phase_file(tmp_path / "cost.json", {"train": (1.0, 1.0, 10.0, 0.0)})
     with pytest.raises(TokstudyError, match="no phase 'metrics'") as error:
-        cost_table([CostSource("en", "sp_bpe", "500", "metrics", phases, texts)])
+        cost_table([CostSource("en", "sp_bpe", "500", 500, "metrics", phases, texts)])
     assert str(phases) in str(error.value)
 
 
@@ -187,8 +188,9 @@ def test_a_dash_in_a_benchmark_is_not_measured(tmp_path: Path) -> None:
 
 def test_rows_are_sorted_by_language_tokenizer_numeric_size_and_step(tmp_path: Path) -> None:
     phases = phase_file(tmp_path / "cost.json", {"train": (1.0, 1.0, 10.0, 0.0)})
-    cells = [("is", "char", "full"), ("en", "sp_bpe", "full"), ("en", "sp_bpe", "4000")]
-    cells += [("en", "sp_bpe", "500"), ("en", "hf_bpe", "8000")]
+    cells = [("is", "char", "full", None), ("en", "sp_bpe", "full", None)]
+    cells += [("en", "sp_bpe", "4000", 4000), ("en", "sp_bpe", "500", 500)]
+    cells += [("en", "hf_bpe", "8000", 8000)]
     table = cost_table([CostSource(*cell, "train", phases, ()) for cell in cells])
     assert list(zip(table["language"], table["tokenizer"], table["size"], strict=True)) == [
         ("en", "hf_bpe", "8000"),
@@ -203,13 +205,13 @@ def test_the_csv_has_six_significant_digits(tmp_path: Path) -> None:
     phases = phase_file(tmp_path / "cost.json", {"metrics": (3.0, 2.0, 10.0, 0.0)})
     text = text_file(tmp_path / "t.txt", 7)  # 7e-06 MB in 3 s: 2.3333...e-06 MB/s
     write_cost(
-        [CostSource("en", "sp_bpe", "500", "metrics", phases, (text,))],
+        [CostSource("en", "sp_bpe", "500", 500, "metrics", phases, (text,))],
         tmp_path / "cost.csv",
         [tmp_path / "cost.png"],
     )
     assert (tmp_path / "cost.csv").read_text().splitlines() == [
         ",".join(COLUMNS),
-        "en,sp_bpe,500,metrics,3,2,10,0,7e-06,2.33333e-06",
+        "en,sp_bpe,500,500,metrics,3,2,10,0,7e-06,2.33333e-06",
     ]
 
 
@@ -247,7 +249,7 @@ def test_write_cost_writes_csv_and_plots(
         for size in ("500", "4000")
         for step in ("train", "metrics")
     ]
-    unsized = CostSource("en", "char", "full", "train", sources[0].figures, texts[:1])
+    unsized = CostSource("en", "char", "full", None, "train", sources[0].figures, texts[:1])
     outputs = [tmp_path / "cost.png", tmp_path / "cost.pdf"]
     written = write_cost([*sources, unsized], tmp_path / "cost.csv", outputs)
     reread = pd.read_csv(tmp_path / "cost.csv", dtype={"size": str})
@@ -257,6 +259,7 @@ def test_write_cost_writes_csv_and_plots(
         "en",
         "sp_bpe",
         "60",
+        60,
         "metrics",
         sources[1].figures,
         (text_file(tmp_path / "tiny.txt", 20),),

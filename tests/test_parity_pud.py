@@ -31,13 +31,13 @@ from tokstudy.analyses.parity.parity import (
 )
 from tokstudy.analyses.parity.plots import plot_premiums, premium_matrix
 from tokstudy.analyses.parity.tables import write_parallel_parity
-from tokstudy.cells import ParityTokenizer
 from tokstudy.corpora.ud import pud_treebanks, sentence_texts
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.adapters.char import CharTokenizer
 from tokstudy.tokenizers.adapters.hf_tokenizers import HFBPE
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
+from tokstudy.workflow.analyses.base import ParityTokenizer
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 

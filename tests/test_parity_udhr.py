@@ -27,7 +27,6 @@ from tokstudy.analyses.udhr.parity import (
 )
 from tokstudy.analyses.udhr.plots import plot_udhr_premiums
 from tokstudy.analyses.udhr.tables import read_udhr_table, write_udhr_parity
-from tokstudy.cells import ParityTokenizer
 from tokstudy.corpora.udhr import (
     EVERY_TRANSLATION,
     dominant_script,
@@ -44,6 +43,7 @@ from tokstudy.report.page.segments import udhr_article_one
 from tokstudy.tokenizers.adapters.char import CharTokenizer
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
+from tokstudy.workflow.analyses.base import ParityTokenizer
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 

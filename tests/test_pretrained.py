@@ -229,15 +229,17 @@ def test_a_name_clashing_with_a_trained_tokenizer_is_one_line_error(tmp_path: Pa
 def test_study_cells_and_directories_of_pretrained_tokenizers(tmp_path: Path) -> None:
     plan = _plan(tmp_path, gpt_4o={"path": str(GPT_4O), "languages": ["yy"]})
     assert plan.tokenizers.scored_cells() == [
-        Cell("xx", "sp_bpe", "300"),
-        Cell("yy", "sp_bpe", "300"),
-        Cell("yy", "gpt_4o", PRETRAINED),
+        Cell("xx", "sp_bpe", "300", 300),
+        Cell("yy", "sp_bpe", "300", 300),
+        Cell("yy", "gpt_4o", PRETRAINED, None),
     ]
     assert (
-        plan.tokenizers.tokenizer_dir(Cell("yy", "gpt_4o", PRETRAINED)) == "res/pretrained/gpt_4o"
+        plan.tokenizers.tokenizer_dir(Cell("yy", "gpt_4o", PRETRAINED, None))
+        == "res/pretrained/gpt_4o"
     )
     assert (
-        plan.tokenizers.tokenizer_dir(Cell("xx", "sp_bpe", "300")) == "res/tokenizers/xx/sp_bpe/300"
+        plan.tokenizers.tokenizer_dir(Cell("xx", "sp_bpe", "300", 300))
+        == "res/tokenizers/xx/sp_bpe/300"
     )
     with pytest.raises(TokstudyError, match=r"pretrained\.hub_only: a hub download needs sha256"):
         _plan(tmp_path, hub_only={"hub": "org/model"})
@@ -353,7 +355,7 @@ def test_pretrained_tokenizers_join_the_multilingual_tables(
         }
     )
     comparisons = StudyPlan(study).analyses["multilingual"].comparisons()
-    assert comparisons == [Cell("xx+yy", "every", PRETRAINED)]  # not "one"
+    assert comparisons == [Cell("xx+yy", "every", PRETRAINED, None)]  # not "one"
     directory = tmp_path / "pretrained" / "small"
     import_pretrained("small", {}, sources["tiktoken"].parent, directory)
     texts = {lang: write_lines(tmp_path / f"{lang}.txt", TEXT) for lang in ("xx", "yy")}

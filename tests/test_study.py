@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import REPO, SHARED, write_lines
 
-from tokstudy.cells import Cell
+from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import METRICS
 from tokstudy.tokenizers.registry import adapter_names
@@ -79,9 +79,32 @@ def test_jobs_sizes_and_specs(tmp_path: Path) -> None:
         "hf_bpe",
         "sp_bpe",
     ]
-    spec = plan.tokenizers.train_spec(Cell("xx", "sp_bpe", "50"))
+    spec = plan.tokenizers.train_spec(plan.tokenizers.cell("xx", "sp_bpe", "50"))
     assert spec["vocab_size"] == 50 and spec["params"] == {"character_coverage": 0.98}
-    assert plan.tokenizers.train_spec(Cell("xx", "char", "full"))["vocab_size"] is None
+    assert (
+        plan.tokenizers.train_spec(plan.tokenizers.cell("xx", "char", "full"))["vocab_size"] is None
+    )
+    # the size is the cell's, decided with its label: never read back from the label
+    assert plan.tokenizers.train_spec(Cell("xx", "sp_bpe", "50", 64))["vocab_size"] == 64
+    with pytest.raises(TokstudyError, match=r"^no cell xx/sp_bpe/60 in the study"):
+        plan.tokenizers.cell("xx", "sp_bpe", "60")
+
+
+@pytest.mark.parametrize(
+    ("tokenizer", "requested", "kind", "cell"),
+    [
+        ("sp_bpe", 4000, "trained", Cell("en", "sp_bpe", "4000", 4000)),
+        ("sp_bpe", 4000.0, "trained", Cell("en", "sp_bpe", "4000", 4000)),
+        ("char", 4000, "trained", Cell("en", "char", "full", None)),  # the data sets it
+        ("char", None, "trained", Cell("en", "char", "full", None)),
+        ("gpt_4o", None, "pretrained", Cell("en", "gpt_4o", "pretrained", None)),
+        ("characterbert", 100, "trained", Cell("en", "characterbert", "100", 100)),
+    ],
+)
+def test_a_cell_gets_its_label_once_from_its_requested_size(
+    tokenizer: str, requested: float | None, kind: str, cell: Cell
+) -> None:
+    assert make_cell("en", tokenizer, requested, kind) == cell
 
 
 def test_data_root_and_file_pattern(tmp_path: Path) -> None:
@@ -126,10 +149,10 @@ def test_bad_config_values_give_one_line(tmp_path: Path, changes: dict, message:
 def test_a_tokenizer_can_be_limited_to_some_languages(tmp_path: Path) -> None:
     plan = _plan(tmp_path, tokenizers={"hf_bpe": {"languages": ["xx"]}, "char": {}})
     assert plan.tokenizers.cells() == [
-        Cell("en", "char", "full"),
-        Cell("xx", "char", "full"),
-        Cell("xx", "hf_bpe", "100"),
-        Cell("xx", "hf_bpe", "300"),
+        Cell("en", "char", "full", None),
+        Cell("xx", "char", "full", None),
+        Cell("xx", "hf_bpe", "100", 100),
+        Cell("xx", "hf_bpe", "300", 300),
     ]
     models = {"languages": ["en"], "tokenizers": ["hf_bpe"], "vocab_sizes": [100], "tasks": ["mlm"]}
     with pytest.raises(TokstudyError, match=r"models\.languages: 'hf_bpe' is not trained on 'en'"):

@@ -41,7 +41,7 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
         characterbert={"word_vocab_size": 100},
         sentence_tsv={"xx": {"train": "train.tsv", "test": "test.tsv"}},
     ).models
-    assert plan.cells() == [Cell("xx", "sp_bpe", "50"), Cell("xx", CHARACTERBERT, "100")]
+    assert plan.cells() == [Cell("xx", "sp_bpe", "50", 50), Cell("xx", CHARACTERBERT, "100", 100)]
     charbert = SimpleNamespace(language="xx", tokenizer=CHARACTERBERT, size="100", task="sentence")
     bert = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50", task="sentence")
     assert plan.tokenizer_dir(charbert) == []
@@ -97,7 +97,7 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
     # models nothing
     wildcards = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50")
     assert plan.pretokenize_priority(wildcards) == priority[("small", "50")] == 2
-    assert plan.cell_model_priority(Cell("xx", "sp_bpe", "70")) == 0
+    assert plan.cell_model_priority(Cell("xx", "sp_bpe", "70", 70)) == 0
 
 
 def test_a_named_scale_trains_one_preset_at_a_second_budget(tmp_path: Path) -> None:

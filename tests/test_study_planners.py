@@ -98,6 +98,7 @@ def test_a_pretrained_cell_costs_its_metric_job(tmp_path: Path) -> None:
             "language": "yy",
             "tokenizer": "gpt",
             "size": "pretrained",
+            "vocab_size": None,
             "step": "metrics",
             "figures": "res/benchmarks/compute_metrics/yy/gpt/pretrained.tsv",
             "texts": ["res/corpora/yy/train.txt", "res/corpora/yy/heldout.txt"],
@@ -135,11 +136,12 @@ def test_the_cost_table_has_the_cells_then_the_multilingual_tokenizers(tmp_path:
             "language": "xx+yy",
             "tokenizer": "sp_bpe",
             "size": size,
+            "vocab_size": vocab_size,
             "step": "train_multilingual",
             "figures": f"res/benchmarks/train_multilingual_tokenizer/sp_bpe/{size}.tsv",
             "texts": ["res/multilingual/corpus/train.txt"],
         }
-        for size in ("40", "60")
+        for size, vocab_size in (("40", 40), ("60", 60))
     ]
 
 

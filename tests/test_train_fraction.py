@@ -89,8 +89,8 @@ def _config(tmp_path: Path, entry: dict) -> dict:
 
 def test_the_study_passes_a_tokenizers_fraction_to_its_cells_only(tmp_path: Path) -> None:
     plan = StudyPlan(Study(_config(tmp_path, {"train_fraction": 0.1})))
-    assert plan.tokenizers.train_spec(Cell("xx", "hf_bpe", "100"))["train_fraction"] == 0.1
-    assert "train_fraction" not in plan.tokenizers.train_spec(Cell("xx", "sp_bpe", "100"))
+    assert plan.tokenizers.train_spec(Cell("xx", "hf_bpe", "100", 100))["train_fraction"] == 0.1
+    assert "train_fraction" not in plan.tokenizers.train_spec(Cell("xx", "sp_bpe", "100", 100))
 
 
 def test_a_study_fraction_outside_0_1_names_the_key(tmp_path: Path) -> None:

@@ -1,15 +1,16 @@
 """The cells of a study: (language, tokenizer, vocabulary size), and their size labels.
 
 The study, its planners and the library (tables, plots, analyses) all name cells this way
-without importing each other. It also holds :class:`ParityTokenizer`, the tokenizer of a
-multi-parallel parity analysis, which the ``parity`` and ``udhr`` planners share.
+without importing each other.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class, adapter_names
 
 #: size label of a tokenizer whose data sets its vocabulary size (its full vocabulary)
@@ -38,23 +39,34 @@ def size_label(tokenizer: str, size: Any, kind: str = "trained") -> str:
 
 @dataclass(frozen=True)
 class Cell:
-    """One (language, tokenizer, vocabulary size) cell of the study."""
+    """One (language, tokenizer, vocabulary size) cell of the study: ``size`` is its label
+    (the ``{size}`` of its paths), ``vocab_size`` the size asked for (None when the data sets
+    it, and for a pretrained tokenizer). :func:`make_cell` decides the label, once; a job's
+    wildcards find their cell (:func:`find_cell`), never a size from its label."""
 
     language: str
     tokenizer: str
     size: str
+    vocab_size: int | None
+
+    def wildcards(self) -> dict[str, str]:
+        """The cell's values in path patterns: ``language``, ``tokenizer``, ``size``."""
+        return {"language": self.language, "tokenizer": self.tokenizer, "size": self.size}
 
 
-@dataclass(frozen=True)
-class ParityTokenizer:
-    """A tokenizer of the multi-parallel parity analysis: ``directory`` serves ``languages``.
+def make_cell(language: str, tokenizer: str, vocab_size: int | None, kind: str = "trained") -> Cell:
+    """The cell of a tokenizer at a requested size (None: the data sets it), labelled by
+    :func:`size_label`."""
+    label = size_label(tokenizer, FULL_SIZE_LABEL if vocab_size is None else vocab_size, kind)
+    requested = None if label in (FULL_SIZE_LABEL, PRETRAINED) else int(vocab_size)
+    return Cell(language, tokenizer, label, requested)
 
-    ``label`` names the tokenizer in the tables; a tokenizer trained per language has one
-    entry per language under one label (``sp_bpe 1000``), a multilingual one a single
-    entry for all its languages. ``kind``: ``trained`` or ``multilingual``.
-    """
 
-    label: str
-    kind: str
-    directory: str
-    languages: tuple[str, ...]
+def find_cell(cells: Iterable[Cell], language: str, tokenizer: str, size: str) -> Cell:
+    """The cell of ``cells`` a job's wildcards name; one line when it is not planned."""
+    for cell in cells:
+        if (cell.language, cell.tokenizer, cell.size) == (language, tokenizer, str(size)):
+            return cell
+    raise TokstudyError(
+        f"no cell {language}/{tokenizer}/{size} in the study: ask for the files it plans"
+    )

@@ -1,8 +1,7 @@
 from pathlib import Path
 
-from tokstudy.workflow.code_fingerprint import code_fingerprint
-from tokstudy.cells import Cell
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
+from tokstudy.workflow.code_fingerprint import code_fingerprint
 from tokstudy.workflow.study.paths import CELL, benchmark_path, checkpoint_path, log_path
 
 # `study` and `planners` (its StudyPlan) come from the Snakefile, which builds them once.
@@ -48,7 +47,7 @@ def every_size(pattern):
 
 def cell_of(wildcards):
     """The study cell a job's wildcards name."""
-    return Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
+    return planners.tokenizers.cell(wildcards.language, wildcards.tokenizer, wildcards.size)
 
 
 def plot_output(pattern, category, ext, **labels):

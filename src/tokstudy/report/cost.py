@@ -34,6 +34,7 @@ COLUMNS = [
     "language",
     "tokenizer",
     "size",
+    "vocab_size",
     "step",
     "seconds",
     "cpu_seconds",
@@ -58,6 +59,7 @@ class CostSource:
     language: str
     tokenizer: str
     size: str
+    vocab_size: int | None
     step: str
     figures: Path
     texts: tuple[Path, ...]
@@ -97,8 +99,10 @@ def text_megabytes(paths: Sequence[Path]) -> float:
     return sum(Path(path).stat().st_size for path in paths) / BYTES_PER_MB
 
 
-def _size_key(size: str) -> tuple[int, int]:
-    return (0, int(size)) if size.isdigit() else (1, 0)
+def _size_key(vocab_size: int | None) -> tuple[int, int]:
+    """Requested sizes in order, then the rows without one (``full``, ``pretrained``,
+    ``all``)."""
+    return (0, vocab_size) if vocab_size is not None else (1, 0)
 
 
 def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
@@ -110,7 +114,7 @@ def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
     """
     rows = []
     for source in sorted(
-        sources, key=lambda s: (s.language, s.tokenizer, _size_key(s.size), s.step)
+        sources, key=lambda s: (s.language, s.tokenizer, _size_key(s.vocab_size), s.step)
     ):
         figures = source.read()
         text_mb = text_megabytes(source.texts)
@@ -121,6 +125,7 @@ def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
                 "language": source.language,
                 "tokenizer": source.tokenizer,
                 "size": source.size,
+                "vocab_size": source.vocab_size,
                 "step": source.step,
                 **figures,
                 "text_mb": text_mb,

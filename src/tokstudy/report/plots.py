@@ -130,9 +130,9 @@ COST_PANELS = [
 
 def plotted_costs(table: pd.DataFrame) -> pd.DataFrame:
     """The rows of the cost table that :func:`plot_cost` draws, as it draws them: those of a
-    numeric size, with ``vocab_size`` and with ``seconds`` less ``compile_seconds``."""
-    return table[table["size"].astype(str).str.isdigit()].assign(
-        vocab_size=lambda frame: frame["size"].astype(int),
+    requested size (``vocab_size``), with ``seconds`` less ``compile_seconds``."""
+    return table[table["vocab_size"].notna()].assign(
+        vocab_size=lambda frame: frame["vocab_size"].astype(int),
         seconds=lambda frame: frame["seconds"] - frame["compile_seconds"].fillna(0.0),
     )
 

@@ -61,7 +61,8 @@ def wide(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:
         index=["language", "kind", "tokenizer"], columns="size", values="value", aggfunc="first"
     )
     order = {FULL_SIZE_LABEL: 1, PRETRAINED: 2}
-    columns = sorted(frame.columns, key=lambda c: (order.get(c, 0), int(c) if c.isdigit() else 0))
+    numbers = dict(zip(subset["size"], subset["vocab_size"], strict=True))  # the label's size
+    columns = sorted(frame.columns, key=lambda c: (order.get(c, 0), order.get(c) or numbers[c]))
     frame = frame[columns].reset_index()
     frame["kind"] = pd.Categorical(frame["kind"], categories=list(KINDS), ordered=True)
     frame = frame.sort_values(["language", "kind", "tokenizer"], kind="stable")

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
 
@@ -31,12 +33,23 @@ PHASES = ("train", "metrics")
 #: the size the rough estimates below are for, and the size of an unsized tokenizer's cell
 ESTIMATE_SIZE = 8000
 DEFAULT_ESTIMATE = 5.0
-Cell = tuple[str, str, str]
+#: a cost table's key of a cell: (language, tokenizer, size label)
+CellKey = tuple[str, str, str]
 
 
-def read_cell_costs(path: Path) -> dict[Cell, float]:
-    """(language, tokenizer, size) → CPU seconds of the cell's train and metrics phases,
-    from a cost table; a cell missing a phase or its CPU seconds is left out."""
+@dataclass(frozen=True)
+class CellCost:
+    """A measured cell: the CPU seconds of its phases, and the items its per-item rate
+    counts: its requested vocabulary size, :data:`ESTIMATE_SIZE` for a tokenizer whose data
+    sets it, None when the cost table predates the ``vocab_size`` column."""
+
+    seconds: float
+    items: int | None
+
+
+def read_cell_costs(path: Path) -> dict[CellKey, CellCost]:
+    """(language, tokenizer, size) → the cost of the cell's train and metrics phases, from a
+    cost table; a cell missing a phase or its CPU seconds is left out."""
     try:
         table = pd.read_csv(path, dtype={"size": str})
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -45,26 +58,39 @@ def read_cell_costs(path: Path) -> dict[Cell, float]:
     if not needed <= set(table.columns):
         missing = ", ".join(sorted(needed - set(table.columns)))
         raise TokstudyError(f"cost table {path}: not a tokstudy cost table (no {missing})")
+    known = "vocab_size" in table.columns
+    if not known:
+        log.info("cost table %s has no vocab_size column: no per-item estimates from it", path)
+        table["vocab_size"] = pd.NA
     phases = table[table["step"].isin(PHASES)].dropna(subset=["cpu_seconds"])
-    per_cell = phases.groupby(["language", "tokenizer", "size"])["cpu_seconds"].agg(
-        ["sum", "count"]
+    per_cell = phases.groupby(["language", "tokenizer", "size"]).agg(
+        seconds=("cpu_seconds", "sum"),
+        count=("cpu_seconds", "count"),
+        vocab_size=("vocab_size", "first"),
     )
     complete = per_cell[per_cell["count"] == len(PHASES)]
-    return {cell: float(seconds) for cell, seconds in complete["sum"].items()}
-
-
-def _items(size: str) -> int:
-    return int(size) if size.isdigit() else ESTIMATE_SIZE
+    return {
+        key: CellCost(
+            float(row.seconds),
+            None
+            if not known
+            else ESTIMATE_SIZE
+            if pd.isna(row.vocab_size)
+            else int(row.vocab_size),
+        )
+        for key, row in complete.iterrows()
+    }
 
 
 class CellPriorities:
     """The priority of each cell: its measured cost, else an estimate (module docstring)."""
 
-    def __init__(self, costs: dict[Cell, float]) -> None:
+    def __init__(self, costs: dict[CellKey, CellCost]) -> None:
         self.costs = costs
         per_item: dict[str, list[float]] = {}
-        for (_, tokenizer, size), seconds in costs.items():
-            per_item.setdefault(tokenizer, []).append(seconds / _items(size))
+        for (_, tokenizer, _), cost in costs.items():
+            if cost.items is not None:
+                per_item.setdefault(tokenizer, []).append(cost.seconds / cost.items)
         self.per_item = {
             name: float(pd.Series(values).median()) for name, values in per_item.items()
         }
@@ -78,16 +104,17 @@ class CellPriorities:
         log.info("cell priorities from %s: %d measured cells", path, len(costs))
         return cls(costs)
 
-    def seconds(self, language: str, tokenizer: str, size: str) -> float:
+    def seconds(self, cell: Cell) -> float:
         """The cell's CPU seconds: measured, or estimated from tokenizer and size."""
-        measured = self.costs.get((language, tokenizer, str(size)))
+        measured = self.costs.get((cell.language, cell.tokenizer, cell.size))
         if measured is not None:
-            return measured
-        items = _items(str(size))
-        if tokenizer in self.per_item:
-            return self.per_item[tokenizer] * items
-        return ESTIMATED_CELL_SECONDS.get(tokenizer, DEFAULT_ESTIMATE) * items / ESTIMATE_SIZE
+            return measured.seconds
+        items = cell.vocab_size or ESTIMATE_SIZE
+        if cell.tokenizer in self.per_item:
+            return self.per_item[cell.tokenizer] * items
+        estimate = ESTIMATED_CELL_SECONDS.get(cell.tokenizer, DEFAULT_ESTIMATE)
+        return estimate * items / ESTIMATE_SIZE
 
-    def priority(self, language: str, tokenizer: str, size: str) -> int:
+    def priority(self, cell: Cell) -> int:
         """Snakemake priority of the cell's job: its cost in centiseconds."""
-        return math.ceil(100 * self.seconds(language, tokenizer, size))
+        return math.ceil(100 * self.seconds(cell))

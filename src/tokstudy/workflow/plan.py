@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import Cell
+from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.workflow.analyses.plan import AnalysesPlan
 from tokstudy.workflow.cell_priority import CellPriorities
@@ -101,18 +101,19 @@ class StudyPlan:
     def cell_priority(self, wildcards: Any) -> int:
         """The Snakemake priority of a cell's job (``train_tokenizer``): its cost in
         centiseconds, longest first, or the priority of the cell's models when higher."""
-        return self._jobs_priority([Cell(wildcards.language, wildcards.tokenizer, wildcards.size)])
+        cell = self.tokenizers.cell(wildcards.language, wildcards.tokenizer, wildcards.size)
+        return self._jobs_priority([cell])
 
     def sizes_priority(self, wildcards: Any) -> int:
         """The priority of a job that trains every size of one language and tokenizer
         (``train_tokenizer_sizes``): its cells' costs added, or the priority of their
         models when higher."""
         language, tokenizer = wildcards.language, wildcards.tokenizer
-        sizes = self.tokenizers.shared_sizes()
-        return self._jobs_priority([Cell(language, tokenizer, size) for size in sizes])
+        sizes = self.tokenizers.shared_vocab_sizes()
+        return self._jobs_priority([make_cell(language, tokenizer, size) for size in sizes])
 
     def _jobs_priority(self, cells: list[Cell]) -> int:
-        cost = sum(self.cell_priorities.priority(c.language, c.tokenizer, c.size) for c in cells)
+        cost = sum(self.cell_priorities.priority(cell) for cell in cells)
         return max(cost, *(self.models.cell_model_priority(cell) for cell in cells))
 
     def corpus_priority(self, wildcards: Any) -> int:

@@ -16,6 +16,7 @@ from tokstudy.analyses.multilingual.multilingual import (
 from tokstudy.analyses.table_files import write_table
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import load_tokenizer
 
 log = logging.getLogger(__name__)
@@ -58,23 +59,27 @@ def _multilingual_rows(
     measure: Callable[[Tokenizer, Mapping[str, Sequence[str]]], pd.DataFrame],
 ) -> pd.DataFrame:
     """``measure`` for every tokenizer and size, keyed by kind, tokenizer, vocab_size,
-    language. A pretrained tokenizer (size label ``pretrained``) comes after the trained
-    ones, with its own vocabulary size."""
+    language: a trained tokenizer's size is the one it was asked for (its ``meta.json``);
+    a pretrained tokenizer (size label ``pretrained``, none asked for) comes after the
+    trained ones, with its own vocabulary size."""
+    loaded = {}
+    for (tokenizer, _), directory in tokenizer_dirs.items():
+        requested = read_meta(Path(directory)).get("requested_vocab_size")
+        loaded[tokenizer, requested] = load_tokenizer(Path(directory))
     tables = []
-    for tokenizer, size in sorted(tokenizer_dirs, key=_trained_first):
-        loaded = load_tokenizer(Path(tokenizer_dirs[(tokenizer, size)]))
-        table = measure(loaded, texts)
-        trained = size.isdigit()
-        table.insert(0, "vocab_size", int(size) if trained else len(loaded.vocab))
+    for (tokenizer, requested), trained in sorted(loaded.items(), key=_trained_first):
+        table = measure(trained, texts)
+        size = requested if requested is not None else len(trained.vocab)
+        table.insert(0, "vocab_size", size)
         table.insert(0, "tokenizer", tokenizer)
-        table.insert(0, "kind", "trained" if trained else "pretrained")
+        table.insert(0, "kind", "trained" if requested is not None else "pretrained")
         tables.append(table)
     return pd.concat(tables, ignore_index=True)
 
 
-def _trained_first(key: tuple[str, str]) -> tuple[bool, str, int]:
-    tokenizer, size = key
-    return (not size.isdigit(), tokenizer, int(size) if size.isdigit() else 0)
+def _trained_first(item: tuple[tuple[str, int | None], Tokenizer]) -> tuple[bool, str, int]:
+    (tokenizer, requested), _ = item
+    return (requested is None, tokenizer, requested or 0)
 
 
 def write_multilingual_tables(

@@ -81,11 +81,12 @@ def write_parallel_parity(
     """Premiums over the reference on a multi-parallel corpus (PUD), and their fairness.
 
     ``corpus_files`` maps a language to its CoNLL-U file (sentences joined on
-    ``# sent_id``); ``tokenizers`` are :class:`tokstudy.workflow.study.ParityTokenizer` fields as
-    mappings. ``outputs`` names ``csv``, ``markdown``, ``fairness_csv``,
-    ``fairness_markdown`` and ``json``, which records what was left out: sentences missing
-    from a language, languages no tokenizer covers, tokenizers that miss the reference or
-    cover it alone.
+    ``# sent_id``); ``tokenizers`` are mappings of ``label``, ``kind``, ``directory`` and
+    ``languages`` (the parity planner's
+    :class:`tokstudy.workflow.analyses.parity.plan.ParityTokenizer`). ``outputs`` names
+    ``csv``, ``markdown``, ``fairness_csv``, ``fairness_markdown`` and ``json``, which
+    records what was left out: sentences missing from a language, languages no tokenizer
+    covers, tokenizers that miss the reference or cover it alone.
     """
     texts = {lang: sentence_texts(Path(path)) for lang, path in sorted(corpus_files.items())}
     record: dict[str, Any] = {

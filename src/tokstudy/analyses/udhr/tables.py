@@ -88,7 +88,8 @@ def write_udhr_parity(
     """Premiums over the reference on the UDHR translations ``files`` (code → HTML file)
     listed in the folder's ``index_file``, their fairness per tokenizer and median per script.
 
-    ``tokenizers`` are :class:`tokstudy.workflow.study.ParityTokenizer` fields as mappings.
+    ``tokenizers`` are mappings of ``label``, ``kind``, ``directory`` and ``languages``
+    (the parity planner's :class:`tokstudy.workflow.analyses.parity.plan.ParityTokenizer`).
     ``outputs`` names ``csv``, ``markdown``, ``fairness_csv``, ``fairness_markdown``,
     ``scripts_csv``, ``scripts_markdown`` and ``json``, which records what was left out:
     translations without article text, articles missing from a translation, tokenizers or

@@ -1,4 +1,6 @@
-"""What every analysis planner has: the plan it reads, its checks and its targets.
+"""What every analysis planner has: the plan it reads, its checks and its targets; and
+:class:`ParityTokenizer`, the tokenizer of the analyses that score tokenizers over several
+languages (parity, UDHR, MorphScore, robustness, numbers).
 
 An analysis planner is built with the study's plan (:class:`Plan`: the study and the
 stage planners; the other analyses' planners under ``analyses``), then checked once every
@@ -9,6 +11,7 @@ another (the parities read the multilingual tokenizers).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -17,6 +20,21 @@ if TYPE_CHECKING:
     from tokstudy.workflow.nmt.plan import NMTPlanner
     from tokstudy.workflow.study.core import Study
     from tokstudy.workflow.tokenizers.plan import TokenizersPlanner
+
+
+@dataclass(frozen=True)
+class ParityTokenizer:
+    """A tokenizer of the multi-parallel parity analysis: ``directory`` serves ``languages``.
+
+    ``label`` names the tokenizer in the tables; a tokenizer trained per language has one
+    entry per language under one label (``sp_bpe 1000``), a multilingual one a single
+    entry for all its languages. ``kind``: ``trained`` or ``multilingual``.
+    """
+
+    label: str
+    kind: str
+    directory: str
+    languages: tuple[str, ...]
 
 
 class Plan(Protocol):

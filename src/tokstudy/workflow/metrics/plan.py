@@ -92,7 +92,7 @@ class MetricsPlanner:
         out = self.study.out
         sources = []
         for job in self.tokenizers.scored_cells():
-            cell = vars(job)
+            cell = {**job.wildcards(), "vocab_size": job.vocab_size}
             both = self._texts(job.language)
             train = both[0]
             if job.size == PRETRAINED:
@@ -103,7 +103,7 @@ class MetricsPlanner:
                 if not self.tokenizers.is_trained_together(job):
                     steps.append(("job", benchmark_path("train_tokenizer", CELL), both))
             sources += [
-                {**cell, "step": step, "figures": out(pattern, **cell), "texts": texts}
+                {**cell, "step": step, "figures": out(pattern, **job.wildcards()), "texts": texts}
                 for step, pattern, texts in steps
             ]
         return sources + self._sizes_job_sources()
@@ -116,10 +116,12 @@ class MetricsPlanner:
         sources = []
         for tokenizer in self.tokenizers.trained_together():
             for language in self.tokenizers.tokenizer_languages(tokenizer):
-                cell = {"language": language, "tokenizer": tokenizer, "size": ALL_SIZES_LABEL}
                 sources.append(
                     {
-                        **cell,
+                        "language": language,
+                        "tokenizer": tokenizer,
+                        "size": ALL_SIZES_LABEL,
+                        "vocab_size": None,
                         "step": "job",
                         "figures": out(benchmark, language=language, tokenizer=tokenizer),
                         "texts": self._texts(language) * sizes,

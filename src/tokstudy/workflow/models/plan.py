@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, Cell
+from tokstudy.cells import FULL_SIZE_LABEL, Cell, find_cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import CLM_PRESETS, ClmScale, ModelsConfig, from_mapping, to_dict
 from tokstudy.models.task_registry import TASKS, tasks_of_kind, tasks_reading
@@ -84,12 +84,12 @@ class ModelsPlanner:
                         f"config key models.languages: {tokenizer!r} is not trained on "
                         f"{language!r} (its tokenizers.{tokenizer}.languages)"
                     )
-            trained = self.tokenizers.sizes(tokenizer)
+            trained = self.tokenizers.vocab_sizes(tokenizer)
             for size in models.vocab_sizes:
-                if trained != [FULL_SIZE_LABEL] and str(size) not in trained:
+                if trained != [None] and size not in trained:
                     raise TokstudyError(
                         f"config key models.vocab_sizes: {size} is not trained for tokenizer "
-                        f"{tokenizer!r} (trained: {', '.join(trained)})"
+                        f"{tokenizer!r} (trained: {', '.join(map(str, trained))})"
                     )
         for language in models.languages:
             self.treebank_folder(language)
@@ -152,19 +152,15 @@ class ModelsPlanner:
         """
         if self.models is None:
             return []
-        sizes = [str(size) for size in sorted(self.models.vocab_sizes)]
+        sizes = sorted(self.models.vocab_sizes)
         characterbert = self.models.characterbert
         return [
-            Cell(language, tokenizer, size)
+            make_cell(language, tokenizer, size)
             for language in sorted(self.models.languages)
             for tokenizer in sorted(self.models.tokenizers)
-            for size in (
-                sizes
-                if self.tokenizers.sizes(tokenizer) != [FULL_SIZE_LABEL]
-                else [FULL_SIZE_LABEL]
-            )
+            for size in (sizes if self.tokenizers.vocab_sizes(tokenizer) != [None] else [None])
         ] + [
-            Cell(language, CHARACTERBERT, str(characterbert.word_vocab_size))
+            make_cell(language, CHARACTERBERT, characterbert.word_vocab_size)
             for language in (sorted(self.models.languages) if characterbert else [])
         ]
 
@@ -207,7 +203,7 @@ class ModelsPlanner:
         if wildcards.tokenizer == CHARACTERBERT:
             return []
         return self.tokenizers.tokenizer_dir(
-            Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
+            self.tokenizers.cell(wildcards.language, wildcards.tokenizer, wildcards.size)
         )
 
     def corpus_dir(self, wildcards: Any) -> str:
@@ -229,7 +225,7 @@ class ModelsPlanner:
             return {}
         pattern = fill(pattern, task=task) if task else pattern
         return {
-            self.study.out(pattern, **vars(job), seed=seed): {
+            self.study.out(pattern, **job.wildcards(), seed=seed): {
                 "language": job.language,
                 "tokenizer": job.tokenizer,
                 "vocab_size": job.size,
@@ -295,7 +291,7 @@ class ModelsPlanner:
     def pretokenize_priority(self, wildcards: Any) -> int:
         """The priority of a cell's ``pretokenize_mlm`` job: :meth:`cell_model_priority`."""
         return self.cell_model_priority(
-            Cell(wildcards.language, wildcards.tokenizer, wildcards.size)
+            find_cell(self.cells(), wildcards.language, wildcards.tokenizer, wildcards.size)
         )
 
     def clm_settings(self, scale: str, seed: str) -> dict[str, Any]:
@@ -314,7 +310,7 @@ class ModelsPlanner:
                 for seed in scale.seeds:
                     keys = {"language": job.language, "tokenizer": job.tokenizer}
                     keys |= {"vocab_size": job.size, "seed": seed, "scale": name}
-                    files[self.study.out(pattern, **vars(job), seed=seed)] = keys
+                    files[self.study.out(pattern, **job.wildcards(), seed=seed)] = keys
         return files
 
     def finetune_files(self, pattern: str) -> dict[str, dict[str, Any]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, Cell
+from tokstudy.cells import Cell, find_cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
@@ -110,11 +110,15 @@ class NMTPlanner:
         }
         return files | {"summary": out(self.SPLIT_SUMMARY)}
 
+    def vocab_sizes(self, tokenizer: str) -> list[int | None]:
+        """The sizes a tokenizer is trained at (``[None]`` when the data sets the size)."""
+        if not adapter_class(tokenizer).sized:
+            return [None]
+        return sorted(set(self.config.vocab_sizes))
+
     def sizes(self, tokenizer: str) -> list[str]:
         """Size labels of a tokenizer (``full`` when the data sets the size)."""
-        if not adapter_class(tokenizer).sized:
-            return [FULL_SIZE_LABEL]
-        return [str(size) for size in sorted(set(self.config.vocab_sizes))]
+        return [make_cell(JOINT, tokenizer, size).size for size in self.vocab_sizes(tokenizer)]
 
     def sides(self, direction: str) -> tuple[str, str]:
         """The tokenizer sides (language codes, or ``joint`` twice) of a direction."""
@@ -134,15 +138,15 @@ class NMTPlanner:
             return []
         sides = [JOINT] if self.nmt.joint else list(self.languages)
         return [
-            Cell(side, tokenizer, size)
+            make_cell(side, tokenizer, size)
             for side in sides
             for tokenizer in sorted(self.nmt.tokenizers)
-            for size in self.sizes(tokenizer)
+            for size in self.vocab_sizes(tokenizer)
         ]
 
     def train_spec(self, side: str, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one NMT tokenizer (the study's params for it, if any)."""
-        return self.tokenizers.train_spec(Cell(side, tokenizer, size))
+        return self.tokenizers.train_spec(find_cell(self.tokenizer_jobs(), side, tokenizer, size))
 
     def runs(self) -> list[Run]:
         """Every model of the study, in a stable order."""

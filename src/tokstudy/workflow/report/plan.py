@@ -44,10 +44,10 @@ class PagePlanner:
         out = self.study.out
         return [
             {
-                **vars(job),
+                **job.wildcards(),
                 "kind": "pretrained" if job.size == PRETRAINED else "trained",
                 "directory": self.tokenizers.tokenizer_dir(job),
-                "frequencies": out(MetricsPlanner.FREQUENCIES, **vars(job)),
+                "frequencies": out(MetricsPlanner.FREQUENCIES, **job.wildcards()),
             }
             for job in self.tokenizers.scored_cells()
         ]

@@ -27,12 +27,11 @@ def check_listed(names: Iterable[str], known: Iterable[str], message: str) -> No
             raise TokstudyError(message.format(name=name, known=", ".join(known)))
 
 
-def check_balance(adapter: type[Tokenizer], spec: Mapping[str, Any]) -> None:
-    """A parity-aware tokenizer's training ``spec`` gives one of its ``balance_keys`` (a
+def check_balance(adapter: type[Tokenizer], params: Mapping[str, Any]) -> None:
+    """A parity-aware tokenizer's training ``params`` give one of its ``balance_keys`` (a
     parallel dev set or ratios); else one line naming the key."""
     if not adapter.parity_aware:
         return
-    params = spec.get("params") or {}
     if not any(params.get(key) is not None for key in adapter.balance_keys):
         raise TokstudyError(
             f"config key tokenizers.{adapter.name}.params: a parity-aware tokenizer needs a "

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Cell
+from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.tokenizers.train_fraction import check_fraction
@@ -52,7 +52,7 @@ class TokenizersPlanner:
                 "(known: {known})",
             )
             for language in self.tokenizer_languages(name):
-                check_balance(adapter_class(name), self.train_spec(Cell(language, name, "1")))
+                check_balance(adapter_class(name), self.train_params(language, name))
             entry = study.config["tokenizers"][name] or {}
             if "train_fraction" in entry:
                 check_fraction(
@@ -83,10 +83,10 @@ class TokenizersPlanner:
             if "path" in entry and not self.pretrained_source(name).exists():
                 raise TokstudyError(f"{key}.path: no such file or folder {entry['path']}")
 
-    def sizes(self, tokenizer: str) -> list[str]:
-        """Vocabulary-size labels of a tokenizer (``full`` when the data sets the size)."""
+    def vocab_sizes(self, tokenizer: str) -> list[int | None]:
+        """The sizes a tokenizer is trained at, sorted (``[None]`` when the data sets it)."""
         if not adapter_class(tokenizer).sized:
-            return [FULL_SIZE_LABEL]
+            return [None]
         config = self.study.config
         entry = config["tokenizers"][tokenizer] or {}
         sizes = entry.get("vocab_sizes", config.get("vocab_sizes"))
@@ -94,7 +94,11 @@ class TokenizersPlanner:
             raise TokstudyError(
                 f"config key tokenizers.{tokenizer}.vocab_sizes (or vocab_sizes) is missing"
             )
-        return [str(size) for size in sorted(set(sizes))]
+        return sorted(set(sizes))
+
+    def sizes(self, tokenizer: str) -> list[str]:
+        """Vocabulary-size labels of a tokenizer (``full`` when the data sets the size)."""
+        return [make_cell("", tokenizer, size).size for size in self.vocab_sizes(tokenizer)]
 
     def tokenizer_languages(self, tokenizer: str) -> list[str]:
         """The languages a tokenizer is trained on: its ``languages`` key, else all."""
@@ -104,16 +108,24 @@ class TokenizersPlanner:
     def cells(self) -> list[Cell]:
         """Every (language, tokenizer, size) of the study, in a stable order."""
         return [
-            Cell(language, tokenizer, size)
+            make_cell(language, tokenizer, size)
             for language in self.study.languages
             for tokenizer in self.study.tokenizers
             if language in self.tokenizer_languages(tokenizer)
-            for size in self.sizes(tokenizer)
+            for size in self.vocab_sizes(tokenizer)
         ]
+
+    def cell(self, language: str, tokenizer: str, size: str) -> Cell:
+        """The scored cell a job's wildcards name (:func:`~tokstudy.cells.find_cell`)."""
+        return find_cell(self.scored_cells(), language, tokenizer, size)
+
+    def shared_vocab_sizes(self) -> list[int]:
+        """The study's ``vocab_sizes``, sorted (none without the key)."""
+        return sorted(set(self.study.config.get("vocab_sizes") or []))
 
     def shared_sizes(self) -> list[str]:
         """The labels of the study's ``vocab_sizes``, sorted (none without the key)."""
-        return [str(size) for size in sorted(set(self.study.config.get("vocab_sizes") or []))]
+        return [str(size) for size in self.shared_vocab_sizes()]
 
     def trained_together(self) -> list[str]:
         """The tokenizers whose cells of one language are one job, sorted: with
@@ -121,11 +133,11 @@ class TokenizersPlanner:
         ``vocab_sizes`` (one with its own sizes, or unsized, keeps a job per cell)."""
         if not self.study.config["train_sizes_together"]:
             return []
-        shared = self.shared_sizes()
+        shared = self.shared_vocab_sizes()
         return [
             name
             for name in self.study.tokenizers
-            if adapter_class(name).sized and self.sizes(name) == shared
+            if adapter_class(name).sized and self.vocab_sizes(name) == shared
         ]
 
     def is_trained_together(self, cell: Cell) -> bool:
@@ -134,9 +146,8 @@ class TokenizersPlanner:
 
     def train_specs(self, language: str, tokenizer: str) -> dict[str, dict[str, Any]]:
         """Size → :meth:`train_spec` of the cells one ``train_sizes_together`` job trains."""
-        return {
-            size: self.train_spec(Cell(language, tokenizer, size)) for size in self.shared_sizes()
-        }
+        cells = [make_cell(language, tokenizer, size) for size in self.shared_vocab_sizes()]
+        return {cell.size: self.train_spec(cell) for cell in cells}
 
     def train_spec(self, job: Cell) -> dict[str, Any]:
         """JSON-able training settings of one job (also what triggers its rerun); the
@@ -147,18 +158,22 @@ class TokenizersPlanner:
         """
         config = self.study.config
         entry = config["tokenizers"].get(job.tokenizer) or {}
-        params = dict(entry.get("params") or {})
-        language_entry = config["languages"].get(job.language) or {}
-        overrides = language_entry.get("tokenizer_params") or {}
-        params.update(overrides.get(job.tokenizer) or {})
         return {
-            "vocab_size": None if job.size == FULL_SIZE_LABEL else int(job.size),
-            "params": params,
+            "vocab_size": job.vocab_size,
+            "params": self.train_params(job.language, job.tokenizer),
             "seed": self.study.seed,
             "size_policy": config["size_policy"],
             "label": job.language,
             **({"train_fraction": entry["train_fraction"]} if "train_fraction" in entry else {}),
         }
+
+    def train_params(self, language: str, tokenizer: str) -> dict[str, Any]:
+        """A tokenizer's ``params``, with its language's ``tokenizer_params`` over them."""
+        config = self.study.config
+        params = dict((config["tokenizers"].get(tokenizer) or {}).get("params") or {})
+        language_entry = config["languages"].get(language) or {}
+        params.update((language_entry.get("tokenizer_params") or {}).get(tokenizer) or {})
+        return params
 
     @property
     def pretrained(self) -> dict[str, Any]:
@@ -181,7 +196,7 @@ class TokenizersPlanner:
         """Every cell that gets metrics: the trained cells, then one cell (size label
         ``pretrained``) per pretrained tokenizer and language it is scored on."""
         return self.cells() + [
-            Cell(language, name, PRETRAINED)
+            make_cell(language, name, None, kind=PRETRAINED)
             for language in self.study.languages
             for name in self.pretrained_names()
             if language in self.pretrained_languages(name)
@@ -195,7 +210,7 @@ class TokenizersPlanner:
         """The tokenizer directory of any scored cell (trained or pretrained)."""
         if job.size == PRETRAINED:
             return self.pretrained_dir(job.tokenizer)
-        return self.study.out(self.TOKENIZER, **vars(job))
+        return self.study.out(self.TOKENIZER, **job.wildcards())
 
     def pretrained_source(self, name: str) -> Path:
         """The file or folder a pretrained tokenizer is read from: its ``path`` (relative to

@@ -8,10 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tokstudy.cells import ParityTokenizer
 from tokstudy.corpora.ud import treebank_files
 from tokstudy.errors import TokstudyError
-from tokstudy.workflow.analyses.base import AnalysisPlanner
+from tokstudy.workflow.analyses.base import AnalysisPlanner, ParityTokenizer
 from tokstudy.workflow.analyses.parity.plan import tokenizers_reaching
 from tokstudy.workflow.study.paths import expand
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tokstudy.cells import PRETRAINED, Cell
+from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.workflow.analyses.base import AnalysisPlanner
@@ -46,7 +46,7 @@ class MultilingualPlanner(AnalysisPlanner):
             return []
         label = "+".join(self.languages())
         return [
-            Cell(label, tokenizer, str(size))
+            make_cell(label, tokenizer, size)
             for tokenizer in sorted(set(section["tokenizers"]))
             for size in sorted(set(section["vocab_sizes"]))
         ]
@@ -56,7 +56,7 @@ class MultilingualPlanner(AnalysisPlanner):
         multilingual tables beside the tokenizers trained on the mix."""
         languages = set(self.languages())
         return [
-            Cell("+".join(sorted(languages)), name, PRETRAINED)
+            make_cell("+".join(sorted(languages)), name, None, kind=PRETRAINED)
             for name in self.tokenizers.pretrained_names()
             if languages and languages <= set(self.tokenizers.pretrained_languages(name))
         ]
@@ -64,7 +64,8 @@ class MultilingualPlanner(AnalysisPlanner):
     def spec(self, tokenizer: str, size: str) -> dict[str, Any]:
         """Training settings of one multilingual tokenizer: its study params, if any; a
         parity-aware one also gets the language of each mixed line (``languages_file``)."""
-        spec = self.tokenizers.train_spec(Cell("+".join(self.languages()), tokenizer, size))
+        cell = find_cell(self.cells(), "+".join(self.languages()), tokenizer, size)
+        spec = self.tokenizers.train_spec(cell)
         if adapter_class(tokenizer).parity_aware:
             languages = self.study.out(self.MULTILINGUAL_LANGUAGES)
             spec["params"] = {**spec["params"], "languages_file": languages}
@@ -78,8 +79,8 @@ class MultilingualPlanner(AnalysisPlanner):
         cell = self.tokenizers.MULTILINGUAL_CELL
         benchmark = benchmark_path("train_multilingual_tokenizer", cell)
         return [
-            {"language": job.language, "tokenizer": job.tokenizer, "size": job.size}
-            | {"step": "train_multilingual", "figures": out(benchmark, **vars(job))}
+            {**job.wildcards(), "vocab_size": job.vocab_size}
+            | {"step": "train_multilingual", "figures": out(benchmark, **job.wildcards())}
             | {"texts": [out(self.MULTILINGUAL_TRAIN)]}
             for job in self.cells()
         ]
@@ -125,7 +126,8 @@ class MultilingualPlanner(AnalysisPlanner):
                     f"{MULTILINGUAL_KEY}.tokenizers: {tokenizer!r} has no vocabulary size (the "
                     "data sets it); choose a sized tokenizer"
                 )
-            check_balance(adapter, self.spec(tokenizer, str(section["vocab_sizes"][0])))
+            first = next(cell for cell in self.cells() if cell.tokenizer == tokenizer)
+            check_balance(adapter, self.spec(tokenizer, first.size)["params"])
         for size in section["vocab_sizes"]:
             if size < 2:
                 raise TokstudyError(f"{MULTILINGUAL_KEY}.vocab_sizes: {size} is below 2")

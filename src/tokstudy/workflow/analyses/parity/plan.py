@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, Cell, ParityTokenizer
+from tokstudy.cells import FULL_SIZE_LABEL, Cell
 from tokstudy.corpora.ud import pud_treebanks
 from tokstudy.errors import TokstudyError
-from tokstudy.workflow.analyses.base import AnalysisPlanner
+from tokstudy.workflow.analyses.base import AnalysisPlanner, ParityTokenizer
 from tokstudy.workflow.corpora.plan import CorporaPlanner
 from tokstudy.workflow.study.paths import expand
 from tokstudy.workflow.tokenizers.plan import TokenizersPlanner
@@ -31,7 +31,7 @@ def multilingual_entry(
     return ParityTokenizer(
         f"{job.tokenizer} {job.size} ({job.language})",
         "multilingual",
-        tokenizers.study.out(TokenizersPlanner.MULTILINGUAL_TOKENIZER, **vars(job)),
+        tokenizers.study.out(TokenizersPlanner.MULTILINGUAL_TOKENIZER, **job.wildcards()),
         languages,
     )
 

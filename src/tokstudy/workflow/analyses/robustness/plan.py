@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.analyses.robustness.perturbations import PERTURBATIONS, check_names
-from tokstudy.cells import ParityTokenizer
 from tokstudy.corpora.ud import pud_treebanks
 from tokstudy.errors import TokstudyError
-from tokstudy.workflow.analyses.base import AnalysisPlanner
+from tokstudy.workflow.analyses.base import AnalysisPlanner, ParityTokenizer
 from tokstudy.workflow.analyses.parity.plan import tokenizers_reaching
 from tokstudy.workflow.corpora.plan import CorporaPlanner
 from tokstudy.workflow.study.paths import expand

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tokstudy.cells import ParityTokenizer
 from tokstudy.corpora.udhr import (
     EVERY_TRANSLATION,
     INDEX_FILE,
@@ -17,8 +16,12 @@ from tokstudy.corpora.udhr import (
     udhr_coverage,
 )
 from tokstudy.errors import TokstudyError
-from tokstudy.workflow.analyses.base import AnalysisPlanner
-from tokstudy.workflow.analyses.parity.plan import PARITY_KEY, multilingual_entry, trained_entry
+from tokstudy.workflow.analyses.base import AnalysisPlanner, ParityTokenizer
+from tokstudy.workflow.analyses.parity.plan import (
+    PARITY_KEY,
+    multilingual_entry,
+    trained_entry,
+)
 from tokstudy.workflow.study.paths import expand
 
 
