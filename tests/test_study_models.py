@@ -10,7 +10,7 @@ from conftest import write_lines
 
 from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.workflow.models.plan import CHARACTERBERT
+from tokstudy.workflow.models.section import CHARACTERBERT
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 
@@ -41,23 +41,27 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
         characterbert={"word_vocab_size": 100},
         sentence_tsv={"xx": {"train": "train.tsv", "test": "test.tsv"}},
     ).models
-    assert plan.cells() == [Cell("xx", "sp_bpe", "50", 50), Cell("xx", CHARACTERBERT, "100", 100)]
+    mlm, finetune = plan.mlm, plan.finetune
+    assert plan.section.cells() == [
+        Cell("xx", "sp_bpe", "50", 50),
+        Cell("xx", CHARACTERBERT, "100", 100),
+    ]
     charbert = SimpleNamespace(language="xx", tokenizer=CHARACTERBERT, size="100", task="sentence")
     bert = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50", task="sentence")
-    assert plan.tokenizer_dir(charbert) == []
-    assert plan.tokenizer_dir(bert) == "res/tokenizers/xx/sp_bpe/50"
-    assert plan.corpus_dir(charbert) == "res/models/characterbert/xx/100"
-    assert plan.corpus_dir(bert) == "res/models/corpora/xx/sp_bpe/50"
+    assert mlm.tokenizer_dir(charbert) == []
+    assert mlm.tokenizer_dir(bert) == "res/tokenizers/xx/sp_bpe/50"
+    assert mlm.corpus_dir(charbert) == "res/models/characterbert/xx/100"
+    assert mlm.corpus_dir(bert) == "res/models/corpora/xx/sp_bpe/50"
     expected = {"tsv_train": str(tmp_path / "train.tsv"), "tsv_test": str(tmp_path / "test.tsv")}
-    assert plan.finetune_data(charbert) == plan.finetune_data(bert) == expected
-    assert plan.characterbert()["word_vocab_size"] == 100
-    assert [keys["tokenizer"] for keys in plan.mlm_files().values()] == ["sp_bpe", CHARACTERBERT]
+    assert finetune.finetune_data(charbert) == finetune.finetune_data(bert) == expected
+    assert mlm.characterbert()["word_vocab_size"] == 100
+    assert [keys["tokenizer"] for keys in mlm.mlm_files().values()] == ["sp_bpe", CHARACTERBERT]
 
 
 def test_sentence_task_needs_a_treebank_or_a_tsv_dataset(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match=r"task sentence needs .* models\.sentence_tsv\.xx"):
         _plan(tmp_path)
-    assert _plan(tmp_path, tasks=["mlm"]).models.characterbert() == {}
+    assert _plan(tmp_path, tasks=["mlm"]).models.mlm.characterbert() == {}
 
 
 def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> None:
@@ -68,21 +72,22 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
         clm={"preset": "tiny", "epochs": 2},
         clm_scales=[{"languages": ["xx"], "seeds": [0], "clm": {"preset": "small"}}],
     )
-    plan = plan.models
-    files = plan.clm_files()
+    models = plan.models
+    clm = models.clm
+    files = clm.clm_files()
     assert sorted(files) == [
         "res/models/runs/xx/sp_bpe/50/seed0/clm/small/clm.tsv",
         "res/models/runs/xx/sp_bpe/50/seed0/clm/tiny/clm.tsv",
         "res/models/runs/xx/sp_bpe/50/seed1/clm/tiny/clm.tsv",
     ]
     assert files["res/models/runs/xx/sp_bpe/50/seed0/clm/small/clm.tsv"]["scale"] == "small"
-    tiny = plan.clm_settings("tiny", "1")
+    tiny = clm.clm_settings("tiny", "1")
     assert (tiny["preset"], tiny["epochs"], tiny["seed"]) == ("tiny", 2.0, 1)
-    assert plan.clm_settings("small", "0")["epochs"] == 4.0  # the ClmConfig default
-    assert plan.clm_scale_pattern() == "tiny|small"
-    assert plan.mlm_files() == {} and {"clm", "clm_scales"} <= set(plan.summary_tables())
+    assert clm.clm_settings("small", "0")["epochs"] == 4.0  # the ClmConfig default
+    assert clm.clm_scale_pattern() == "tiny|small"
+    assert models.mlm.mlm_files() == {} and {"clm", "clm_scales"} <= set(models.summary_tables())
     priority = {
-        (scale, size): plan.clm_priority(SimpleNamespace(scale=scale, size=size))
+        (scale, size): clm.clm_priority(SimpleNamespace(scale=scale, size=size))
         for scale in ("tiny", "small")
         for size in ("50", "full")
     }  # longest first: the larger preset, then char (no size: several times the tokens)
@@ -96,29 +101,29 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
     # feed a small model (rank 2 by hand: small is the second preset), a cell without
     # models nothing
     wildcards = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50")
-    assert plan.pretokenize_priority(wildcards) == priority[("small", "50")] == 2
-    assert plan.cell_model_priority(Cell("xx", "sp_bpe", "70", 70)) == 0
+    assert clm.pretokenize_priority(wildcards) == priority[("small", "50")] == 2
+    assert clm.cell_model_priority(Cell("xx", "sp_bpe", "70", 70)) == 0
 
 
 def test_a_named_scale_trains_one_preset_at_a_second_budget(tmp_path: Path) -> None:
     flops = {"preset": "tiny", "budget": "flops", "train_flops": 1.0e12}
-    plan = _plan(
+    clm = _plan(
         tmp_path,
         tasks=["clm"],
         clm={"preset": "tiny"},
         clm_scales=[{"clm": flops, "name": "tiny_flops"}],  # the languages and seeds of models
         seeds=[0, 1],
-    ).models
-    assert sorted(plan.clm_files()) == [
+    ).models.clm
+    assert sorted(clm.clm_files()) == [
         f"res/models/runs/xx/sp_bpe/50/seed{seed}/clm/{scale}/clm.tsv"
         for seed in (0, 1)
         for scale in ("tiny", "tiny_flops")
     ]
-    assert plan.clm_scale_pattern() == "tiny|tiny_flops"
-    assert plan.clm_settings("tiny_flops", "0")["budget"] == "flops"
-    assert plan.clm_settings("tiny", "0")["budget"] == "bytes"
+    assert clm.clm_scale_pattern() == "tiny|tiny_flops"
+    assert clm.clm_settings("tiny_flops", "0")["budget"] == "flops"
+    assert clm.clm_settings("tiny", "0")["budget"] == "bytes"
     # the same preset: the same priority, from the preset, not the name
-    ranks = {plan.clm_priority(SimpleNamespace(scale=s, size="50")) for s in plan.clm_scales()}
+    ranks = {clm.clm_priority(SimpleNamespace(scale=s, size="50")) for s in clm.clm_scales()}
     assert ranks == {0}
 
 

@@ -12,7 +12,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models import task_registry
 from tokstudy.models.config import ModelsConfig, from_mapping
 from tokstudy.models.task_registry import TASKS, Score, Task
-from tokstudy.workflow.models.plan import ModelsPlanner
+from tokstudy.workflow.models.finetune_plan import FinetunePlanner
 
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -46,10 +46,11 @@ def test_a_registered_task_is_a_setting_choice_and_a_finetune_wildcard(monkeypat
     )
     monkeypatch.setitem(TASKS, "toy", toy)
     monkeypatch.setattr(
-        "tokstudy.workflow.models.plan.FINETUNE_TASKS", task_registry.tasks_of_kind("finetune")
+        "tokstudy.workflow.models.finetune_plan.FINETUNE_TASKS",
+        task_registry.tasks_of_kind("finetune"),
     )
     assert from_mapping(ModelsConfig, {"tasks": ["toy"]}).tasks == ("toy",)
-    assert ModelsPlanner.finetune_task_pattern().split("|") == ["pos", "sentence", "toy"]
+    assert FinetunePlanner.finetune_task_pattern().split("|") == ["pos", "sentence", "toy"]
     assert "toy" in task_registry.tasks_reading("treebank")
     with pytest.raises(TokstudyError, match=r"models\.tasks must be one of clm, mlm, noise, pos, "):
         from_mapping(ModelsConfig, {"tasks": ["nope"]})

@@ -9,12 +9,16 @@ from tokstudy.training.config import to_dict
 # CharacterBERT runs (models.characterbert) go through the same rules as tokenizer
 # "characterbert": they have no tokenizer folder and their corpus comes from
 # prepare_characterbert.
-plan = planners.models
+models_plan = planners.models
+models_section = models_plan.section
+mlm_plan = models_plan.mlm
+finetune_plan = models_plan.finetune
+clm_plan = models_plan.clm
 
 
 wildcard_constraints:
     seed=r"\d+",
-    scale=plan.clm_scale_pattern(),
+    scale=clm_plan.clm_scale_pattern(),
 
 
 rule silver_treebank:
@@ -22,7 +26,7 @@ rule silver_treebank:
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
-        directory(out(plan.SILVER_TREEBANK)),
+        directory(out(finetune_plan.SILVER_TREEBANK)),
     params:
         **step("tokstudy.workflow.models.steps.silver_treebank"),
         seed=study.seed,
@@ -42,15 +46,15 @@ rule pretokenize_mlm:
         tokenizer=out(planners.tokenizers.TOKENIZER),
         train=out(planners.corpora.TRAIN),
     output:
-        directory(out(plan.PRETOKENIZED)),
+        directory(out(models_section.PRETOKENIZED)),
     params:
         **step("tokstudy.workflow.models.steps.pretokenize_mlm"),
-        whole_word_mask=plan.config.pretrain.whole_word_mask,
+        whole_word_mask=models_section.config.pretrain.whole_word_mask,
     log:
         out(log_path("pretokenize_mlm", CELL)),
     conda:
         "../../envs/core.yaml"
-    priority: plan.pretokenize_priority
+    priority: clm_plan.pretokenize_priority
     threads: planners.threads("pretokenize_mlm")
     resources:
         **planners.resources("pretokenize_mlm"),
@@ -62,12 +66,12 @@ rule prepare_characterbert:
     input:
         train=out(planners.corpora.TRAIN),
     output:
-        directory(out(plan.CHARACTERBERT_CORPUS)),
+        directory(out(mlm_plan.CHARACTERBERT_CORPUS)),
     params:
         **step("tokstudy.workflow.models.steps.prepare_characterbert"),
-        config=plan.characterbert(),
+        config=mlm_plan.characterbert(),
     log:
-        out(log_path("prepare_characterbert", plan.CHARACTERBERT_CELL)),
+        out(log_path("prepare_characterbert", mlm_plan.CHARACTERBERT_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("prepare_characterbert")
@@ -79,16 +83,16 @@ rule prepare_characterbert:
 
 rule pretrain_mlm:
     input:
-        tokenizer=plan.tokenizer_dir,
-        corpus=plan.corpus_dir,
+        tokenizer=mlm_plan.tokenizer_dir,
+        corpus=mlm_plan.corpus_dir,
     output:
-        directory(out(plan.PRETRAIN)),
+        directory(out(mlm_plan.PRETRAIN)),
     params:
         **step("tokstudy.workflow.models.steps.pretrain_mlm"),
-        config=lambda w: plan.seeded("pretrain", w.seed),
-        checkpoints=checkpoints("pretrain_mlm", plan.PRETRAIN),
+        config=lambda w: models_section.seeded("pretrain", w.seed),
+        checkpoints=checkpoints("pretrain_mlm", mlm_plan.PRETRAIN),
     log:
-        out(log_path("pretrain_mlm", plan.RUN_CELL)),
+        out(log_path("pretrain_mlm", models_section.RUN_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("pretrain_mlm")
@@ -100,17 +104,17 @@ rule pretrain_mlm:
 
 rule evaluate_mlm:
     input:
-        tokenizer=plan.tokenizer_dir,
-        pretrained=out(plan.PRETRAIN),
+        tokenizer=mlm_plan.tokenizer_dir,
+        pretrained=out(mlm_plan.PRETRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
-        metrics=out(plan.MLM),
-        edits=out(plan.MLM_NOISE_EDITS),
+        metrics=out(mlm_plan.MLM),
+        edits=out(mlm_plan.MLM_NOISE_EDITS),
     params:
         **step("tokstudy.workflow.models.steps.evaluate_mlm"),
-        config=plan.evaluation(),
+        config=mlm_plan.evaluation(),
     log:
-        out(log_path("evaluate_mlm", plan.RUN_CELL)),
+        out(log_path("evaluate_mlm", models_section.RUN_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("evaluate_mlm")
@@ -122,25 +126,25 @@ rule evaluate_mlm:
 
 rule finetune_model:
     input:
-        unpack(plan.finetune_data),
-        tokenizer=plan.tokenizer_dir,
-        pretrained=out(plan.PRETRAIN),
+        unpack(finetune_plan.finetune_data),
+        tokenizer=mlm_plan.tokenizer_dir,
+        pretrained=out(mlm_plan.PRETRAIN),
     output:
-        metrics=out(plan.FINETUNE_METRICS),
-        predictions=out(plan.FINETUNE_PREDICTIONS),
-        summary=out(plan.FINETUNE_SUMMARY),
+        metrics=out(finetune_plan.FINETUNE_METRICS),
+        predictions=out(finetune_plan.FINETUNE_PREDICTIONS),
+        summary=out(finetune_plan.FINETUNE_SUMMARY),
     wildcard_constraints:
-        task=plan.finetune_task_pattern(),
+        task=finetune_plan.finetune_task_pattern(),
     params:
         **step("tokstudy.workflow.models.steps.finetune_model"),
-        config=lambda w: plan.seeded("finetune", w.seed),
-        noise_levels=plan.noise_levels(),
-        noise_seed=plan.config.evaluation.noise_seed,
-        noise_word_fraction=plan.config.evaluation.noise_word_fraction,
-        sentence_feature=plan.config.sentence_feature,
-        sentence_upos=list(plan.config.sentence_upos),
+        config=lambda w: models_section.seeded("finetune", w.seed),
+        noise_levels=models_section.noise_levels(),
+        noise_seed=models_section.config.evaluation.noise_seed,
+        noise_word_fraction=models_section.config.evaluation.noise_word_fraction,
+        sentence_feature=models_section.config.sentence_feature,
+        sentence_upos=list(models_section.config.sentence_upos),
     log:
-        out(log_path("finetune_model", plan.FINETUNE_CELL)),
+        out(log_path("finetune_model", finetune_plan.FINETUNE_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("finetune_model")
@@ -153,19 +157,19 @@ rule finetune_model:
 rule train_clm:
     input:
         tokenizer=out(planners.tokenizers.TOKENIZER),
-        corpus=out(plan.PRETOKENIZED),
+        corpus=out(models_section.PRETOKENIZED),
         train=out(planners.corpora.TRAIN),
     output:
-        directory(out(plan.CLM_TRAIN)),
+        directory(out(clm_plan.CLM_TRAIN)),
     params:
-        config=lambda w: plan.clm_settings(w.scale, w.seed),
-        checkpoints=checkpoints("train_clm", plan.CLM_TRAIN),
+        config=lambda w: clm_plan.clm_settings(w.scale, w.seed),
+        checkpoints=checkpoints("train_clm", clm_plan.CLM_TRAIN),
         **step("tokstudy.workflow.models.steps.train_clm"),
     log:
-        out(log_path("train_clm", plan.CLM_CELL)),
+        out(log_path("train_clm", clm_plan.CLM_CELL)),
     conda:
         "../../envs/core.yaml"
-    priority: plan.clm_priority
+    priority: clm_plan.clm_priority
     threads: planners.threads("train_clm")
     resources:
         **planners.resources("train_clm"),
@@ -176,20 +180,20 @@ rule train_clm:
 rule evaluate_clm:
     input:
         tokenizer=out(planners.tokenizers.TOKENIZER),
-        corpus=out(plan.PRETOKENIZED),
-        trained=out(plan.CLM_TRAIN),
+        corpus=out(models_section.PRETOKENIZED),
+        trained=out(clm_plan.CLM_TRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
-        scores=out(plan.CLM),
-        details=out(plan.CLM_DETAILS),
+        scores=out(clm_plan.CLM),
+        details=out(clm_plan.CLM_DETAILS),
     params:
-        config=lambda w: plan.clm_settings(w.scale, w.seed),
-        noise_levels=plan.noise_levels(),
-        noise_seed=plan.config.evaluation.noise_seed,
-        noise_word_fraction=plan.config.evaluation.noise_word_fraction,
+        config=lambda w: clm_plan.clm_settings(w.scale, w.seed),
+        noise_levels=models_section.noise_levels(),
+        noise_seed=models_section.config.evaluation.noise_seed,
+        noise_word_fraction=models_section.config.evaluation.noise_word_fraction,
         **step("tokstudy.workflow.models.steps.evaluate_clm"),
     log:
-        out(log_path("evaluate_clm", plan.CLM_CELL)),
+        out(log_path("evaluate_clm", clm_plan.CLM_CELL)),
     conda:
         "../../envs/core.yaml"
     threads: planners.threads("evaluate_clm")
@@ -201,34 +205,34 @@ rule evaluate_clm:
 
 rule summarize_models:
     input:
-        mlm=list(plan.mlm_files()),
-        clm=list(plan.clm_files()),
-        finetune=list(plan.finetune_files(plan.FINETUNE_METRICS)),
-        predictions=list(plan.finetune_files(plan.FINETUNE_PREDICTIONS)),
+        mlm=list(mlm_plan.mlm_files()),
+        clm=list(clm_plan.clm_files()),
+        finetune=list(finetune_plan.finetune_files(finetune_plan.FINETUNE_METRICS)),
+        predictions=list(finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS)),
     output:
         results=report(
-            out(plan.RESULTS_TABLE),
+            out(models_plan.RESULTS_TABLE),
             category="Models",
             labels={"table": "all model results (tidy)"},
         ),
         tables=expand(
-            out(plan.SUMMARY_TABLE),
-            table=plan.summary_tables(),
+            out(models_plan.SUMMARY_TABLE),
+            table=models_plan.summary_tables(),
             ext=["tsv", "md"],
         ),
         png=report(
-            out(plan.NOISE_PLOT, ext="png"),
+            out(models_plan.NOISE_PLOT, ext="png"),
             category="Models",
             labels={"plot": "metrics per tokenizer, clean and noised"},
         ),
-        pdf=out(plan.NOISE_PLOT, ext="pdf"),
+        pdf=out(models_plan.NOISE_PLOT, ext="pdf"),
     params:
         **step("tokstudy.workflow.models.steps.summarize_models"),
-        mlm=plan.mlm_files(),
-        finetune=plan.finetune_files(plan.FINETUNE_METRICS),
-        predictions=plan.finetune_files(plan.FINETUNE_PREDICTIONS),
-        clm=plan.clm_files(),
-        evaluation=to_dict(plan.config.evaluation),
+        mlm=mlm_plan.mlm_files(),
+        finetune=finetune_plan.finetune_files(finetune_plan.FINETUNE_METRICS),
+        predictions=finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS),
+        clm=clm_plan.clm_files(),
+        evaluation=to_dict(models_section.config.evaluation),
     log:
         out(log_path("summarize_models")),
     conda:
@@ -242,4 +246,4 @@ rule summarize_models:
 
 rule model_outputs:
     input:
-        planners.models.targets(),
+        models_plan.targets(),

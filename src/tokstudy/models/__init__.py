@@ -9,7 +9,8 @@ protocol), :mod:`~tokstudy.models.mlm_scoring` (pseudo-perplexity, bits per char
 :mod:`~tokstudy.models.tsv_datasets` (user TSV datasets), :mod:`~tokstudy.models.finetune`
 (fine-tuning), :mod:`~tokstudy.models.tasks` (MLM evaluation and the downstream tasks) and
 :mod:`~tokstudy.models.study_tables` (tables over runs); the stage's planner (the
-``models:`` section) is :mod:`~tokstudy.workflow.models.plan`, and the workflow calls the modules
+``models:`` section) is :mod:`~tokstudy.workflow.models.plan` (one planner per kind of
+task), and the workflow calls the modules
 from :mod:`tokstudy.workflow.models.steps`.
 Statistics over runs are in :mod:`tokstudy.statistics`; classification scores in
 :mod:`tokstudy.models.classification_scores`.

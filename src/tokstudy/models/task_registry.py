@@ -4,7 +4,7 @@ A :class:`Task` names what a task reads (its data inputs), the function that tra
 fine-tunes and scores it (a ``module:function`` path, imported only when a job runs, so
 planning a study imports neither torch nor transformers), and the scores it reports with
 their direction and whether they compare across tokenizers. The settings (``models.tasks``
-choices), the planner (``plan.py``), the rules (``models.smk``), the steps
+choices), the planners (``finetune_plan.py``), the rules (``models.smk``), the steps
 (``steps.py``), the model families (``family.py``) and the correlation analysis
 read this registry; adding a task is one module and one :data:`TASKS` entry.
 

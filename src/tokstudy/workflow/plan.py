@@ -80,11 +80,9 @@ class StudyPlan:
     def _gpus(self, rule: str) -> tuple[int, str]:
         """The GPUs one job of ``rule`` trains on (``devices`` of its section, 1 on the CPU)
         and the config key that says so."""
-        models, nmt = self.models.config, self.nmt.config
+        models, nmt = self.models.section.config, self.nmt.config
         sections = {
-            "train_clm": [scale.clm for scale in self.models.clm_scales().values()]
-            if self.models.has_task("clm")
-            else [],
+            "train_clm": [scale.clm for scale in self.models.clm.clm_scales().values()],
             "pretrain_mlm": [models.pretrain],
             "nmt_train": [nmt.train],
         }
@@ -114,7 +112,7 @@ class StudyPlan:
 
     def _jobs_priority(self, cells: list[Cell]) -> int:
         cost = sum(self.cell_priorities.priority(cell) for cell in cells)
-        return max(cost, *(self.models.cell_model_priority(cell) for cell in cells))
+        return max(cost, *(self.models.clm.cell_model_priority(cell) for cell in cells))
 
     def corpus_priority(self, wildcards: Any) -> int:
         """The priority of ``prepare_corpus``: the highest of its language's cell jobs.

@@ -12,7 +12,7 @@ correlation_plan = planners.analyses["correlation"]
 rule correlation:
     input:
         metrics=out(planners.metrics.TABLE),
-        model_results=out(planners.models.RESULTS_TABLE) if planners.models.models else [],
+        model_results=out(planners.models.RESULTS_TABLE) if planners.models.section.models else [],
         nmt_scores=planners.nmt.score_files(),
         nmt_metrics=correlation_plan.nmt_metric_files(),
     output:

@@ -1,0 +1,100 @@
+"""The planner of the causal LM (task ``clm``): one model trained from scratch per run and
+scale, its settings, its files, and the priorities that start the longest models first."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from tokstudy.cells import FULL_SIZE_LABEL, Cell, find_cell
+from tokstudy.models.config import CLM_PRESETS, ClmScale, to_dict
+from tokstudy.workflow.models.section import CHARACTERBERT, ModelsSection
+from tokstudy.workflow.study.paths import fill
+
+
+class ClmPlanner:
+    """The causal LM of every run at every scale (none without the clm task)."""
+
+    #: the causal LM of a run at a scale: its training folder and its scores
+    CLM_CELL = f"{ModelsSection.RUN_CELL}/clm/{{scale}}"
+    CLM_RUN = f"{ModelsSection.RUN}/clm/{{scale}}"
+    CLM_TRAIN = f"{CLM_RUN}/train"
+    CLM = f"{CLM_RUN}/clm.tsv"
+    CLM_DETAILS = f"{CLM_RUN}/clm.json"
+
+    def __init__(self, section: ModelsSection) -> None:
+        self.section = section
+
+    def clm_scales(self) -> dict[str, ClmScale]:
+        """Every scale of the clm task by name (:attr:`ClmScale.key`): ``models.clm`` on
+        every language and seed, then each of ``models.clm_scales`` (none without the clm
+        task)."""
+        if not self.section.has_task("clm"):
+            return {}
+        models = self.section.config
+        scales = (ClmScale(models.languages, models.seeds, models.clm), *models.clm_scales)
+        return {
+            scale.key: replace(
+                scale,
+                languages=scale.languages or models.languages,
+                seeds=scale.seeds or models.seeds,
+            )
+            for scale in scales
+        }
+
+    def clm_scale_pattern(self) -> str:
+        """The ``{scale}`` wildcard's pattern: the names of the scales."""
+        return "|".join(self.clm_scales()) or "none"
+
+    def clm_priority(self, wildcards: Any) -> int:
+        """The Snakemake priority of a causal-LM training job, longest first: a larger
+        preset before a smaller one, and within a preset a tokenizer without a size
+        (``char``: several times the tokens of a subword vocabulary) before the sized ones,
+        so that no long model starts last and runs alone at the end."""
+        return self._clm_rank(self.clm_scales()[wildcards.scale].clm.preset, wildcards.size)
+
+    @staticmethod
+    def _clm_rank(preset: str, size: str) -> int:
+        return 2 * list(CLM_PRESETS).index(preset) + int(size == FULL_SIZE_LABEL)
+
+    def cell_model_priority(self, cell: Cell) -> int:
+        """The highest priority of the cell's causal-LM training jobs (0 without any).
+
+        Snakemake gives no job the priority of a job that waits for it, so the jobs a
+        model needs first (its pretokenized corpus, its tokenizer, its corpus) take this
+        one: the long models of one language then do not wait behind short ones of others.
+        """
+        if cell not in self.section.cells():
+            return 0
+        ranks = [
+            self._clm_rank(scale.clm.preset, cell.size)
+            for scale in self.clm_scales().values()
+            if cell.language in scale.languages
+        ]
+        return max(ranks, default=0)
+
+    def pretokenize_priority(self, wildcards: Any) -> int:
+        """The priority of a cell's ``pretokenize_mlm`` job: :meth:`cell_model_priority`."""
+        cells = self.section.cells()
+        return self.cell_model_priority(
+            find_cell(cells, wildcards.language, wildcards.tokenizer, wildcards.size)
+        )
+
+    def clm_settings(self, scale: str, seed: str) -> dict[str, Any]:
+        """The ``clm`` settings of a scale as a dict, with the run's seed."""
+        return to_dict(replace(self.clm_scales()[scale].clm, seed=int(seed)))
+
+    def clm_files(self) -> dict[str, dict[str, Any]]:
+        """The causal-LM scores of every run and scale with their keys (``scale``: its
+        name); none without the clm task. CharacterBERT has no subword vocabulary."""
+        files = {}
+        for name, scale in self.clm_scales().items():
+            pattern = fill(self.CLM, scale=name)
+            for job in self.section.cells():
+                if job.tokenizer == CHARACTERBERT or job.language not in scale.languages:
+                    continue
+                for seed in scale.seeds:
+                    keys = {"language": job.language, "tokenizer": job.tokenizer}
+                    keys |= {"vocab_size": job.size, "seed": seed, "scale": name}
+                    files[self.section.study.out(pattern, **job.wildcards(), seed=seed)] = keys
+        return files

@@ -1,0 +1,119 @@
+"""The planner of the fine-tuning tasks of the pretrained MLM (``pos``, ``sentence``, any
+task of kind ``finetune``): their data (UD treebanks, silver POS labels, user TSV datasets),
+checked at start, and their files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.task_registry import TASKS, tasks_of_kind, tasks_reading
+from tokstudy.models.tsv_datasets import check_header
+from tokstudy.workflow.models.section import ModelsSection
+
+if TYPE_CHECKING:
+    from tokstudy.models.config import ModelsConfig
+
+FINETUNE_TASKS = tasks_of_kind("finetune")
+#: the language that gets silver POS labels (HanTa's German model) without a UD treebank
+SILVER_LANGUAGE = "de"
+
+
+class FinetunePlanner:
+    """Every fine-tuning task of every run: its data, its wildcard and its files."""
+
+    #: one fine-tuning task of a run
+    FINETUNE_CELL = f"{ModelsSection.RUN_CELL}/{{task}}"
+    FINETUNE_METRICS = f"{ModelsSection.RUN}/{{task}}/metrics.tsv"
+    FINETUNE_PREDICTIONS = f"{ModelsSection.RUN}/{{task}}/predictions.tsv"
+    FINETUNE_SUMMARY = f"{ModelsSection.RUN}/{{task}}/finetune.json"
+    SILVER_TREEBANK = "models/treebanks/{language}/silver"
+
+    def __init__(self, section: ModelsSection) -> None:
+        self.section = section
+        if section.models is not None:
+            self._check(section.models)
+
+    def _check(self, models: ModelsConfig) -> None:
+        """Every language's treebank and TSV files, and the languages of the TSV files."""
+        for language in models.languages:
+            self.treebank_folder(language)
+            self.sentence_tsv(language)
+        for language in models.sentence_tsv:
+            if language not in models.languages:
+                raise TokstudyError(
+                    f"config key models.sentence_tsv.{language}: not in models.languages"
+                )
+
+    def treebank_folder(self, language: str) -> Path | None:
+        """The UD treebank folder of a language, or ``None``: silver German labels (``de``)."""
+        models = self.section.config
+        if not set(tasks_reading("treebank")) & set(models.tasks):
+            return None
+        if language in models.treebanks:
+            root = Path(models.ud_root)
+            path = root if root.is_absolute() else self.section.study.base / root
+            path = path / models.treebanks[language]
+            if not path.is_dir():
+                raise TokstudyError(f"config key models.treebanks.{language}: no folder {path}")
+            return path
+        if "sentence" in models.tasks and language not in models.sentence_tsv:
+            raise TokstudyError(
+                f"config key models.treebanks.{language} is missing: task sentence needs a UD "
+                f"treebank with features (or models.sentence_tsv.{language})"
+            )
+        if "pos" in models.tasks and language != SILVER_LANGUAGE:
+            raise TokstudyError(
+                f"config key models.treebanks.{language} is missing: silver POS labels exist "
+                f"only for German ({SILVER_LANGUAGE!r})"
+            )
+        return None
+
+    def sentence_tsv(self, language: str) -> dict[str, Path]:
+        """The TSV files (split → path) of a language's sentence task; empty: none given."""
+        models = self.section.config
+        dataset = models.sentence_tsv.get(language)
+        if dataset is None or not set(tasks_reading("sentence_tsv")) & set(models.tasks):
+            return {}
+        base = self.section.study.base
+        files = {split: base / name for split, name in vars(dataset).items() if name}
+        for split, path in files.items():
+            if not path.is_file():
+                raise TokstudyError(
+                    f"config key models.sentence_tsv.{language}.{split}: no file {path}"
+                )
+            check_header(path)
+        return files
+
+    def treebank(self, language: str) -> str:
+        """The UD treebank folder of a language, else its silver treebank folder."""
+        path = self.treebank_folder(language)
+        study = self.section.study
+        return str(path) if path else study.out(self.SILVER_TREEBANK, language=language)
+
+    def finetune_data(self, wildcards: Any) -> dict[str, str]:
+        """Data of a fine-tuning job: ``treebank``, or ``tsv_<split>`` files (sentence TSV)."""
+        if "sentence_tsv" in TASKS[wildcards.task].inputs:
+            files = self.sentence_tsv(wildcards.language)
+            if files:
+                return {f"tsv_{split}": str(path) for split, path in files.items()}
+        return {"treebank": self.treebank(wildcards.language)}
+
+    @staticmethod
+    def finetune_task_pattern() -> str:
+        """The ``{task}`` wildcard's pattern of the fine-tuning rule: every finetune task."""
+        return "|".join(FINETUNE_TASKS)
+
+    def tasks(self) -> list[str]:
+        """The fine-tuning tasks the models section asks for."""
+        return [task for task in FINETUNE_TASKS if self.section.has_task(task)]
+
+    def finetune_files(self, pattern: str) -> dict[str, dict[str, Any]]:
+        """``pattern`` (``FINETUNE_METRICS``, ``FINETUNE_PREDICTIONS``) of every fine-tuning
+        run with its keys."""
+        return {
+            path: keys
+            for task in self.tasks()
+            for path, keys in self.section.run_files(pattern, task).items()
+        }
