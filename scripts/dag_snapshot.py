@@ -3,8 +3,8 @@
     python scripts/dag_snapshot.py config/hft2022.yaml > before.jsonl
 
 Run from the repository root (the study's relative paths are read from there). A job is
-its rule, wildcards, inputs, outputs, params, log, threads and resources (named lists keep
-their names), so two snapshots differ exactly where the DAG does: ``diff before after``
+its rule, wildcards, inputs, outputs, params, log, threads, priority and resources (named
+lists keep their names), so two snapshots differ exactly where the DAG does: ``diff before after``
 checks that a refactoring left the DAG alone. A refactoring that moves code changes the
 parameters that record it (``step``, ``code``, ``training_code``: the step a rule runs and
 its fingerprints); ``--without-code`` blanks those, so the diff shows the rest:
@@ -59,6 +59,7 @@ def job_record(job: Any, code: bool = True) -> dict[str, Any]:
         "params": params if code else without_code(params),
         "log": named(job.log),
         "threads": job.threads,
+        "priority": job.priority,
         "resources": {key: str(value) for key, value in sorted(job.resources.items())},
     }
 
@@ -76,6 +77,7 @@ def snapshot(configfile: Path, snakefile: Path, code: bool = True) -> list[str]:
         workflow = dag_api.workflow_api._workflow
         workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
         workflow._build_dag()
+        workflow.dag.update_priority()
         return sorted(
             json.dumps(job_record(job, code), sort_keys=True, default=str)
             for job in workflow.dag.jobs
