@@ -1,4 +1,4 @@
-"""The training core shared by MLM pretraining and NMT: steps, log, checkpoints, stopping.
+"""The training core shared by every trained model: steps, log, checkpoints, stopping.
 
 A :class:`TrainingRun` owns one run folder::
 
