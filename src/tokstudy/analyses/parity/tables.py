@@ -82,8 +82,8 @@ def write_parallel_parity(
 
     ``corpus_files`` maps a language to its CoNLL-U file (sentences joined on
     ``# sent_id``); ``tokenizers`` are mappings of ``label``, ``kind``, ``directory`` and
-    ``languages`` (the parity planner's
-    :class:`tokstudy.workflow.analyses.parity.plan.ParityTokenizer`). ``outputs`` names
+    ``languages`` (the analysis planners'
+    :class:`tokstudy.workflow.analyses.base.ParityTokenizer`). ``outputs`` names
     ``csv``, ``markdown``, ``fairness_csv``, ``fairness_markdown`` and ``json``, which
     records what was left out: sentences missing from a language, languages no tokenizer
     covers, tokenizers that miss the reference or cover it alone.

@@ -89,7 +89,7 @@ def write_udhr_parity(
     listed in the folder's ``index_file``, their fairness per tokenizer and median per script.
 
     ``tokenizers`` are mappings of ``label``, ``kind``, ``directory`` and ``languages``
-    (the parity planner's :class:`tokstudy.workflow.analyses.parity.plan.ParityTokenizer`).
+    (the analysis planners' :class:`tokstudy.workflow.analyses.base.ParityTokenizer`).
     ``outputs`` names ``csv``, ``markdown``, ``fairness_csv``, ``fairness_markdown``,
     ``scripts_csv``, ``scripts_markdown`` and ``json``, which records what was left out:
     translations without article text, articles missing from a translation, tokenizers or
