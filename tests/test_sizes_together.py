@@ -130,10 +130,11 @@ def test_together_jobs_write_what_the_cell_jobs_write(tmp_path: Path) -> None:
     assert not (together / "logs/train_tokenizer/en/sp_bpe").exists()
     assert (together / "logs/train_tokenizer/en/char/full.log").is_file()
     cost = (together / "tables/cost.csv").read_text(encoding="utf-8").splitlines()
-    assert sum(",all,job," in row for row in cost) == 2  # sp_bpe and hf_bpe
+    # size all, no requested size (vocab_size empty)
+    assert sum(",all,,job," in row for row in cost) == 2  # sp_bpe and hf_bpe
     assert sum(",job," in row for row in cost) == 3  # and char's own job
     # the cells' own phases are measured one by one
-    assert sum(",sp_bpe,380,train," in row for row in cost) == 1
+    assert sum(",sp_bpe,380,380,train," in row for row in cost) == 1
 
 
 @pytest.mark.slow
