@@ -26,13 +26,14 @@ CORPUS_SPLITS = ("train", "heldout")
 
 def size_label(tokenizer: str, size: Any, kind: str = "trained") -> str:
     """The size label of a cell: :data:`PRETRAINED` for a pretrained tokenizer (``kind``),
-    :data:`FULL_SIZE_LABEL` for a tokenizer whose data sets its size, else the size as a
-    whole number. Names outside the tokenizer registry (CharacterBERT runs) keep their size.
+    :data:`FULL_SIZE_LABEL` for a tokenizer whose data sets its size (or no size, None),
+    else the size as a whole number. Names outside the tokenizer registry (CharacterBERT
+    runs) keep their size.
     """
     if kind == PRETRAINED:
         return PRETRAINED
     data_sized = tokenizer in adapter_names() and not adapter_class(tokenizer).sized
-    if data_sized or str(size) == FULL_SIZE_LABEL:
+    if data_sized or size is None or str(size) == FULL_SIZE_LABEL:
         return FULL_SIZE_LABEL
     return str(int(float(size)))
 
@@ -57,7 +58,7 @@ class Cell:
 def make_cell(language: str, tokenizer: str, vocab_size: int | None, kind: str = "trained") -> Cell:
     """The cell of a tokenizer at a requested size (None: the data sets it), labelled by
     :func:`size_label`."""
-    label = size_label(tokenizer, FULL_SIZE_LABEL if vocab_size is None else vocab_size, kind)
+    label = size_label(tokenizer, vocab_size, kind)
     requested = None if label in (FULL_SIZE_LABEL, PRETRAINED) else int(vocab_size)
     return Cell(language, tokenizer, label, requested)
 

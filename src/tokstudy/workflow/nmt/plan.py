@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import Cell, find_cell, make_cell
+from tokstudy.cells import Cell, find_cell, make_cell, size_label
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
@@ -118,7 +118,7 @@ class NMTPlanner:
 
     def sizes(self, tokenizer: str) -> list[str]:
         """Size labels of a tokenizer (``full`` when the data sets the size)."""
-        return [make_cell(JOINT, tokenizer, size).size for size in self.vocab_sizes(tokenizer)]
+        return [size_label(tokenizer, size) for size in self.vocab_sizes(tokenizer)]
 
     def sides(self, direction: str) -> tuple[str, str]:
         """The tokenizer sides (language codes, or ``joint`` twice) of a direction."""

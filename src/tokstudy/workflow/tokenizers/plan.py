@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell
+from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell, size_label
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.tokenizers.train_fraction import check_fraction
@@ -98,7 +98,7 @@ class TokenizersPlanner:
 
     def sizes(self, tokenizer: str) -> list[str]:
         """Vocabulary-size labels of a tokenizer (``full`` when the data sets the size)."""
-        return [make_cell("", tokenizer, size).size for size in self.vocab_sizes(tokenizer)]
+        return [size_label(tokenizer, size) for size in self.vocab_sizes(tokenizer)]
 
     def tokenizer_languages(self, tokenizer: str) -> list[str]:
         """The languages a tokenizer is trained on: its ``languages`` key, else all."""
