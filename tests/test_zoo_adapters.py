@@ -7,6 +7,7 @@ import json
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -22,6 +23,8 @@ from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.corpora.ud import sentence_texts
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.models.family import Bert, load_transformers_tokenizer
+from tokstudy.models.tasks import _split_tokenizers
 from tokstudy.tokenizers.adapters.knockout import knocked_out, merge_applications, surviving_merges
 from tokstudy.tokenizers.adapters.superbpe import char_id, id_char
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, Tokenizer, TrainSpec
@@ -51,11 +54,11 @@ def test_bpe_dropout_without_dropout_is_plain_bpe(
     lines = english_lines[:200]
     assert dropout.vocab == plain.vocab
     assert dropout.encode_batch(lines) == plain.encode_batch(lines)
-    wrapped = dropout.to_transformers()
+    wrapped = dropout.to_training_transformers()
     assert [wrapped(line)["input_ids"][1:-1] for line in lines] == plain.encode_batch(lines)
 
 
-def test_bpe_dropout_samples_in_the_wrapper_only_and_round_trips(
+def test_bpe_dropout_samples_in_the_training_wrapper_only_and_round_trips(
     english_corpus: Path, english_lines: list[str], tmp_path: Path
 ) -> None:
     plain = _trained("hf_bpe", english_corpus)
@@ -65,7 +68,9 @@ def test_bpe_dropout_samples_in_the_wrapper_only_and_round_trips(
     dropout = load_tokenizer(tmp_path)
     lines = english_lines[:200]
     assert dropout.encode_batch(lines) == plain.encode_batch(lines)  # the metrics' encoding
-    wrapped = dropout.to_transformers()
+    evaluation = dropout.to_transformers()
+    assert [evaluation(line)["input_ids"][1:-1] for line in lines] == plain.encode_batch(lines)
+    wrapped = dropout.to_training_transformers()
     sampled = [wrapped(line)["input_ids"][1:-1] for line in lines]
     assert sampled != plain.encode_batch(lines)
     assert sum(map(len, sampled)) > sum(map(len, plain.encode_batch(lines)))
@@ -315,7 +320,7 @@ def test_bpe_knockout_keeps_bpes_merges_in_order_but_the_knocked_out(
 # --- unigram_sampling -----------------------------------------------------------------
 
 
-def test_unigram_sampling_is_sp_unigram_for_the_metrics_and_samples_in_the_wrapper(
+def test_unigram_sampling_is_sp_unigram_but_in_the_training_wrapper(
     english_corpus: Path, english_lines: list[str], tmp_path: Path
 ) -> None:
     viterbi = _trained("sp_unigram", english_corpus)
@@ -325,12 +330,32 @@ def test_unigram_sampling_is_sp_unigram_for_the_metrics_and_samples_in_the_wrapp
     lines = english_lines[:200]
     assert sampled.vocab == viterbi.vocab
     assert sampled.encode_batch(lines) == viterbi.encode_batch(lines)
-    wrapped = sampled.to_transformers()
+    evaluation = sampled.to_transformers()
+    assert [evaluation(line)["input_ids"][1:-1] for line in lines] == viterbi.encode_batch(lines)
+    wrapped = sampled.to_training_transformers()
     draws = [wrapped(line)["input_ids"][1:-1] for line in lines]
     assert draws != viterbi.encode_batch(lines)
     assert [sampled.decode(ids) for ids in draws] == [
         viterbi.decode(ids) for ids in viterbi.encode_batch(lines)
     ]
+
+
+@pytest.mark.parametrize("name", ["bpe_dropout", "unigram_sampling"])
+def test_the_model_stage_trains_on_samples_and_evaluates_the_deterministic_encoding(
+    name: str, english_corpus: Path, english_lines: list[str], tmp_path: Path
+) -> None:
+    train_to_directory(name, english_corpus, TrainSpec(SIZE, seed=7), tmp_path)
+    deterministic = load_tokenizer(tmp_path).encode_batch(english_lines[:100])
+
+    def encoded(tokenizer: Any) -> list[list[int]]:
+        return [tokenizer(line)["input_ids"][1:-1] for line in english_lines[:100]]
+
+    assert encoded(load_transformers_tokenizer(tmp_path)) == deterministic  # held-out scoring
+    assert encoded(load_transformers_tokenizer(tmp_path, training=True)) != deterministic
+    split_tokenizers = _split_tokenizers(Bert(), tmp_path / "model", tmp_path)  # fine-tuning
+    assert encoded(split_tokenizers["validation"]) == deterministic
+    assert encoded(split_tokenizers["test"]) == deterministic
+    assert encoded(split_tokenizers["train"]) != deterministic
 
 
 @pytest.mark.parametrize("nbest_size", [0, 1, -2])

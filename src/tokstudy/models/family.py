@@ -33,11 +33,17 @@ from tokstudy.tokenizers.registry import META_FILE, load_tokenizer
 BERT_CONFIG_FILE = "config.json"
 
 
-def load_transformers_tokenizer(directory: Path) -> Any:
-    """A ``transformers`` tokenizer from a tokstudy or ``transformers`` tokenizer folder."""
+def load_transformers_tokenizer(directory: Path, *, training: bool = False) -> Any:
+    """A ``transformers`` tokenizer from a tokstudy or ``transformers`` tokenizer folder.
+
+    ``training``: the tokenizer of a model's training text, which samples a segmentation on
+    every call for a sampling adapter (``bpe_dropout``, ``unigram_sampling``); otherwise the
+    deterministic one, which every evaluation reads.
+    """
     directory = Path(directory)
     if (directory / META_FILE).is_file():
-        return load_tokenizer(directory).to_transformers()
+        adapter = load_tokenizer(directory)
+        return adapter.to_training_transformers() if training else adapter.to_transformers()
     if not directory.is_dir():
         raise TokstudyError(f"{directory}: tokenizer folder not found")
     return AutoTokenizer.from_pretrained(directory)
@@ -69,8 +75,11 @@ class ModelFamily(Protocol):
         from a saved MLM."""
         ...
 
-    def task_tokenizer(self, model_dir: Path, tokenizer_dir: Path | None) -> Any:
-        """The tokenizer that turns task text into the model's units (fine-tuning batches)."""
+    def task_tokenizer(
+        self, model_dir: Path, tokenizer_dir: Path | None, *, training: bool = False
+    ) -> Any:
+        """The tokenizer that turns task text into the model's units (fine-tuning batches;
+        ``training``: of the training split, see :func:`load_transformers_tokenizer`)."""
         ...
 
     def scorer(
@@ -114,11 +123,13 @@ class Bert:
             label2id={label: i for i, label in enumerate(labels)},
         )
 
-    def task_tokenizer(self, model_dir: Path, tokenizer_dir: Path | None) -> Any:
+    def task_tokenizer(
+        self, model_dir: Path, tokenizer_dir: Path | None, *, training: bool = False
+    ) -> Any:
         """The model's subword tokenizer."""
         if tokenizer_dir is None:
             raise TokstudyError(f"{model_dir}: a BERT model needs its tokenizer folder")
-        return load_transformers_tokenizer(tokenizer_dir)
+        return load_transformers_tokenizer(tokenizer_dir, training=training)
 
     def scorer(
         self, model_dir: Path, tokenizer_dir: Path | None, device: torch.device, bf16: bool
@@ -165,8 +176,10 @@ class CharacterBert:
             model_dir, len(labels), per_word=TASKS[task].head == "token"
         )
 
-    def task_tokenizer(self, model_dir: Path, tokenizer_dir: Path | None) -> Any:
-        """The speller of the model folder: one unit per word."""
+    def task_tokenizer(
+        self, model_dir: Path, tokenizer_dir: Path | None, *, training: bool = False
+    ) -> Any:
+        """The speller of the model folder: one unit per word (the same for training)."""
         return charbert.SpellingTokenizer(charbert.Speller.load(model_dir))
 
     def scorer(

@@ -108,7 +108,8 @@ def finetune_pos(
 ) -> pd.DataFrame:
     """Fine-tune UPOS tagging on a UD treebank (one seed); test on clean and noised words."""
     family = family_of_model(model_dir)
-    tokenizer = family.task_tokenizer(model_dir, tokenizer_dir)
+    tokenizers = _split_tokenizers(family, model_dir, tokenizer_dir)
+    tokenizer = tokenizers["test"]
     splits = ud_sentences.ud_splits(
         treebank, seed=config.seed, validation_fraction=config.validation_fraction
     )
@@ -116,12 +117,14 @@ def finetune_pos(
     labels = sorted({tag for sents in splits.values() for s in sents for tag in s.upos})
     index = {tag: i for i, tag in enumerate(labels)}
 
-    def examples(sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]):
+    def examples(
+        sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]], split: str = "test"
+    ) -> list[finetune.Example]:
         ids = [[index[t] for t in sent] for sent in tags]
-        return finetune.tagging_examples(tokenizer, sentences, ids, config.max_length)
+        return finetune.tagging_examples(tokenizers[split], sentences, ids, config.max_length)
 
     split_examples = {
-        name: examples([s.words for s in sents], [s.upos for s in sents])
+        name: examples([s.words for s in sents], [s.upos for s in sents], name)
         for name, sents in splits.items()
     }
     test_words = [list(s.words) for s in splits["test"]]
@@ -180,16 +183,17 @@ def finetune_sentence(
     if len(labels) < 2:
         raise TokstudyError(f"{source}: the training data has a single label {labels}")
     family = family_of_model(model_dir)
-    tokenizer = family.task_tokenizer(model_dir, tokenizer_dir)
+    tokenizers = _split_tokenizers(family, model_dir, tokenizer_dir)
+    tokenizer = tokenizers["test"]
     index = {label: i for i, label in enumerate(labels)}
 
-    def examples(rows: Sequence[tuple[str, str]]) -> list[finetune.Example]:
+    def examples(rows: Sequence[tuple[str, str]], split: str = "test") -> list[finetune.Example]:
         texts = [text for text, _ in rows]
         return finetune.sentence_examples(
-            tokenizer, texts, [index[label] for _, label in rows], config.max_length
+            tokenizers[split], texts, [index[label] for _, label in rows], config.max_length
         )
 
-    split_examples = {name: examples(rows) for name, rows in splits.items()}
+    split_examples = {name: examples(rows, name) for name, rows in splits.items()}
     test_texts = [text for text, _ in splits["test"]]
     noised, _ = noise.noise_lines(
         test_texts, noise_levels, seed=noise_seed, word_fraction=noise_word_fraction
@@ -217,6 +221,16 @@ def _tsv_splits(tsv: Mapping[str, Path], config: FinetuneConfig) -> dict[str, li
             splits["train"], config.validation_fraction, config.seed
         )
     return splits
+
+
+def _split_tokenizers(
+    family: ModelFamily, model_dir: Path, tokenizer_dir: Path | None
+) -> dict[str, Any]:
+    """The tokenizer of each split: the training tokenizer for ``train`` (it samples for a
+    sampling adapter), the deterministic one for ``validation`` and ``test``."""
+    evaluation = family.task_tokenizer(model_dir, tokenizer_dir)
+    training = family.task_tokenizer(model_dir, tokenizer_dir, training=True)
+    return {"train": training, "validation": evaluation, "test": evaluation}
 
 
 def _seeded_task_model(

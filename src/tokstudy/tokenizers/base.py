@@ -179,8 +179,9 @@ class Tokenizer(ABC):
     lossless: ClassVar[bool] = False
     #: whether two trainings on the same data give identical files (see each adapter's docs)
     deterministic: ClassVar[bool] = True
-    #: whether the ``transformers`` wrapper samples a segmentation on every call (subword
-    #: regularisation, for model training) while :meth:`encode_batch` stays deterministic
+    #: whether :meth:`to_training_transformers` samples a segmentation on every call (subword
+    #: regularisation of a model's training text); :meth:`encode_batch` and
+    #: :meth:`to_transformers` stay deterministic
     sampling: ClassVar[bool] = False
     #: whether it learns from several languages' texts at once (the multilingual analysis
     #: passes the language of each mixed line as its ``languages_file`` parameter) and
@@ -253,6 +254,13 @@ class Tokenizer(ABC):
 
         With ``add_special_tokens=True`` it wraps a sequence as ``[CLS] … [SEP]``.
         """
+
+    def to_training_transformers(self) -> PreTrainedTokenizerBase:
+        """The ``transformers`` tokenizer of a model's training text: :meth:`to_transformers`,
+        except for a sampling adapter, whose tokenizer draws a segmentation on every call.
+        Everything a model is evaluated on goes through :meth:`to_transformers`.
+        """
+        return self.to_transformers()
 
     def encode_batch_with_offsets(self, lines: Sequence[str]) -> list[Encoded]:
         """Token ids of each line with each token's ``(start, end)`` character offsets.

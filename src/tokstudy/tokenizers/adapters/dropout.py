@@ -2,16 +2,18 @@
 random when a model is trained on its segmentations.
 
 Training is plain BPE (``hf_bpe``'s pipeline). The ``dropout`` probability is stored in
-``tokenizer.json`` (the BPE model's ``dropout``), so the ``transformers`` wrapper, and any
-``transformers`` code that loads the file, *samples* a segmentation on every call: that is
-what the model stage trains (and, since it uses one wrapper, evaluates) on. The adapter's
-own encoding, which every intrinsic metric, table and analysis reads, is deterministic:
-the same BPE with dropout switched off. Sampling draws from the library's own random
-generator, which cannot be seeded. A sampled segmentation only splits more (every piece is
-a vocabulary item), so it decodes to the same text.
+``tokenizer.json`` (the BPE model's ``dropout``), so the training wrapper
+(:meth:`BPEDropout.to_training_transformers`), and any ``transformers`` code that loads the
+file, *samples* a segmentation on every call: that is what a model trains on. As in the
+paper, everything else is deterministic (the same BPE with dropout switched off): the
+adapter's own encoding, which every intrinsic metric, table and analysis reads, and
+:meth:`to_transformers`, which every evaluation reads (held-out bits per byte,
+pseudo-perplexity, fine-tuning validation and test text). Sampling draws from the
+library's own random generator, which cannot be seeded. A sampled segmentation only splits
+more (every piece is a vocabulary item), so it decodes to the same text.
 The model stage pre-tokenizes its corpus once per tokenizer (``tokstudy.models.data``),
 so a model sees one sampled segmentation of each line, not a new one every epoch as in the
-paper, and its evaluation text is sampled too.
+paper.
 """
 
 from __future__ import annotations
@@ -81,6 +83,6 @@ class BPEDropout(HFBPE):
     def save(self, directory: Path) -> None:
         self.sampling_tokenizer().save(str(Path(directory) / TOKENIZER_FILE))
 
-    def to_transformers(self) -> PreTrainedTokenizerFast:
+    def to_training_transformers(self) -> PreTrainedTokenizerFast:
         """The fast tokenizer that samples a segmentation on every call (dropout on)."""
         return fast_tokenizer(self.sampling_tokenizer())

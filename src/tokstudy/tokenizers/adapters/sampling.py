@@ -1,24 +1,25 @@
 """Unigram with subword regularisation (Kudo, 2018): SentencePiece's Unigram model whose
-``transformers`` wrapper samples a segmentation on every call.
+training wrapper samples a segmentation on every call.
 
 Training is ``sp_unigram``'s (same parameters and defaults). ``alpha`` (the smoothing of
 the sampling distribution, 0.1) and ``nbest_size`` (-1: sample from every segmentation by
 forward-filtering and backward-sampling; ``k`` > 1: from the ``k`` best) are stored in
 ``sampling.json`` and go to SentencePiece's own sampler (``enable_sampling``) in the
-``transformers`` wrapper: the model stage trains, and evaluates, on sampled segmentations.
-Every intrinsic metric, table and analysis uses the adapter's encoding, the Viterbi
-segmentation, equal to ``sp_unigram`` trained on the same text. SentencePiece's sampler
-draws from its own generator (``spm.set_random_generator_seed`` seeds it for training
-only).
+training wrapper (:meth:`SampledUnigram.to_training_transformers`): a model trains on
+sampled segmentations. As in the paper, everything else reads the Viterbi segmentation,
+equal to ``sp_unigram`` trained on the same text: the adapter's encoding (every intrinsic
+metric, table and analysis) and :meth:`to_transformers` (every evaluation: held-out bits
+per byte, pseudo-perplexity, fine-tuning validation and test text). SentencePiece's
+sampler draws from its own generator (``spm.set_random_generator_seed`` seeds it for
+training only).
 The model stage pre-tokenizes its corpus once per tokenizer (``tokstudy.models.data``),
 so a model sees one sampled segmentation of each line, not a new one every epoch as in the
-paper, and its evaluation text is sampled too.
+paper.
 """
 
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -31,7 +32,7 @@ from tokstudy.tokenizers.adapters.sentencepiece import (
     SentencePieceTokenizer,
     SentencePieceUnigram,
 )
-from tokstudy.tokenizers.base import SPECIAL_TOKEN_KWARGS, TrainSpec
+from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.params import Param, param_key
 
 if TYPE_CHECKING:
@@ -85,17 +86,6 @@ class SampledUnigram(SentencePieceUnigram):
         settings = json.loads((Path(directory) / SAMPLING_FILE).read_text(encoding="utf-8"))
         return cls((Path(directory) / MODEL_FILE).read_bytes(), **settings)
 
-    def to_transformers(self) -> PreTrainedTokenizerBase:
+    def to_training_transformers(self) -> PreTrainedTokenizerBase:
         """SentencePiece's ``transformers`` tokenizer with its sampler on."""
-        from transformers.tokenization_utils_sentencepiece import SentencePieceBackend
-
-        sampler = {"enable_sampling": True, "alpha": self.alpha, "nbest_size": self.nbest_size}
-        with tempfile.TemporaryDirectory(prefix="tokstudy-spm-") as tmp:
-            model_path = Path(tmp) / MODEL_FILE
-            model_path.write_bytes(self._proto)
-            return SentencePieceBackend(
-                vocab_file=str(model_path),
-                special_tokens_pattern="cls_sep",
-                sp_model_kwargs=sampler,
-                **SPECIAL_TOKEN_KWARGS,
-            )
+        return self._backend(enable_sampling=True, alpha=self.alpha, nbest_size=self.nbest_size)

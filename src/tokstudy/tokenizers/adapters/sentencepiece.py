@@ -197,13 +197,21 @@ class SentencePieceTokenizer(Tokenizer):
             raise TokstudyError(f"{path}: not a SentencePiece model ({one_line(exc)})") from None
 
     def to_transformers(self) -> PreTrainedTokenizerBase:
+        return self._backend()
+
+    def _backend(self, **sp_model_kwargs: Any) -> PreTrainedTokenizerBase:
+        """SentencePiece's ``transformers`` tokenizer of this model (``sp_model_kwargs``: the
+        settings of its processor, e.g. its sampler)."""
         from transformers.tokenization_utils_sentencepiece import SentencePieceBackend
 
         with tempfile.TemporaryDirectory(prefix="tokstudy-spm-") as tmp:
             model_path = Path(tmp) / MODEL_FILE
             model_path.write_bytes(self._proto)
             return SentencePieceBackend(
-                vocab_file=str(model_path), special_tokens_pattern="cls_sep", **SPECIAL_TOKEN_KWARGS
+                vocab_file=str(model_path),
+                special_tokens_pattern="cls_sep",
+                sp_model_kwargs=sp_model_kwargs,
+                **SPECIAL_TOKEN_KWARGS,
             )
 
 

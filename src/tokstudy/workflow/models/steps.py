@@ -57,8 +57,9 @@ def pretokenize_mlm(snakemake: Snakemake) -> None:
 
 
 def _pretokenize(tokenizer_dir: Path, text: Path, out_dir: Path, *, whole_word_mask: bool) -> None:
-    """The memory-mapped corpus of ``text`` under the tokenizer folder's tokenizer."""
-    tokenizer = load_transformers_tokenizer(tokenizer_dir)
+    """The memory-mapped corpus of ``text`` under the tokenizer folder's training tokenizer
+    (one sampled segmentation per line for a sampling adapter)."""
+    tokenizer = load_transformers_tokenizer(tokenizer_dir, training=True)
     pretokenize(tokenizer, text, out_dir, with_char_spans=whole_word_mask)
 
 
