@@ -28,6 +28,7 @@ from tokstudy.models.charbert import (
 from tokstudy.models.config import CharBertConfig, PretrainConfig
 from tokstudy.models.data import TokenCorpus, pretokenize
 from tokstudy.models.fast_transformers_tokenizer import train_wordpiece
+from tokstudy.models.masking import LABEL_POSITIONS, with_label_positions
 from tokstudy.models.pretrain import (
     SUMMARY_FILE,
     BertBatches,
@@ -210,6 +211,13 @@ def test_characterbert_trains_saves_and_reloads(tmp_path):
         logits = model(char_ids=chars[None]).logits
         assert logits.shape == (1, chars.shape[0], 300)
         assert torch.equal(logits, reloaded(char_ids=chars[None]).logits)
+        labels = torch.full((1, chars.shape[0]), -100)
+        labels[0, [1, 4]] = torch.tensor([5, 7])
+        positions = with_label_positions({"labels": labels})[LABEL_POSITIONS]
+        loss = model.mlm_loss(chars[None], labels, positions)
+        assert torch.equal(loss, model.mlm_loss(chars[None], labels))
+        expected = torch.nn.functional.cross_entropy(logits[0, [1, 4]], torch.tensor([5, 7]))
+        assert loss.item() == pytest.approx(expected.item(), rel=1e-5)
 
 
 def test_masked_only_loss_equals_full_loss(corpus_dir, tokenizer):
@@ -218,3 +226,66 @@ def test_masked_only_loss_equals_full_loss(corpus_dir, tokenizer):
     model = BertForMaskedLM(bert_config(tokenizer, CONFIG)).eval()
     with torch.no_grad():
         assert bert_mlm_loss(model, batch).item() == pytest.approx(model(**batch).loss.item())
+
+
+def _brute_force_positions(labels: torch.Tensor) -> list[int]:
+    width = labels.shape[1]
+    return [
+        row * width + column
+        for row in range(labels.shape[0])
+        for column in range(width)
+        if labels[row, column] != -100
+    ]
+
+
+def test_host_found_positions_give_the_boolean_gathers_loss(corpus_dir, tokenizer):
+    batch = BertBatches(TokenCorpus.open(corpus_dir), tokenizer, CONFIG)(3)
+    prepared = with_label_positions(batch)
+    assert prepared[LABEL_POSITIONS].tolist() == _brute_force_positions(batch["labels"])
+    torch.manual_seed(0)
+    model = BertForMaskedLM(bert_config(tokenizer, CONFIG)).eval()
+    with torch.no_grad():
+        assert torch.equal(bert_mlm_loss(model, prepared), bert_mlm_loss(model, batch))
+        # the same positions, in the same order: the same loss to the last bit
+        graphs = []
+
+        def recording_backend(graph_module, example_inputs):
+            graphs.append(graph_module)
+            return graph_module.forward
+
+        # and without a data-dependent shape torch.compile takes the loss as one graph (the
+        # boolean gather breaks it into 4, around the wait for the device's count)
+        compiled = torch.compile(bert_mlm_loss, backend=recording_backend)
+        assert torch.equal(compiled(model, prepared), bert_mlm_loss(model, batch))
+        assert len(graphs) == 1
+
+
+def test_the_loop_gives_each_micro_batch_the_positions_of_its_own_rows(
+    tmp_path, corpus_dir, tokenizer
+):
+    config = PretrainConfig(**{**CONFIG.__dict__, "steps": 2, "accumulate": 2})
+    batches = BertBatches(TokenCorpus.open(corpus_dir), tokenizer, config)
+    seen: list[dict[str, torch.Tensor]] = []
+
+    def recording_loss(model, batch):
+        seen.append(batch)
+        return bert_mlm_loss(model, batch)
+
+    torch.manual_seed(0)
+    model = BertForMaskedLM(bert_config(tokenizer, config))
+    train_loop(
+        model,
+        batches,
+        config,
+        tmp_path,
+        device=torch.device("cpu"),
+        run_fingerprint="x",
+        loss_fn=recording_loss,
+    )
+    assert len(seen) == 4 and all(len(batch["labels"]) == 2 for batch in seen)
+    for step in range(2):
+        labels = batches(step)["labels"]
+        for part, rows in enumerate((labels[:2], labels[2:])):
+            micro = seen[2 * step + part]
+            assert torch.equal(micro["labels"], rows)
+            assert micro[LABEL_POSITIONS].tolist() == _brute_force_positions(rows)

@@ -71,3 +71,32 @@ class Masker:
             special_tokens_mask=special,
             offset_mapping=char_spans if self.whole_word_mask else None,
         )
+
+
+#: the batch key of the flat indices of the positions with a label (:func:`with_label_positions`)
+LABEL_POSITIONS = "label_positions"
+
+
+def with_label_positions(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``batch`` with ``label_positions``: the flat indices of the positions whose label is
+    not ``-100``, in row-major order.
+
+    Found on the host, before the batch goes to the device: a boolean gather of the labels
+    on the device (``hidden[labels != -100]``) must wait for the device to count them, a
+    host-device synchronisation every step and a graph break under ``torch.compile``.
+    """
+    positions = (batch["labels"].reshape(-1) != -100).nonzero().squeeze(1)
+    return {**batch, LABEL_POSITIONS: positions}
+
+
+def labelled(
+    hidden: torch.Tensor, labels: torch.Tensor, positions: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The hidden states (batch, length, width) and labels (batch, length) of the positions
+    with a label: gathered at ``positions`` (:func:`with_label_positions`) or, without
+    them, by a boolean mask of the labels. Both give the same rows in the same order."""
+    if positions is None:
+        chosen = labels != -100
+        return hidden[chosen], labels[chosen]
+    flat = hidden.reshape(-1, hidden.shape[-1])
+    return flat.index_select(0, positions), labels.reshape(-1).index_select(0, positions)

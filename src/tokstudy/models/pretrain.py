@@ -29,7 +29,7 @@ from transformers import BertConfig, BertForMaskedLM, get_linear_schedule_with_w
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
-from tokstudy.models.masking import Masker
+from tokstudy.models.masking import LABEL_POSITIONS, Masker, labelled, with_label_positions
 from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
 from tokstudy.training.core import save_atomically
@@ -70,13 +70,13 @@ def bert_mlm_loss(model: BertForMaskedLM, batch: dict[str, torch.Tensor]) -> tor
     """``model(**batch).loss``, with the output layer run on the masked positions only.
 
     The vocabulary projection of every position is what dominates small models' cost;
-    only the ~15 % masked positions have a loss, so the others are skipped.
+    only the ~15 % masked positions have a loss, so the others are skipped. The positions
+    come from the batch's ``label_positions`` where the host found them
+    (:func:`~tokstudy.models.masking.with_label_positions`), from its labels otherwise.
     """
-    labels = batch["labels"]
-    chosen = labels != -100
-    hidden = model.bert(input_ids=batch["input_ids"]).last_hidden_state[chosen]
-    logits = model.cls(hidden)
-    return torch.nn.functional.cross_entropy(logits.float(), labels[chosen])
+    hidden = model.bert(input_ids=batch["input_ids"]).last_hidden_state
+    hidden, labels = labelled(hidden, batch["labels"], batch.get(LABEL_POSITIONS))
+    return torch.nn.functional.cross_entropy(model.cls(hidden).float(), labels)
 
 
 @dataclass
@@ -207,6 +207,9 @@ class MlmTask(Task):
 
     def loss_terms(self, batch: dict[str, torch.Tensor]) -> int:
         return int((batch["labels"] != -100).sum())
+
+    def on_host(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        return with_label_positions(batch)
 
 
 def train_loop(

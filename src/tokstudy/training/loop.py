@@ -117,6 +117,12 @@ class Task:
         sums over steps (tensors or numbers)."""
         raise NotImplementedError
 
+    def on_host(self, batch: Any) -> Any:
+        """A micro-batch's last step on the host, after the batch is cut into the workers'
+        and micro-batches' rows and before its copy to the device (unchanged unless a task
+        adds to it: what the host computes here the device need not wait for)."""
+        return batch
+
     def loss_terms(self, batch: Any) -> int:
         """How many terms the loss of ``batch`` (a CPU batch, or a worker's or micro-batch's
         rows of it) averages over; the rows unless a task counts otherwise."""
@@ -246,7 +252,7 @@ def train(
             # workers, since DDP averages their gradients: the step's gradient is that of
             # the mean over the whole batch, however it is cut
             weight = workers * task.loss_terms(micro) / terms
-            batch = to_device(micro, device)
+            batch = to_device(task.on_host(micro), device)
             # DDP averages the gradients over the workers at the last micro-batch only
             syncing = workers == 1 or part == parts - 1
             with contextlib.nullcontext() if syncing else net.no_sync():

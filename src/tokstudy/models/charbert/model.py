@@ -26,6 +26,7 @@ from transformers.models.bert.modeling_bert import BertPredictionHeadTransform
 from tokstudy.errors import TokstudyError
 from tokstudy.models.charbert.spelling import CHAR_PAD, Speller
 from tokstudy.models.config import PRESETS, CharBertConfig, PretrainConfig, from_mapping, to_dict
+from tokstudy.models.masking import labelled
 from tokstudy.tokenizers.base import PAD, SPECIAL_TOKENS
 
 CONFIG_FILE = "charbert.json"
@@ -108,12 +109,17 @@ class CharacterBertForMaskedLM(CharacterBertEncoder):
         hidden = self.encode(char_ids, attention_mask)
         return MaskedLMOutput(logits=self.decoder(self.head_transform(hidden)))
 
-    def mlm_loss(self, char_ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        """Mean cross-entropy over the positions whose label is not ``-100``."""
-        chosen = labels != -100
-        hidden = self.encode(char_ids)[chosen]
+    def mlm_loss(
+        self,
+        char_ids: torch.Tensor,
+        labels: torch.Tensor,
+        label_positions: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Mean cross-entropy over the positions whose label is not ``-100`` (found by the
+        host where ``label_positions`` is given: :func:`~tokstudy.models.masking.labelled`)."""
+        hidden, labels = labelled(self.encode(char_ids), labels, label_positions)
         logits = self.decoder(self.head_transform(hidden))
-        return nn.functional.cross_entropy(logits.float(), labels[chosen])
+        return nn.functional.cross_entropy(logits.float(), labels)
 
     def save_pretrained(self, directory: Path) -> None:
         """Write ``charbert.json`` and the weights into ``directory``."""
