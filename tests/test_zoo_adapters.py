@@ -33,6 +33,7 @@ from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.train_fraction import sampled_indices
 from tokstudy.tokenizers.word_marks import METASPACE
 from tokstudy.workflow.corpora.plan import chatterbot_files
+from tokstudy.workflow.models.steps import _pretokenize
 
 SIZE = 400
 
@@ -356,6 +357,36 @@ def test_the_model_stage_trains_on_samples_and_evaluates_the_deterministic_encod
     assert encoded(split_tokenizers["validation"]) == deterministic
     assert encoded(split_tokenizers["test"]) == deterministic
     assert encoded(split_tokenizers["train"]) != deterministic
+
+
+@pytest.mark.parametrize(
+    ("name", "settings"),
+    [
+        ("bpe_dropout", {"method": "bpe_dropout", "dropout": 0.1, "seeded": False}),
+        (
+            "unigram_sampling",
+            {"method": "unigram_sampling", "alpha": 0.1, "nbest_size": -1, "seeded": False},
+        ),
+        ("hf_bpe", None),
+    ],
+)
+def test_a_model_corpus_records_and_logs_that_it_is_a_sample(
+    name: str,
+    settings: dict[str, Any] | None,
+    english_corpus: Path,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    train_to_directory(name, english_corpus, TrainSpec(SIZE, seed=7), tmp_path / "tokenizer")
+    with caplog.at_level("WARNING"):
+        _pretokenize(
+            tmp_path / "tokenizer", english_corpus, tmp_path / "corpus", whole_word_mask=False
+        )
+    record = json.loads((tmp_path / "corpus" / "corpus.json").read_text(encoding="utf-8"))
+    assert record["sampled_segmentation"] == settings
+    warned = [r.getMessage() for r in caplog.records if "sampled segmentation" in r.getMessage()]
+    assert len(warned) == (1 if settings else 0)
+    assert not settings or "unseeded: another run draws other samples" in warned[0]
 
 
 @pytest.mark.parametrize("nbest_size", [0, 1, -2])

@@ -19,7 +19,7 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -161,11 +161,13 @@ def pretokenize(
     *,
     with_char_spans: bool = False,
     chunk_lines: int = 2000,
+    record: Mapping[str, Any] | None = None,
 ) -> TokenCorpus:
     """Tokenize a text file once into a memory-mapped corpus directory.
 
     ``tokenizer`` is a ``transformers`` tokenizer. ``with_char_spans`` also stores each
     token's character span (needed by whole-word masking; fast tokenizers only).
+    ``record``: further fields of the corpus record (``corpus.json``).
     """
     if with_char_spans and not tokenizer.is_fast:
         raise TokstudyError(
@@ -201,6 +203,7 @@ def pretokenize(
         "source": str(text_path),
         "vocab_size": len(tokenizer),
         "fingerprint": vocab_fingerprint(tokenizer.get_vocab()),
+        **(record or {}),
     }
     return write_corpus(out_dir, encoded_chunks(), dtypes, meta)
 

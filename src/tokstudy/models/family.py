@@ -49,6 +49,15 @@ def load_transformers_tokenizer(directory: Path, *, training: bool = False) -> A
     return AutoTokenizer.from_pretrained(directory)
 
 
+def training_sampling(directory: Path) -> dict[str, Any]:
+    """How the training tokenizer of a tokenizer folder samples
+    (:meth:`~tokstudy.tokenizers.base.Tokenizer.sampling_settings`): empty unless it does."""
+    directory = Path(directory)
+    if (directory / META_FILE).is_file():
+        return load_tokenizer(directory).sampling_settings()
+    return {}
+
+
 class ModelFamily(Protocol):
     """An MLM architecture as the model-stage steps use it."""
 

@@ -255,6 +255,11 @@ class Tokenizer(ABC):
         With ``add_special_tokens=True`` it wraps a sequence as ``[CLS] … [SEP]``.
         """
 
+    def sampling_settings(self) -> dict[str, Any]:
+        """How :meth:`to_training_transformers` samples (its settings, and ``seeded``:
+        whether two runs draw the same samples); empty for an adapter that does not."""
+        return {}
+
     def to_training_transformers(self) -> PreTrainedTokenizerBase:
         """The ``transformers`` tokenizer of a model's training text: :meth:`to_transformers`,
         except for a sampling adapter, whose tokenizer draws a segmentation on every call.

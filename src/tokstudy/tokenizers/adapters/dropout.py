@@ -9,7 +9,8 @@ paper, everything else is deterministic (the same BPE with dropout switched off)
 adapter's own encoding, which every intrinsic metric, table and analysis reads, and
 :meth:`to_transformers`, which every evaluation reads (held-out bits per byte,
 pseudo-perplexity, fine-tuning validation and test text). Sampling draws from the
-library's own random generator, which cannot be seeded. A sampled segmentation only splits
+library's own random generator, which cannot be seeded
+(:meth:`BPEDropout.sampling_settings` says so). A sampled segmentation only splits
 more (every piece is a vocabulary item), so it decodes to the same text.
 The model stage pre-tokenizes its corpus once per tokenizer (``tokstudy.models.data``),
 so a model sees one sampled segmentation of each line, not a new one every epoch as in the
@@ -52,7 +53,8 @@ class BPEDropout(HFBPE):
 
     def __init__(self, tokenizer: HFTokenizer, dropout: float | None = None) -> None:
         stored = tokenizer.model.dropout
-        self.dropout = float(dropout if dropout is not None else stored or 0.0)
+        # tokenizer.json keeps the probability as a 32-bit float (0.1 reads 0.10000000149)
+        self.dropout = round(float(dropout if dropout is not None else stored or 0.0), 6)
         tokenizer.model.dropout = None
         super().__init__(tokenizer)
 
@@ -82,6 +84,10 @@ class BPEDropout(HFBPE):
 
     def save(self, directory: Path) -> None:
         self.sampling_tokenizer().save(str(Path(directory) / TOKENIZER_FILE))
+
+    def sampling_settings(self) -> dict[str, Any]:
+        """BPE-dropout's probability; unseeded (``tokenizers`` has no seed for it)."""
+        return {"method": "bpe_dropout", "dropout": self.dropout, "seeded": False}
 
     def to_training_transformers(self) -> PreTrainedTokenizerFast:
         """The fast tokenizer that samples a segmentation on every call (dropout on)."""

@@ -10,8 +10,9 @@ sampled segmentations. As in the paper, everything else reads the Viterbi segmen
 equal to ``sp_unigram`` trained on the same text: the adapter's encoding (every intrinsic
 metric, table and analysis) and :meth:`to_transformers` (every evaluation: held-out bits
 per byte, pseudo-perplexity, fine-tuning validation and test text). SentencePiece's
-sampler draws from its own generator (``spm.set_random_generator_seed`` seeds it for
-training only).
+sampler draws from its own generator: ``spm.set_random_generator_seed`` repeats its draws
+within a process but not in another (sentencepiece 0.2.3, measured), so the samples are
+recorded as unseeded (:meth:`SampledUnigram.sampling_settings`).
 The model stage pre-tokenizes its corpus once per tokenizer (``tokstudy.models.data``),
 so a model sees one sampled segmentation of each line, not a new one every epoch as in the
 paper.
@@ -85,6 +86,16 @@ class SampledUnigram(SentencePieceUnigram):
     def load(cls, directory: Path) -> SampledUnigram:
         settings = json.loads((Path(directory) / SAMPLING_FILE).read_text(encoding="utf-8"))
         return cls((Path(directory) / MODEL_FILE).read_bytes(), **settings)
+
+    def sampling_settings(self) -> dict[str, Any]:
+        """SentencePiece's sampler settings; unseeded: sentencepiece 0.2.3's
+        ``set_random_generator_seed`` repeats draws within a process, not across two."""
+        return {
+            "method": "unigram_sampling",
+            "alpha": self.alpha,
+            "nbest_size": self.nbest_size,
+            "seeded": False,
+        }
 
     def to_training_transformers(self) -> PreTrainedTokenizerBase:
         """SentencePiece's ``transformers`` tokenizer with its sampler on."""

@@ -7,6 +7,7 @@ left empty means CharacterBERT, which keeps its vocabularies in its corpus folde
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import torch
@@ -23,12 +24,18 @@ from tokstudy.models.config import (
     from_mapping,
 )
 from tokstudy.models.data import pretokenize
-from tokstudy.models.family import family_for_tokenizer, load_transformers_tokenizer
+from tokstudy.models.family import (
+    family_for_tokenizer,
+    load_transformers_tokenizer,
+    training_sampling,
+)
 from tokstudy.models.pretrain import MODEL_DIR
 from tokstudy.models.silver import make_silver_treebank
 from tokstudy.models.task_registry import TASKS
 from tokstudy.workflow.dispatch import optional_path, run_step
 from tokstudy.workflow.snakemake_job import Snakemake
+
+log = logging.getLogger(__name__)
 
 
 def silver_treebank(snakemake: Snakemake) -> None:
@@ -58,9 +65,24 @@ def pretokenize_mlm(snakemake: Snakemake) -> None:
 
 def _pretokenize(tokenizer_dir: Path, text: Path, out_dir: Path, *, whole_word_mask: bool) -> None:
     """The memory-mapped corpus of ``text`` under the tokenizer folder's training tokenizer
-    (one sampled segmentation per line for a sampling adapter)."""
+    (one sampled segmentation per line for a sampling adapter: its record's
+    ``sampled_segmentation`` and the log say so)."""
     tokenizer = load_transformers_tokenizer(tokenizer_dir, training=True)
-    pretokenize(tokenizer, text, out_dir, with_char_spans=whole_word_mask)
+    sampling = training_sampling(tokenizer_dir)
+    if sampling:
+        log.warning(
+            "%s: the corpus is one sampled segmentation of each line (%s)%s",
+            out_dir,
+            ", ".join(f"{key} {value}" for key, value in sampling.items() if key != "seeded"),
+            "" if sampling["seeded"] else "; unseeded: another run draws other samples",
+        )
+    pretokenize(
+        tokenizer,
+        text,
+        out_dir,
+        with_char_spans=whole_word_mask,
+        record={"sampled_segmentation": sampling or None},
+    )
 
 
 def prepare_characterbert(snakemake: Snakemake) -> None:
