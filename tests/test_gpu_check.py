@@ -67,6 +67,27 @@ def test_the_study_config_points_every_shared_path_at_the_given_folder(tmp_path:
     assert config["nmt"]["corpus"]["files"][0] == str(tmp_path / "corpora/hft2022/en.txt.gz")
 
 
+@pytest.mark.parametrize("compile_all", [False, True])
+def test_compile_all_adds_a_compiled_row_where_the_default_is_eager(
+    compile_all: bool, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    gpu_check = _load_script()
+    compiled_by_default = {"clm_kind": True, "mlm_kind": False, "nmt_kind": False}
+
+    def fake_row(kind, sizes, compile_loss, steps):
+        compiled = compiled_by_default[kind.__name__] if compile_loss is None else compile_loss
+        return f"| {kind.__name__} | {compile_loss} |", bool(compiled)
+
+    monkeypatch.setattr(gpu_check, "speed_row", fake_row)
+    gpu_check.speed_table(gpu_check.SMOKE_SIZES, 2, compile_all)
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.endswith(" |")][1:]
+    extra = ["| mlm_kind | True |", "| nmt_kind | True |"] if compile_all else []
+    assert sorted(rows) == sorted(
+        [f"| {kind} | {mode} |" for kind in compiled_by_default for mode in ("False", "None")]
+        + extra
+    )
+
+
 def _load_script():
     spec = importlib.util.spec_from_file_location("gpu_check", REPO / "scripts" / "gpu_check.py")
     module = importlib.util.module_from_spec(spec)
