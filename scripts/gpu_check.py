@@ -267,14 +267,15 @@ def speed_table(sizes: Sizes, steps: int, compile_all: bool = False) -> None:
         flush=True,
     )
     for kind in KINDS:
-        modes: list[bool | None] = [False, None]
-        while modes:
-            compile_loss = modes.pop(0)
+        compiled_by_default = True  # until the default's row says otherwise
+        for compile_loss in (False, None, True):
+            if compile_loss and (compiled_by_default or not compile_all):
+                continue
             try:
                 row, compiled = speed_row(kind, sizes, compile_loss, steps)
                 print(row, flush=True)
-                if compile_loss is None and not compiled and compile_all:
-                    modes.append(True)
+                if compile_loss is None:
+                    compiled_by_default = compiled
             except Exception as error:  # one failing row must not hide the others
                 traceback.print_exc()
                 print(f"| {kind.__name__} | compile={compile_loss} | failed: {error!r} |")

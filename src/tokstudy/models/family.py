@@ -40,22 +40,25 @@ def load_transformers_tokenizer(directory: Path, *, training: bool = False) -> A
     every call for a sampling adapter (``bpe_dropout``, ``unigram_sampling``); otherwise the
     deterministic one, which every evaluation reads.
     """
+    if training:
+        return training_tokenizer(directory)[0]
     directory = Path(directory)
     if (directory / META_FILE).is_file():
-        adapter = load_tokenizer(directory)
-        return adapter.to_training_transformers() if training else adapter.to_transformers()
+        return load_tokenizer(directory).to_transformers()
     if not directory.is_dir():
         raise TokstudyError(f"{directory}: tokenizer folder not found")
     return AutoTokenizer.from_pretrained(directory)
 
 
-def training_sampling(directory: Path) -> dict[str, Any]:
-    """How the training tokenizer of a tokenizer folder samples
-    (:meth:`~tokstudy.tokenizers.base.Tokenizer.sampling_settings`): empty unless it does."""
+def training_tokenizer(directory: Path) -> tuple[Any, dict[str, Any]]:
+    """The ``transformers`` tokenizer of a model's training text from a tokenizer folder, and
+    how it samples (:meth:`~tokstudy.tokenizers.base.Tokenizer.sampling_settings`: empty
+    unless it does)."""
     directory = Path(directory)
     if (directory / META_FILE).is_file():
-        return load_tokenizer(directory).sampling_settings()
-    return {}
+        adapter = load_tokenizer(directory)
+        return adapter.to_training_transformers(), adapter.sampling_settings()
+    return load_transformers_tokenizer(directory), {}
 
 
 class ModelFamily(Protocol):

@@ -26,8 +26,7 @@ from tokstudy.models.config import (
 from tokstudy.models.data import pretokenize
 from tokstudy.models.family import (
     family_for_tokenizer,
-    load_transformers_tokenizer,
-    training_sampling,
+    training_tokenizer,
 )
 from tokstudy.models.pretrain import MODEL_DIR
 from tokstudy.models.silver import make_silver_treebank
@@ -67,8 +66,7 @@ def _pretokenize(tokenizer_dir: Path, text: Path, out_dir: Path, *, whole_word_m
     """The memory-mapped corpus of ``text`` under the tokenizer folder's training tokenizer
     (one sampled segmentation per line for a sampling adapter: its record's
     ``sampled_segmentation`` and the log say so)."""
-    tokenizer = load_transformers_tokenizer(tokenizer_dir, training=True)
-    sampling = training_sampling(tokenizer_dir)
+    tokenizer, sampling = training_tokenizer(tokenizer_dir)
     if sampling:
         log.warning(
             "%s: the corpus is one sampled segmentation of each line (%s)%s",
