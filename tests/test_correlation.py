@@ -91,7 +91,26 @@ def test_a_metric_carrying_a_within_size_signal_is_found() -> None:
     table = correlation_table(_cells(rows, ["score"]), ["score"], FAST).set_index("intrinsic")
     assert table.loc["signal", "p_adjusted"] < 0.01
     assert table.loc["noise", "p_adjusted"] > 0.05
-    assert table.loc["signal", "partial_low"] > 0 and table.loc["signal", "p_exact"]
+    assert table.loc["signal", "partial_low"] > 0
+    assert table.loc["signal", "p_method"] == "exact"
+
+
+def test_a_monte_carlo_p_at_its_floor_is_replaced_by_the_normal_approximation() -> None:
+    rng = np.random.default_rng(3)
+    metrics = {"metric": lambda s, q, r: q + r.normal(0, 0.01)}
+    rows = _grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy", "zz"))
+    pooled = correlation_table(_cells(rows, ["score"]), ["score"], FAST).set_index("scope")
+    pooled = pooled.loc["pooled"]
+    # 24⁹ orderings: Monte Carlo, and none of the 20000 drawn is as concordant as the data
+    floor = 2 / (FAST.permutations + 1)
+    assert pooled["min_attainable_p"] == pytest.approx(floor)
+    assert pooled["p_method"] == "normal" and "normal approximation" in pooled["note"]
+    # oracle: the within-size ρ is 1 over 36 cells in 9 strata of 4, each stratum's
+    # permutation variance of Σ x·y is Σx²·Σy²/3 with centered ranks (Σ = 5 each): z = ρ/σ
+    sigma = math.sqrt(9 * 5 * 5 / 3) / (9 * 5)
+    assert pooled["within_size_spearman"] == pytest.approx(1)
+    assert pooled["p_within_size"] == pytest.approx(2 * stats.norm.sf(1 / sigma))
+    assert pooled["p_within_size"] < floor
 
 
 def _tiny(score: list[float], metric: list[float], languages=("xx",), sizes=(1000,)) -> list:
@@ -246,7 +265,7 @@ def test_pooled_rows_only_with_more_than_one_scope() -> None:
     pooled = two.set_index("scope").loc["pooled"]
     assert pooled["n"] == 24 and pooled["min_attainable_p"] == pytest.approx(2 / 20001)
     # 24³ orderings per language, 24⁶ pooled: more than the 20000 drawn (Monte Carlo)
-    assert not pooled["p_exact"] and pooled["permutations"] == FAST.permutations
+    assert pooled["p_method"] == "monte_carlo" and pooled["permutations"] == FAST.permutations
     assert two.set_index("scope").loc["xx", "permutations"] == 24**3
     mixed = mixed_table(two_cells, ["score"], FAST)
     assert list(mixed["intrinsic"]) == ["metric"] and mixed["groups"].iloc[0] == 2

@@ -29,6 +29,7 @@ from tokstudy.statistics.mixed import mixed_coefficient
 from tokstudy.statistics.permutation import (
     arrangements,
     min_attainable_p,
+    stratified_normal_pvalue,
     stratified_permutation_test,
 )
 from tokstudy.statistics.significance import holm
@@ -270,6 +271,49 @@ def test_minimum_attainable_p_by_hand() -> None:
         x * 2, ["a"] * 4, _within_statistic(x, ["a"] * 4), n_resamples=100, seed=0
     )
     assert result.pvalue == pytest.approx(2 / 24)
+
+
+def test_normal_p_uses_the_moments_of_the_enumerated_permutation_distribution() -> None:
+    # oracle: every within-stratum ordering of y enumerated by brute force (3!·4! = 144),
+    # the statistic Σ x·y over each, its mean and variance; ties in y included
+    x = np.array([0.3, 0.1, 0.9, 2.0, 1.1, 5.0, -1.0])
+    y = np.array([1.0, 1.0, 2.0, 3.0, 4.0, 0.0, 4.0])
+    strata = ["s", "s", "s", "t", "t", "t", "t"]
+    null = [
+        float(x @ y[list(order)])
+        for order in itertools.permutations(range(7))
+        if all(strata[i] == strata[j] for i, j in zip(order, range(7), strict=True))
+    ]
+    assert len(null) == 144
+    z = (x @ y - np.mean(null)) / np.std(null)
+    assert stratified_normal_pvalue(x, y, strata) == pytest.approx(2 * stats.norm.sf(abs(z)))
+
+
+def test_normal_p_of_one_stratum_by_hand() -> None:
+    # one stratum: the permutation variance of Pearson's r is 1/(n - 1), so z = r·√(n - 1)
+    x, y = _data(20, seed=3)
+    r = np.corrcoef(x, y)[0, 1]
+    expected = 2 * stats.norm.sf(abs(r) * math.sqrt(19))
+    assert stratified_normal_pvalue(x, y, ["one"] * 20) == pytest.approx(expected)
+    assert stratified_normal_pvalue(x, -y, ["one"] * 20) == pytest.approx(expected)
+
+
+def test_normal_p_is_close_to_a_large_monte_carlo_test_where_that_one_is_informative() -> None:
+    x, y = _data(60, seed=5)
+    y = 0.5 * x + np.random.default_rng(6).normal(size=60)
+    strata = np.repeat(["a", "b", "c"], 20)
+    ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
+    monte_carlo = stratified_permutation_test(
+        ranked_y, strata, lambda r, axis=-1: r @ ranked_x, n_resamples=100_000, seed=0
+    )
+    normal = stratified_normal_pvalue(ranked_x, ranked_y, strata)
+    assert 0.001 < monte_carlo.pvalue < 0.2
+    assert normal == pytest.approx(monte_carlo.pvalue, rel=0.25)
+
+
+def test_normal_p_is_undefined_without_variation_within_a_stratum() -> None:
+    assert math.isnan(stratified_normal_pvalue([1.0, 2.0], [3.0, 3.0], ["a", "a"]))
+    assert math.isnan(stratified_normal_pvalue([1.0, 2.0], [3.0, 4.0], ["a", "b"]))
 
 
 def test_mixed_model_coefficient_recovers_a_planted_effect() -> None:

@@ -90,7 +90,9 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
         f"hierarchical bootstrap intervals ({settings.bootstrap_samples} resamples of cells, "
         f"then of seeds within each cell); Spearman within size with a two-sided stratified "
         f"permutation p (permuting within size and language; exact when there are at most "
-        f"{settings.permutations} orderings, else {settings.permutations} random ones); "
+        f"{settings.permutations} orderings, else {settings.permutations} random ones, and "
+        f"where none of those is as extreme as the data, the normal approximation of the "
+        f"same permutation distribution, noted); "
         f"p(Holm) adjusts over the metrics tested for the score in the scope"
         + (
             f", except the primary metric `{settings.primary}`, declared before the run: "

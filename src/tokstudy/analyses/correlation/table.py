@@ -40,7 +40,11 @@ from tokstudy.statistics.correlation import (
     within_strata_spearman,
 )
 from tokstudy.statistics.mixed import mixed_coefficient
-from tokstudy.statistics.permutation import min_attainable_p, stratified_permutation_test
+from tokstudy.statistics.permutation import (
+    min_attainable_p,
+    stratified_normal_pvalue,
+    stratified_permutation_test,
+)
 from tokstudy.statistics.significance import holm
 
 log = logging.getLogger(__name__)
@@ -64,7 +68,7 @@ COLUMNS = [
     "partial_high",
     "within_size_spearman",
     "p_within_size",
-    "p_exact",
+    "p_method",
     "permutations",
     "p_adjusted",
     "min_attainable_p",
@@ -240,10 +244,21 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
             n_resamples=settings.permutations,
             seed=settings.seed,
         )
+        floor = min_attainable_p(strata, settings.permutations)
         row["within_size_spearman"] = within_strata_spearman(x, y, strata)
-        row["p_within_size"], row["p_exact"] = test.pvalue, test.exact
+        row["p_within_size"] = test.pvalue
+        row["p_method"] = "exact" if test.exact else "monte_carlo"
+        if not test.exact and test.pvalue <= floor * (1 + 1e-9):
+            # no drawn ordering as extreme as the observed one: the Monte Carlo p is only a
+            # bound; the normal approximation of the same distribution estimates it
+            row["p_within_size"] = stratified_normal_pvalue(ranked_x, ranked_y, strata)
+            row["p_method"] = "normal"
+            notes.append(
+                f"none of {test.permutations} orderings as extreme: p from the permutation "
+                "distribution's normal approximation"
+            )
         row["permutations"] = test.permutations  # all orderings (exact) or those drawn
-        row["min_attainable_p"] = min_attainable_p(strata, settings.permutations)
+        row["min_attainable_p"] = floor
     row["note"] = "; ".join(notes)
     return row
 
@@ -297,7 +312,6 @@ def correlation_table(
                 "%s (%s): %d cells, %d metrics", score, scope.name, len(scope.cells), len(group)
             )
     table = pd.DataFrame(rows, columns=COLUMNS)
-    table["p_exact"] = table["p_exact"].astype("boolean")
     table["primary"] = table["primary"].astype(bool)
     table["permutations"] = table["permutations"].astype("Int64")
     return table
