@@ -222,8 +222,14 @@ def test_exact_stratified_p_by_brute_force_enumeration() -> None:
     assert result.pvalue == pytest.approx(min(1, 2 * min(less, greater)))
 
 
+@pytest.mark.parametrize("batch", [50_000, 7])  # drawn at once, or in 143 batches
 @pytest.mark.parametrize("sign", [1, -1])  # the observed ρ in the upper or the lower tail
-def test_monte_carlo_p_of_one_stratum_is_scipys_permutation_test(sign: int) -> None:
+def test_monte_carlo_p_of_one_stratum_is_scipys_permutation_test(
+    sign: int, batch: int, monkeypatch
+) -> None:
+    import tokstudy.statistics.permutation as permutation
+
+    monkeypatch.setattr(permutation, "BATCH", batch)
     x, y = _data(9, seed=1)
     y = sign * y
     result = stratified_permutation_test(
@@ -334,6 +340,26 @@ def test_mixed_model_coefficient_recovers_a_planted_effect() -> None:
     assert fit.low < fit.estimate < fit.high and fit.pvalue < 1e-6
     assert fit.high - fit.estimate == pytest.approx(fit.estimate - fit.low)
     assert fit.note == ""
+
+
+def test_a_mixed_model_statsmodels_gives_up_on_is_a_noted_gap(monkeypatch) -> None:
+    import tokstudy.statistics.mixed as mixed
+
+    class Singular:
+        def __init__(self, *args, **kwargs) -> None:
+            pass
+
+        def fit(self, **kwargs):
+            raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(mixed.smf, "mixedlm", Singular)
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(
+        {"score": rng.normal(size=8), "metric": rng.normal(size=8), "language": ["a", "b"] * 4}
+    )
+    fit = mixed_coefficient(frame, "score", "metric", [], "language", 0.95)
+    assert fit.note == "not fitted: Singular matrix"
+    assert all(math.isnan(v) for v in (fit.estimate, fit.low, fit.high, fit.pvalue))
 
 
 def test_mixed_model_without_a_group_effect_notes_the_variance_boundary() -> None:

@@ -68,7 +68,9 @@ def mixed_coefficient(
 
     A fit that does not converge, or lands on the variance boundary, says so in ``note``;
     a predictor that the covariates determine exactly (a rank-deficient design, which
-    statsmodels cannot fit) is not fitted, and its note says so.
+    statsmodels cannot fit) is not fitted, and a fit that statsmodels gives up on (a
+    singular matrix in its optimisation, which small data can reach on some CPUs) has no
+    coefficient; their notes say so.
     """
     numeric = [outcome, predictor, *covariates]
     data = frame[[*numeric, group]].copy()
@@ -83,7 +85,10 @@ def mixed_coefficient(
     formula = f"{names[outcome]} ~ " + " + ".join(predictors)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fit = smf.mixedlm(formula, data, groups=data[group]).fit(reml=True)
+        try:
+            fit = smf.mixedlm(formula, data, groups=data[group]).fit(reml=True)
+        except np.linalg.LinAlgError as error:
+            return Coefficient(np.nan, np.nan, np.nan, np.nan, f"not fitted: {error}")
     messages = [str(w.message) for w in caught]
     return coefficient_of(fit, names[predictor], messages, group, confidence)
 
