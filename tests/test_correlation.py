@@ -17,10 +17,16 @@ from scipy import stats
 from test_models_workflow import TINY_TRAINING
 from workflow_support import snakemake
 
+from tokstudy.analyses.correlation import table as correlation_module
 from tokstudy.analyses.correlation.cells import SCORE_NOTES, check_cells, study_cells, study_scores
 from tokstudy.analyses.correlation.run import OUTPUT_FILES, SUMMARY_FILE, correlate
 from tokstudy.analyses.correlation.settings import CorrelationSettings
-from tokstudy.analyses.correlation.table import correlation_table, mixed_table, ranking
+from tokstudy.analyses.correlation.table import (
+    FLOOR_PERMUTATIONS,
+    correlation_table,
+    mixed_table,
+    ranking,
+)
 from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
 from tokstudy.workflow.plan import StudyPlan
@@ -95,22 +101,39 @@ def test_a_metric_carrying_a_within_size_signal_is_found() -> None:
     assert table.loc["signal", "p_method"] == "exact"
 
 
-def test_a_monte_carlo_p_at_its_floor_is_replaced_by_the_normal_approximation() -> None:
+def test_a_monte_carlo_p_at_its_floor_is_drawn_again_then_approximated() -> None:
     rng = np.random.default_rng(3)
     metrics = {"metric": lambda s, q, r: q + r.normal(0, 0.01)}
     rows = _grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy", "zz"))
     pooled = correlation_table(_cells(rows, ["score"]), ["score"], FAST).set_index("scope")
     pooled = pooled.loc["pooled"]
-    # 24⁹ orderings: Monte Carlo, and none of the 20000 drawn is as concordant as the data
-    floor = 2 / (FAST.permutations + 1)
+    # 24⁹ orderings: Monte Carlo; none of the 20000 drawn, nor of the 1,000,000 drawn
+    # after them, is as concordant as the data
+    floor = 2 / (FLOOR_PERMUTATIONS + 1)
+    assert pooled["permutations"] == FLOOR_PERMUTATIONS
     assert pooled["min_attainable_p"] == pytest.approx(floor)
     assert pooled["p_method"] == "normal" and "normal approximation" in pooled["note"]
+    assert f"p at the floor of {FAST.permutations} orderings" in pooled["note"]
     # oracle: the within-size ρ is 1 over 36 cells in 9 strata of 4, each stratum's
     # permutation variance of Σ x·y is Σx²·Σy²/3 with centered ranks (Σ = 5 each): z = ρ/σ
     sigma = math.sqrt(9 * 5 * 5 / 3) / (9 * 5)
     assert pooled["within_size_spearman"] == pytest.approx(1)
     assert pooled["p_within_size"] == pytest.approx(2 * stats.norm.sf(1 / sigma))
-    assert pooled["p_within_size"] < floor
+
+
+def test_a_p_at_the_floor_of_few_orderings_is_measured_with_more(monkeypatch) -> None:
+    monkeypatch.setattr(correlation_module, "FLOOR_PERMUTATIONS", 100_000)
+    settings = CorrelationSettings(bootstrap_samples=20, permutations=500, seed=1)
+    rng = np.random.default_rng(1)
+    metrics = {"metric": lambda s, q, r: q + r.normal(0, 0.8)}
+    rows = _grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy", "zz"))
+    cells = _cells(rows, ["score"])
+    pooled = correlation_table(cells, ["score"], settings).set_index("scope").loc["pooled"]
+    assert pooled["p_method"] == "monte_carlo" and pooled["permutations"] == 100_000
+    assert pooled["note"] == "p at the floor of 500 orderings: 100000 drawn"
+    # between the two floors: 500 orderings could not measure it, 100,000 do
+    assert 2 / 100_001 < pooled["p_within_size"] < 2 / 501
+    assert pooled["min_attainable_p"] == pytest.approx(2 / 100_001)
 
 
 def _tiny(score: list[float], metric: list[float], languages=("xx",), sizes=(1000,)) -> list:

@@ -28,6 +28,8 @@ from scipy.stats import norm
 TOLERANCE = np.finfo(float).eps * 100
 #: most orderings ever enumerated (memory: one row of indices each); above, Monte Carlo
 EXACT_LIMIT = 1_000_000
+#: most random orderings held in memory at once
+BATCH = 50_000
 
 
 @dataclass(frozen=True)
@@ -80,12 +82,25 @@ def _cached_orderings(groups: tuple[tuple[int, ...], ...], n: int) -> np.ndarray
     return orders
 
 
-def _random_orderings(groups: list[np.ndarray], n: int, count: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
+def _random_orderings(
+    groups: list[np.ndarray], n: int, count: int, rng: np.random.Generator
+) -> np.ndarray:
     orders = np.tile(np.arange(n), (count, 1))
     for group in groups:
         orders[:, group] = group[rng.permuted(np.tile(np.arange(len(group)), (count, 1)), axis=-1)]
     return orders
+
+
+def _null_batches(groups: list[np.ndarray], n: int, exact: bool, n_resamples: int, seed: int):
+    """The orderings of the null distribution: all of them at once (exact), or
+    ``n_resamples`` random ones from ``default_rng(seed)`` in batches of at most
+    :data:`BATCH` (memory: one row of indices per ordering)."""
+    if exact:
+        yield _all_orderings(groups, n)
+        return
+    rng = np.random.default_rng(seed)
+    for start in range(0, n_resamples, BATCH):
+        yield _random_orderings(groups, n, min(BATCH, n_resamples - start), rng)
 
 
 def stratified_permutation_test(
@@ -96,24 +111,24 @@ def stratified_permutation_test(
     ``statistic(batch, axis=-1)`` maps ``(..., n)`` arrays to statistics (the other variable
     is fixed in it). Exact when there are at most ``n_resamples`` within-stratum orderings
     (all enumerated; never more than :data:`EXACT_LIMIT`), otherwise ``n_resamples``
-    random ones (generator ``default_rng(seed)``).
+    random ones (generator ``default_rng(seed)``, drawn in batches of :data:`BATCH`).
     """
     y = np.asarray(y, dtype=float)
     groups = _groups(strata)
     exact = is_exact(strata, n_resamples)
-    if exact:
-        orders = _all_orderings(groups, len(y))
-    else:
-        orders = _random_orderings(groups, len(y), n_resamples, seed)
     observed = float(statistic(y))
-    null = statistic(y[orders], axis=-1)
     gamma = abs(TOLERANCE * observed)
+    drawn = lower = upper = 0
+    for orders in _null_batches(groups, len(y), exact, n_resamples, seed):
+        null = statistic(y[orders], axis=-1)
+        drawn += len(orders)
+        lower += np.count_nonzero(null <= observed + gamma)
+        upper += np.count_nonzero(null >= observed - gamma)
     adjustment = 0 if exact else 1
-    total = len(orders) + adjustment
-    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / total
-    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / total
+    total = drawn + adjustment
+    less, greater = (lower + adjustment) / total, (upper + adjustment) / total
     pvalue = float(np.clip(2 * min(less, greater), 0, 1))
-    return PermutationResult(observed, pvalue, exact, len(orders))
+    return PermutationResult(observed, pvalue, exact, drawn)
 
 
 def stratified_normal_pvalue(x: np.ndarray, y: np.ndarray, strata: Sequence) -> float:

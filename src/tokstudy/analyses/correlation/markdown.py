@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from tokstudy.analyses.correlation.settings import CorrelationSettings
-from tokstudy.analyses.correlation.table import POOLED
+from tokstudy.analyses.correlation.table import FLOOR_PERMUTATIONS, POOLED
 
 SIGNIFICANCE = 0.05
 POOLED_WARNING = (
@@ -90,9 +90,9 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
         f"hierarchical bootstrap intervals ({settings.bootstrap_samples} resamples of cells, "
         f"then of seeds within each cell); Spearman within size with a two-sided stratified "
         f"permutation p (permuting within size and language; exact when there are at most "
-        f"{settings.permutations} orderings, else {settings.permutations} random ones, and "
-        f"where none of those is as extreme as the data, the normal approximation of the "
-        f"same permutation distribution, noted); "
+        f"{settings.permutations} orderings, else {settings.permutations} random ones; where "
+        f"none of those is as extreme as the data, {FLOOR_PERMUTATIONS:,} random ones, then "
+        f"the normal approximation of the same permutation distribution, noted); "
         f"p(Holm) adjusts over the metrics tested for the score in the scope"
         + (
             f", except the primary metric `{settings.primary}`, declared before the run: "

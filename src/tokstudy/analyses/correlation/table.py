@@ -41,6 +41,7 @@ from tokstudy.statistics.correlation import (
 )
 from tokstudy.statistics.mixed import mixed_coefficient
 from tokstudy.statistics.permutation import (
+    PermutationResult,
     min_attainable_p,
     stratified_normal_pvalue,
     stratified_permutation_test,
@@ -95,6 +96,8 @@ MIXED_COLUMNS = [
 #: against each other (``within_family``: family held fixed, as a stratum and covariate);
 #: the families' mean cells against each other (``across_family``)
 LEVELS = ("cell", "within_family", "across_family")
+#: orderings drawn again for a Monte Carlo p at its floor (no drawn ordering as extreme)
+FLOOR_PERMUTATIONS = 1_000_000
 
 
 def _indicators(labels: pd.Series) -> list[np.ndarray]:
@@ -235,31 +238,57 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
     if not ranked_x.any() or not ranked_y.any():
         notes.append("no variation within a size: within-size test undefined")
     else:
-        # permuting y within strata permutes its within-stratum ranks: rank once
-        norm = np.sqrt(np.sum(ranked_x**2) * np.sum(ranked_y**2))
-        test = stratified_permutation_test(
+        row["within_size_spearman"] = within_strata_spearman(x, y, strata)
+        row |= _within_size_test(ranked_x, ranked_y, strata, settings, notes)
+    row["note"] = "; ".join(notes)
+    return row
+
+
+def _within_size_test(
+    ranked_x: np.ndarray,
+    ranked_y: np.ndarray,
+    strata: list[str],
+    settings: CorrelationSettings,
+    notes: list[str],
+) -> dict:
+    """The within-size p, how it was found, the orderings used and the design's floor.
+
+    A Monte Carlo p at its floor (no drawn ordering as extreme as the data) only bounds the
+    p: the test is drawn again with :data:`FLOOR_PERMUTATIONS` orderings, and if that one
+    is still at its floor the normal approximation of the same permutation distribution
+    estimates it (both noted)."""
+    # permuting y within strata permutes its within-stratum ranks: rank once
+    norm = np.sqrt(np.sum(ranked_x**2) * np.sum(ranked_y**2))
+
+    def test(permutations: int, seed: int) -> tuple[PermutationResult, float, bool]:
+        result = stratified_permutation_test(
             ranked_y,
             strata,
             lambda ranks, axis=-1: ranks @ ranked_x / norm,
-            n_resamples=settings.permutations,
-            seed=settings.seed,
+            n_resamples=permutations,
+            seed=seed,
         )
-        floor = min_attainable_p(strata, settings.permutations)
-        row["within_size_spearman"] = within_strata_spearman(x, y, strata)
-        row["p_within_size"] = test.pvalue
-        row["p_method"] = "exact" if test.exact else "monte_carlo"
-        if not test.exact and test.pvalue <= floor * (1 + 1e-9):
-            # no drawn ordering as extreme as the observed one: the Monte Carlo p is only a
-            # bound; the normal approximation of the same distribution estimates it
-            row["p_within_size"] = stratified_normal_pvalue(ranked_x, ranked_y, strata)
-            row["p_method"] = "normal"
-            notes.append(
-                f"none of {test.permutations} orderings as extreme: p from the permutation "
-                "distribution's normal approximation"
-            )
-        row["permutations"] = test.permutations  # all orderings (exact) or those drawn
-        row["min_attainable_p"] = floor
-    row["note"] = "; ".join(notes)
+        floor = min_attainable_p(strata, permutations)
+        return result, floor, not result.exact and result.pvalue <= floor * (1 + 1e-9)
+
+    result, floor, at_floor = test(settings.permutations, settings.seed)
+    if at_floor and settings.permutations < FLOOR_PERMUTATIONS:
+        notes.append(
+            f"p at the floor of {result.permutations} orderings: {FLOOR_PERMUTATIONS} drawn"
+        )
+        result, floor, at_floor = test(FLOOR_PERMUTATIONS, settings.seed + 1)
+    row = {
+        "p_within_size": result.pvalue,
+        "p_method": "exact" if result.exact else "monte_carlo",
+        "permutations": result.permutations,  # all orderings (exact) or those drawn
+        "min_attainable_p": floor,
+    }
+    if at_floor:
+        notes.append("still at the floor: p from the normal approximation")
+        row |= {
+            "p_within_size": stratified_normal_pvalue(ranked_x, ranked_y, strata),
+            "p_method": "normal",
+        }
     return row
 
 
