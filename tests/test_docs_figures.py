@@ -170,12 +170,6 @@ def predictive_row(score: str, scope: str, metric: str) -> dict[str, str]:
     return found[0]
 
 
-def budget_control() -> dict[str, list[str]]:
-    """docs/results.md's table of the compute-matched control, by its first cell."""
-    _, rows = table_with(DOCS / "results.md", "equal bytes", "equal FLOPs")
-    return {row[0]: row[1:] for row in rows}
-
-
 def test_the_headline_rho_values_are_the_tables() -> None:
     text = readme()
     tiny = "bits per byte, `tiny`"
@@ -183,28 +177,27 @@ def test_the_headline_rho_values_are_the_tables() -> None:
     rho, holm = quoted(r"pooled partial ρ ([−\d.]+), Holm p = ([\d.]+)\)", text)
     assert agrees(rho, number(pooled["partial ρ [95 % CI]"]))
     assert agrees(holm, number(pooled["Holm p"]))
-    bytes_rho, bytes_holm, flops_rho, flops_holm = quoted(
-        r"on English alone it is ([−\d.]+) \(Holm p = ([\d.]+)\) under equal bytes and "
-        r"([−\d.]+) \(Holm p = ([\d.]+)\) under equal FLOPs",
+    # the zoo study's primary metric within families, both budgets, pooled over languages
+    header, rows = table_with(
+        DOCS / "results.md", "metric", "within family, equal bytes", "within family, equal FLOPs"
+    )
+    (primary,) = [dict(zip(header, r, strict=True)) for r in rows if r[0].endswith("primary")]
+    *figures, bound = quoted(
+        r"far: ([−\d.]+) \[([−\d.]+), ([−\d.]+)\] at equal bytes, ([−\d.]+) \[([−\d.]+), "
+        r"([−\d.]+)\] at equal FLOPs, p ≤ ([\d.]+)\)",
         text,
     )
-    english = predictive_row(tiny, "English", "continued words (held-out)")
-    (control,) = [
-        cells
-        for first, cells in budget_control().items()
-        if first.startswith("continued words (held-out), partial ρ within size")
-    ]
-    # the control's bytes column is the predictive table's English row
-    assert number(control[0]) == number(english["partial ρ [95 % CI]"])
-    assert number(control[0].split("Holm")[1]) == number(english["Holm p"])
-    assert agrees(bytes_rho, number(control[0]))
-    assert agrees(bytes_holm, number(control[0].split("Holm")[1]))
-    assert agrees(flops_rho, number(control[1]))
-    assert agrees(flops_holm, number(control[1].split("Holm")[1]))
-    # "Rényi efficiency and F95% never predict (Holm p = 1.0)"
-    (never,) = quoted(r"Rényi efficiency and F95% never predict \(Holm p = ([\d.]+)\)", text)
-    for metric in ("Rényi efficiency", "F95%"):
-        assert agrees(never, number(predictive_row(tiny, "pooled", metric)["Holm p"]))
+    table_figures = []
+    for column in ("within family, equal bytes", "within family, equal FLOPs"):
+        value, low, high, p = re.fullmatch(
+            r"\**([−\d.]+) \[([−\d.]+), ([−\d.]+)\], (.+?)\**", primary[column]
+        ).groups()
+        table_figures += [value, low, high]
+        # the Holm p: 0.003, or 3·10⁻⁵ written with a power of ten
+        mantissa, power = re.fullmatch(r"([\d.]+)(?:·10⁻([⁰¹²³⁴⁵⁶⁷⁸⁹]+))?", p).groups()
+        exponent = int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789"))) if power else 0
+        assert float(mantissa) * 10**-exponent <= float(bound)
+    assert figures == table_figures
 
 
 # ---------------------------------------------------------------- LLM tokenizers, speed
