@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,7 +91,9 @@ def _random_orderings(
     return orders
 
 
-def _null_batches(groups: list[np.ndarray], n: int, exact: bool, n_resamples: int, seed: int):
+def _null_batches(
+    groups: list[np.ndarray], n: int, exact: bool, n_resamples: int, seed: int
+) -> Iterator[np.ndarray]:
     """The orderings of the null distribution: all of them at once (exact), or
     ``n_resamples`` random ones from ``default_rng(seed)`` in batches of at most
     :data:`BATCH` (memory: one row of indices per ordering)."""
