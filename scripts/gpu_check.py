@@ -4,10 +4,11 @@ GPU study through Snakemake.
 1. Speed: each kind (clm ``base`` at context 1024 × 32, BERT-base MLM 512 × 32, NMT
    ``base`` with 8192-token batches; vocabularies of 32000) trains for ``--steps`` steps
    through the project's own loop (:func:`tokstudy.training.loop.train`) on random
-   tokens, eager and with the loop's default on CUDA (the loss compiled where it measured
-   faster), and a table row gives tokens/s, FLOP/s and MFU (the share of the GPU's dense
-   bf16 peak) of the second half of the steps. ``--compile-all`` adds a compiled row for
-   the kinds whose default is eager: the evidence for changing that default. The GPU's
+   tokens, with the loop's default on CUDA (the loss compiled where it measured faster)
+   and, where that default compiles, eager; a table row gives tokens/s, FLOP/s and MFU
+   (the share of the GPU's dense bf16 peak) of the second half of the steps.
+   ``--compile-all`` adds a compiled row for the kinds whose default is eager: the
+   evidence for changing that default. ``--kinds`` picks kinds (``clm,mlm,nmt``). The GPU's
    own large bf16 matrix product is measured too.
 2. ``--study``: ``config/gpu_check.yaml`` (clm, BERT-base MLM + POS, NMT base, one job on
    the GPU at a time) through ``snakemake`` with the data under ``--shared``; prints its
@@ -20,7 +21,7 @@ line and exits with status 2. ``--smoke`` runs both parts at toy sizes on the CP
 the project's tests).
 
     python scripts/gpu_check.py [--steps 30] [--study] [--shared ../shared] [--cores 16]
-                                [--compile-all]
+                                [--compile-all] [--kinds clm,mlm,nmt]
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -204,6 +205,8 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
 
 
 KINDS: tuple[Callable[..., Any], ...] = (clm_kind, mlm_kind, nmt_kind)
+#: ``--kinds`` names
+KIND_NAMES = {"clm": clm_kind, "mlm": mlm_kind, "nmt": nmt_kind}
 
 
 def speed_row(
@@ -247,9 +250,15 @@ def speed_row(
     return row, result.extra["compiled"]
 
 
-def speed_table(sizes: Sizes, steps: int, compile_all: bool = False) -> None:
-    """Print the table of issue 36: every kind, eager and with the loop's default; with
-    ``compile_all``, also compiled where the default is eager."""
+def speed_table(
+    sizes: Sizes,
+    steps: int,
+    compile_all: bool = False,
+    kinds: Sequence[Callable[..., Any]] = KINDS,
+) -> None:
+    """Print the table of issue 36: every kind with the loop's default, then eager where
+    the default compiles (or failed); with ``compile_all``, compiled where the default is
+    eager."""
     from tokstudy.training.device import matmul_flops
 
     device = torch.device(sizes.device)
@@ -266,21 +275,30 @@ def speed_table(sizes: Sizes, steps: int, compile_all: bool = False) -> None:
         "|---|---|---:|---:|---:|---:|",
         flush=True,
     )
-    for kind in KINDS:
-        compiled_by_default = True  # until the default's row says otherwise
-        for compile_loss in (False, None, True):
-            if compile_loss and (compiled_by_default or not compile_all):
-                continue
-            try:
-                row, compiled = speed_row(kind, sizes, compile_loss, steps)
-                print(row, flush=True)
-                if compile_loss is None:
-                    compiled_by_default = compiled
-            except Exception as error:  # one failing row must not hide the others
-                traceback.print_exc()
-                print(f"| {kind.__name__} | compile={compile_loss} | failed: {error!r} |")
-            if device.type == "cuda":
-                torch.cuda.empty_cache()
+    for kind in kinds:
+        compiled = _print_row(kind, sizes, None, steps)
+        if compiled is not False:  # compiled, or failed: eager is the baseline to compare
+            _print_row(kind, sizes, False, steps)
+        elif compile_all:
+            _print_row(kind, sizes, True, steps)
+
+
+def _print_row(
+    kind: Callable[..., Any], sizes: Sizes, compile_loss: bool | None, steps: int
+) -> bool | None:
+    """Print one row of the speed table; whether the loss was compiled (None if the row
+    failed: one failing row must not hide the others)."""
+    try:
+        row, compiled = speed_row(kind, sizes, compile_loss, steps)
+    except Exception as error:
+        traceback.print_exc()
+        print(f"| {kind.__name__} | compile={compile_loss} | failed: {error!r} |", flush=True)
+        compiled = None
+    else:
+        print(row, flush=True)
+    if sizes.device == "cuda":
+        torch.cuda.empty_cache()
+    return compiled
 
 
 def missing_packages() -> list[str]:
@@ -400,12 +418,22 @@ def main() -> int:
         action="store_true",
         help="also a compiled row for the kinds whose default is eager",
     )
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KIND_NAMES),
+        help=f"the speed table's model kinds, comma-separated (of {', '.join(KIND_NAMES)})",
+    )
     args = parser.parse_args()
+    names = args.kinds.split(",")
+    unknown = sorted(set(names) - set(KIND_NAMES))
+    if unknown:
+        parser.error(f"--kinds: unknown {', '.join(unknown)} (known: {', '.join(KIND_NAMES)})")
     if not args.smoke and not torch.cuda.is_available():
         print(NO_GPU, file=sys.stderr)
         return 2
     started = time.perf_counter()
-    speed_table(SMOKE_SIZES if args.smoke else GPU_SIZES, args.steps, args.compile_all)
+    sizes = SMOKE_SIZES if args.smoke else GPU_SIZES
+    speed_table(sizes, args.steps, args.compile_all, [KIND_NAMES[name] for name in names])
     status = run_study(args.shared, args.cores, args.smoke) if args.study else 0
     print(f"gpu_check: {(time.perf_counter() - started) / 60:.1f} min in all")
     return status

@@ -30,8 +30,9 @@ def test_without_a_gpu_the_check_says_so_in_one_line() -> None:
 
 
 @pytest.mark.slow
-def test_the_speed_table_trains_every_kind_eager_and_by_default_through_the_loop() -> None:
-    """--smoke: the same rows at toy sizes on the CPU, where the default is eager."""
+def test_the_speed_table_trains_every_kind_by_default_through_the_loop() -> None:
+    """--smoke: the same rows at toy sizes on the CPU, where the default is eager (so no
+    second, eager row)."""
     result = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "gpu_check.py"), "--smoke", "--steps", "2"],
         capture_output=True,
@@ -42,9 +43,8 @@ def test_the_speed_table_trains_every_kind_eager_and_by_default_through_the_loop
     assert result.returncode == 0, result.stderr
     rows = [line.split(" | ")[:2] for line in result.stdout.splitlines() if line[:2] == "| "]
     assert rows[1:] == [
-        [f"| {kind}", mode]
+        [f"| {kind}", "default: eager"]
         for kind in ("clm tiny, 64 x 4", "BERT tiny MLM, 32 x 4", "NMT tiny, 512-token batches")
-        for mode in ("eager", "default: eager")
     ]
     assert "failed" not in result.stdout
 
@@ -68,23 +68,51 @@ def test_the_study_config_points_every_shared_path_at_the_given_folder(tmp_path:
 
 
 @pytest.mark.parametrize("compile_all", [False, True])
-def test_compile_all_adds_a_compiled_row_where_the_default_is_eager(
+def test_each_kind_has_its_default_row_and_the_other_mode_where_there_is_one(
     compile_all: bool, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
+    """Eager beside a default that compiles; compiled beside an eager default only with
+    --compile-all; beside a failed default row, eager."""
     gpu_check = _load_script()
     compiled_by_default = {"clm_kind": True, "mlm_kind": False, "nmt_kind": False}
 
     def fake_row(kind, sizes, compile_loss, steps):
+        if kind.__name__ == "nmt_kind" and compile_loss is None:
+            raise RuntimeError("out of memory")
         compiled = compiled_by_default[kind.__name__] if compile_loss is None else compile_loss
         return f"| {kind.__name__} | {compile_loss} |", bool(compiled)
 
     monkeypatch.setattr(gpu_check, "speed_row", fake_row)
     gpu_check.speed_table(gpu_check.SMOKE_SIZES, 2, compile_all)
     rows = [line for line in capsys.readouterr().out.splitlines() if line.endswith(" |")][1:]
-    extra = ["| mlm_kind | True |", "| nmt_kind | True |"] if compile_all else []
-    assert sorted(rows) == sorted(
-        [f"| {kind} | {mode} |" for kind in compiled_by_default for mode in ("False", "None")]
-        + extra
+    extra = ["| mlm_kind | True |"] if compile_all else []
+    assert rows == [
+        "| clm_kind | None |",
+        "| clm_kind | False |",
+        "| mlm_kind | None |",
+        *extra,
+        "| nmt_kind | compile=None | failed: RuntimeError('out of memory') |",
+        "| nmt_kind | False |",
+    ]
+
+
+def test_kinds_picks_the_rows_and_an_unknown_kind_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    gpu_check = _load_script()
+    picked = []
+    monkeypatch.setattr(gpu_check, "speed_table", lambda *args: picked.append(args[3]))
+    monkeypatch.setattr(sys, "argv", ["gpu_check.py", "--smoke", "--kinds", "nmt,mlm"])
+    assert gpu_check.main() == 0
+    assert picked == [[gpu_check.nmt_kind, gpu_check.mlm_kind]]
+    monkeypatch.setattr(sys, "argv", ["gpu_check.py", "--smoke", "--kinds", "mlm,gpt"])
+    with pytest.raises(SystemExit) as stopped:
+        gpu_check.main()
+    assert stopped.value.code == 2
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("--kinds: unknown gpt (known: clm, mlm, nmt)")
     )
 
 
