@@ -1,4 +1,5 @@
-"""scripts/gpu_check.py: one line and status 2 without a CUDA GPU; its rows at toy sizes."""
+"""scripts/gpu_check.py and scripts/gpu_profile.py: one line and status 2 without a CUDA GPU;
+their rows at toy sizes."""
 
 from __future__ import annotations
 
@@ -113,6 +114,42 @@ def test_kinds_picks_the_rows_and_an_unknown_kind_is_one_line(
         capsys.readouterr()
         .err.splitlines()[-1]
         .endswith("--kinds: unknown gpt (known: clm, mlm, nmt)")
+    )
+
+
+@pytest.mark.slow
+def test_the_profile_trains_the_kind_and_lists_its_operators() -> None:
+    result = _run_profile("--smoke", "--kinds", "clm", "--batch-scale", "2")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    heading = next(index for index, line in enumerate(lines) if line.startswith("### "))
+    assert lines[heading].startswith("### clm tiny, 64 x 8, eager: ")  # the batch doubled
+    assert lines[heading + 1].startswith("steps 9-14 (profiled: 11-14): ")
+    assert "k tokens/s" in lines[heading + 1] and lines[heading + 1].endswith(" ms a step")
+    assert "aten::mm" in result.stdout and "Self CPU time total" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((), "gpu_profile: no CUDA GPU visible (torch.cuda.is_available() is false); "),
+        (("--smoke", "--kinds", "gpt"), "--kinds: unknown gpt (known: clm, mlm, nmt)"),
+        (("--smoke", "--batch-scale", "0"), "--batch-scale: 0 is not a positive whole number"),
+    ],
+)
+def test_the_profile_refuses_in_one_line(arguments: tuple[str, ...], message: str) -> None:
+    result = _run_profile(*arguments)
+    assert result.returncode == 2 and result.stdout == ""
+    assert message in result.stderr.splitlines()[-1]
+
+
+def _run_profile(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gpu_profile.py"), *arguments],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+        check=False,
     )
 
 

@@ -1,0 +1,123 @@
+"""Where a model kind's training step spends its time (issue 36): ``torch.profiler`` over a
+few steps of the GPU check's model kinds, trained through the project's own loop.
+
+For each kind (``--kinds``, the GPU check's shapes, batch × ``--batch-scale``) it trains
+``wait + warmup + active`` steps, profiles the last ``active`` ones, and prints the loop's
+tokens/s and MFU of the steps after ``wait`` (slowed by the profiler: compare rows of one
+run, not with the GPU check's table) and the operators and kernels with the most GPU
+time (the CPU's on a machine without one). ``--compile`` compiles the loss; the default
+is the loop's choice.
+
+    python scripts/gpu_profile.py [--kinds mlm,clm,nmt] [--batch-scale 1] [--compile]
+                                  [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import torch
+from torch.profiler import ProfilerActivity, profile, schedule
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+_spec = importlib.util.spec_from_file_location("gpu_check", REPO / "scripts" / "gpu_check.py")
+gpu_check = importlib.util.module_from_spec(_spec)
+sys.modules["gpu_check"] = gpu_check  # its dataclasses look their module up there
+_spec.loader.exec_module(gpu_check)
+
+WAIT, WARMUP, ACTIVE = 8, 2, 4
+#: the batch dimension of each kind in ``gpu_check.Sizes``
+BATCH_FIELD = {"clm": "clm_batch", "mlm": "bert_batch", "nmt": "nmt_tokens"}
+
+
+def profile_kind(name: str, sizes, compile_loss: bool | None, rows: int = 14) -> pd.DataFrame:
+    """Train kind ``name`` under the profiler; print its speed line and top operators;
+    return the loop's log."""
+    from tokstudy.training.loop import LoopSettings, train
+
+    steps = WAIT + WARMUP + ACTIVE
+    torch.manual_seed(0)
+    label, model, task, (optimizer, scheduler), flops = gpu_check.KIND_NAMES[name](
+        sizes, compile_loss, steps
+    )
+    settings = LoopSettings(
+        steps=steps,
+        log_every=WAIT,
+        checkpoint_every=steps + 1,
+        grad_clip=1.0,
+        compile=compile_loss,
+        flops_per_token=flops,
+    )
+    cuda = sizes.device == "cuda"
+    activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if cuda else [])]
+    started = time.perf_counter()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        profile(
+            activities=activities, schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE)
+        ) as profiler,
+    ):
+        result = train(
+            model,
+            optimizer,
+            scheduler,
+            task,
+            settings,
+            Path(folder),
+            device=torch.device(sizes.device),
+            run_fingerprint="gpu_profile",
+            on_step=lambda done: profiler.step(),
+        )
+        log = pd.read_csv(Path(folder) / "train_log.csv")
+    last = log.iloc[-1]
+    step_ms = 1000 * (log["elapsed_s"].diff() / log["step"].diff()).iloc[-1]
+    mfu = "" if pd.isna(last["mfu"]) else f", MFU {100 * float(last['mfu']):.1f} %"
+    compiled = "loss compiled" if result.extra["compiled"] else "eager"
+    print(
+        f"\n### {label}, {compiled}: {time.perf_counter() - started:.0f} s in all\n"
+        f"steps {int(log['step'].iloc[-2]) + 1}-{steps} (profiled: {WAIT + WARMUP + 1}-{steps}): "
+        f"{float(last['tokens_per_s']) / 1e3:.1f} k tokens/s{mfu}, {step_ms:.1f} ms a step",
+        flush=True,
+    )
+    sort = "self_cuda_time_total" if cuda else "self_cpu_time_total"
+    print(profiler.key_averages().table(sort_by=sort, row_limit=rows), flush=True)
+    return log
+
+
+def main() -> int:
+    """Profile the chosen kinds; 2 without a CUDA GPU (unless ``--smoke``)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kinds", default="mlm,clm,nmt", help="comma-separated: clm, mlm, nmt")
+    parser.add_argument("--batch-scale", type=int, default=1, help="batch size × this")
+    parser.add_argument("--compile", action="store_true", help="compile the loss")
+    parser.add_argument("--smoke", action="store_true", help="toy sizes on the CPU (tests)")
+    args = parser.parse_args()
+    names = args.kinds.split(",")
+    unknown = sorted(set(names) - set(BATCH_FIELD))
+    if unknown:
+        parser.error(f"--kinds: unknown {', '.join(unknown)} (known: {', '.join(BATCH_FIELD)})")
+    if args.batch_scale < 1:
+        parser.error(f"--batch-scale: {args.batch_scale} is not a positive whole number")
+    if not args.smoke and not torch.cuda.is_available():
+        print(gpu_check.NO_GPU.replace("gpu_check", "gpu_profile", 1), file=sys.stderr)
+        return 2
+    base = gpu_check.SMOKE_SIZES if args.smoke else gpu_check.GPU_SIZES
+    for name in names:
+        field = BATCH_FIELD[name]
+        sizes = dataclasses.replace(base, **{field: getattr(base, field) * args.batch_scale})
+        profile_kind(name, sizes, True if args.compile else None)
+        if sizes.device == "cuda":
+            torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
