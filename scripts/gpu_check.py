@@ -338,6 +338,19 @@ def study_config(shared: Path, results: Path, smoke: bool) -> dict[str, Any]:
     return config
 
 
+def write_study_config(shared: Path, results: Path, smoke: bool) -> Path:
+    """The study's config file, inside its results folder, marked as one first: a file
+    beside it would make ``results/`` no results folder for the other studies."""
+    import yaml
+
+    from tokstudy.workflow.results_dir import mark_results_dir
+
+    mark_results_dir(str(results))
+    config_file = results / "gpu_check.yaml"
+    config_file.write_text(yaml.safe_dump(study_config(shared, results, smoke)))
+    return config_file
+
+
 def run_study(shared: Path, cores: int, smoke: bool) -> int:
     """Run the small GPU study through Snakemake; print its wall time and job speeds."""
     missing = missing_packages()
@@ -349,12 +362,8 @@ def run_study(shared: Path, cores: int, smoke: bool) -> int:
             file=sys.stderr,
         )
         return 3
-    import yaml
-
     results = REPO / "results" / time.strftime("gpu_check_%Y%m%d_%H%M%S")
-    config_file = results.with_suffix(".yaml")  # beside the results: Snakemake makes those
-    config_file.parent.mkdir(exist_ok=True)
-    config_file.write_text(yaml.safe_dump(study_config(shared, results, smoke)))
+    config_file = write_study_config(shared, results, smoke)
     command = [
         sys.executable, "-m", "snakemake", "--cores", str(cores), "--resources", "gpu=1",
         "--configfile", str(config_file), "--quiet", "progress",

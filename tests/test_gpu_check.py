@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import REPO
 
 
@@ -66,6 +67,19 @@ def test_the_study_config_points_every_shared_path_at_the_given_folder(tmp_path:
     assert config["data_root"] == str(tmp_path / "corpora" / "hft2022")
     assert config["models"]["ud_root"] == str(tmp_path / "ud")
     assert config["nmt"]["corpus"]["files"][0] == str(tmp_path / "corpora/hft2022/en.txt.gz")
+
+
+def test_the_study_config_lies_in_its_marked_results_folder(tmp_path: Path) -> None:
+    """Nothing beside it: results/ stays a folder the other studies may write into."""
+    from tokstudy.workflow.results_dir import is_results_folder, results_dir_problem
+
+    results = tmp_path / "results" / "gpu_check_20261127_215451"
+    config_file = _load_script().write_study_config(tmp_path, results, smoke=True)
+    assert config_file.parent == results
+    assert yaml.safe_load(config_file.read_text())["results_dir"] == str(results)
+    assert is_results_folder(tmp_path / "results")
+    for results_dir in ("results", f"results/{results.name}", "results/predictive"):
+        assert results_dir_problem(results_dir, tmp_path) is None, results_dir
 
 
 @pytest.mark.parametrize("compile_all", [False, True])
