@@ -209,11 +209,17 @@ KINDS: tuple[Callable[..., Any], ...] = (clm_kind, mlm_kind, nmt_kind)
 KIND_NAMES = {"clm": clm_kind, "mlm": mlm_kind, "nmt": nmt_kind}
 
 
-def speed_row(
-    kind: Callable[..., Any], sizes: Sizes, compile_loss: bool | None, steps: int
-) -> tuple[str, bool]:
-    """Train one kind for ``steps`` steps; its table row from the log of the last step, and
-    whether the loss was compiled."""
+def train_kind(
+    kind: Callable[..., Any],
+    sizes: Sizes,
+    compile_loss: bool | None,
+    steps: int,
+    *,
+    log_every: int,
+    on_step: Callable[[int], None] | None = None,
+) -> tuple[str, Any, Any]:
+    """Train one kind for ``steps`` steps through the project's loop in a scratch folder;
+    its label, the loop's result and its log (``train_log.csv``)."""
     import pandas as pd
 
     from tokstudy.training.loop import LoopSettings, train
@@ -222,7 +228,7 @@ def speed_row(
     label, model, task, (optimizer, scheduler), flops = kind(sizes, compile_loss, steps)
     settings = LoopSettings(
         steps=steps,
-        log_every=max(1, steps // 2),
+        log_every=log_every,
         checkpoint_every=steps + 1,
         grad_clip=1.0,
         compile=compile_loss,
@@ -238,8 +244,20 @@ def speed_row(
             Path(folder),
             device=torch.device(sizes.device),
             run_fingerprint="gpu_check",
+            on_step=on_step,
         )
-        last = pd.read_csv(Path(folder) / "train_log.csv").iloc[-1]  # warm: the second half
+        return label, result, pd.read_csv(Path(folder) / "train_log.csv")
+
+
+def speed_row(
+    kind: Callable[..., Any], sizes: Sizes, compile_loss: bool | None, steps: int
+) -> tuple[str, bool]:
+    """Train one kind for ``steps`` steps; its table row from the log of the last step, and
+    whether the loss was compiled."""
+    import pandas as pd
+
+    label, result, log = train_kind(kind, sizes, compile_loss, steps, log_every=max(1, steps // 2))
+    last = log.iloc[-1]  # warm: the second half
     compiled = "loss compiled" if result.extra["compiled"] else "eager"
     mode = {False: "eager", None: f"default: {compiled}", True: "loss compiled"}[compile_loss]
     mfu = "" if pd.isna(last["mfu"]) else f"{100 * float(last['mfu']):.1f} %"

@@ -18,7 +18,6 @@ import argparse
 import dataclasses
 import importlib.util
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -41,42 +40,21 @@ BATCH_FIELD = {"clm": "clm_batch", "mlm": "bert_batch", "nmt": "nmt_tokens"}
 def profile_kind(name: str, sizes, compile_loss: bool | None, rows: int = 14) -> pd.DataFrame:
     """Train kind ``name`` under the profiler; print its speed line and top operators;
     return the loop's log."""
-    from tokstudy.training.loop import LoopSettings, train
-
     steps = WAIT + WARMUP + ACTIVE
-    torch.manual_seed(0)
-    label, model, task, (optimizer, scheduler), flops = gpu_check.KIND_NAMES[name](
-        sizes, compile_loss, steps
-    )
-    settings = LoopSettings(
-        steps=steps,
-        log_every=WAIT,
-        checkpoint_every=steps + 1,
-        grad_clip=1.0,
-        compile=compile_loss,
-        flops_per_token=flops,
-    )
     cuda = sizes.device == "cuda"
     activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if cuda else [])]
     started = time.perf_counter()
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        profile(
-            activities=activities, schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE)
-        ) as profiler,
-    ):
-        result = train(
-            model,
-            optimizer,
-            scheduler,
-            task,
-            settings,
-            Path(folder),
-            device=torch.device(sizes.device),
-            run_fingerprint="gpu_profile",
+    with profile(
+        activities=activities, schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE)
+    ) as profiler:
+        label, result, log = gpu_check.train_kind(
+            gpu_check.KIND_NAMES[name],
+            sizes,
+            compile_loss,
+            steps,
+            log_every=WAIT,
             on_step=lambda done: profiler.step(),
         )
-        log = pd.read_csv(Path(folder) / "train_log.csv")
     last = log.iloc[-1]
     step_ms = 1000 * (log["elapsed_s"].diff() / log["step"].diff()).iloc[-1]
     mfu = "" if pd.isna(last["mfu"]) else f", MFU {100 * float(last['mfu']):.1f} %"
