@@ -22,6 +22,7 @@ from tokstudy.models.charbert import (
     CharacterBertForMaskedLM,
     Speller,
     load_charbert,
+    model_settings,
     prepare_charbert,
     pretrain_charbert,
 )
@@ -38,6 +39,7 @@ from tokstudy.models.pretrain import (
     train_loop,
 )
 from tokstudy.training import device as device_module
+from tokstudy.training.config import from_mapping
 from tokstudy.training.core import CHECKPOINT_FILE, LOG_FILE
 
 pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
@@ -179,6 +181,37 @@ def test_whole_word_mask_needs_char_spans(tmp_path, corpus_dir, tokenizer):
     config = PretrainConfig(**{**CONFIG.__dict__, "whole_word_mask": True})
     with pytest.raises(TokstudyError, match="needs a corpus pre-tokenized with character spans"):
         pretrain_bert(tokenizer, corpus_dir, tmp_path / "run", config)
+
+
+@pytest.mark.parametrize(
+    ("attention_dropout", "expected"), [(None, 0.1), (0.0, 0.0), (0.3, 0.3)]
+)
+def test_attention_dropout_left_out_is_dropout(tokenizer, attention_dropout, expected):
+    config = PretrainConfig(dropout=0.1, attention_dropout=attention_dropout)
+    bert = bert_config(tokenizer, config)
+    assert (bert.hidden_dropout_prob, bert.attention_probs_dropout_prob) == (0.1, expected)
+    bert_settings = model_settings(config, CharBertConfig(), Speller(("a",), 4), 10)["bert"]
+    assert bert_settings["attention_probs_dropout_prob"] == expected
+
+
+def test_attention_dropout_reaches_the_attention(tokenizer):
+    """With every other dropout off, two forward passes in training mode differ exactly
+    when the attention probabilities are dropped."""
+    ids = torch.randint(5, len(tokenizer), (2, 16), generator=torch.Generator().manual_seed(0))
+    outputs = {}
+    for attention_dropout in (0.0, 0.5):
+        config = PretrainConfig(dropout=0.0, attention_dropout=attention_dropout)
+        torch.manual_seed(0)
+        model = BertForMaskedLM(bert_config(tokenizer, config)).train()
+        outputs[attention_dropout] = [model(input_ids=ids).logits for _ in range(2)]
+    assert torch.equal(*outputs[0.0])
+    assert not torch.allclose(*outputs[0.5])
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.0, 1.5])
+def test_attention_dropout_out_of_range_is_one_line(value):
+    with pytest.raises(TokstudyError, match=r"^models\.pretrain\.attention_dropout must be in"):
+        from_mapping(PretrainConfig, {"attention_dropout": value}, "models.pretrain")
 
 
 def test_speller_spells_words_and_specials():

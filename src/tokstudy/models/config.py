@@ -140,6 +140,9 @@ class PretrainConfig(RunSettings):
     warmup_steps: int = 100
     grad_clip: float = 1.0
     dropout: float = 0.1
+    #: dropout of the attention probabilities; left out: ``dropout`` (BERT's 0.1 for both).
+    #: 0 lets ``torch.compile`` keep the fused attention kernel (docs/gpu.md)
+    attention_dropout: float | None = setting(None, low=0, high=1, high_open=True)
     mlm_probability: float = proportion(0.15)
     mask_replace_prob: float = 0.8
     random_replace_prob: float = 0.1
@@ -153,6 +156,11 @@ class PretrainConfig(RunSettings):
             raise TokstudyError(
                 "models.pretrain.mask_replace_prob + random_replace_prob must not exceed 1"
             )
+
+    @property
+    def attention_dropout_prob(self) -> float:
+        """The dropout of the attention probabilities in effect (``dropout`` unless set)."""
+        return self.dropout if self.attention_dropout is None else self.attention_dropout
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,7 @@ def bert_config(tokenizer: Any, config: PretrainConfig) -> BertConfig:
         max_position_embeddings=config.max_length,
         pad_token_id=tokenizer.pad_token_id,
         hidden_dropout_prob=config.dropout,
-        attention_probs_dropout_prob=config.dropout,
+        attention_probs_dropout_prob=config.attention_dropout_prob,
         attn_implementation="sdpa",
         **PRESETS[config.preset],
     )

@@ -78,7 +78,7 @@ class Settings:
             key, value = f"{self.section}.{item.name}", getattr(self, item.name)
             if item.metadata.get("choices"):
                 choice(key, value, item.metadata["choices"])
-            elif "bounds" in item.metadata:
+            elif "bounds" in item.metadata and value is not None:  # None: left out
                 check_setting(key, value, item.metadata["bounds"])
 
 

@@ -195,7 +195,7 @@ def model_settings(
             "max_position_embeddings": config.max_length,
             "pad_token_id": SPECIAL_TOKENS.index(PAD),
             "hidden_dropout_prob": config.dropout,
-            "attention_probs_dropout_prob": config.dropout,
+            "attention_probs_dropout_prob": config.attention_dropout_prob,
             "attn_implementation": "sdpa",
         },
     }
