@@ -183,9 +183,7 @@ def test_whole_word_mask_needs_char_spans(tmp_path, corpus_dir, tokenizer):
         pretrain_bert(tokenizer, corpus_dir, tmp_path / "run", config)
 
 
-@pytest.mark.parametrize(
-    ("attention_dropout", "expected"), [(None, 0.1), (0.0, 0.0), (0.3, 0.3)]
-)
+@pytest.mark.parametrize(("attention_dropout", "expected"), [(None, 0.1), (0.0, 0.0), (0.3, 0.3)])
 def test_attention_dropout_left_out_is_dropout(tokenizer, attention_dropout, expected):
     config = PretrainConfig(dropout=0.1, attention_dropout=attention_dropout)
     bert = bert_config(tokenizer, config)

@@ -27,6 +27,7 @@ from tokstudy.nmt.batching import (
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.decode import hypothesis_ids, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
+from tokstudy.nmt.train import NmtTask
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Tokenizer, TrainSpec
 
 SPECIAL = SpecialIds(pad=1, bos=2, eos=3, suppressed=(1, 2, 4))
@@ -119,6 +120,82 @@ def test_collate_shifts_targets_and_masks_padding() -> None:
     assert batch["attention_mask"].tolist() == [[1, 1, 1], [1, 1, 0]]
     assert batch["decoder_input_ids"].tolist() == [[2, 9, 1, 1], [2, 9, 10, 11]]
     assert batch["labels"].tolist() == [[9, 3, IGNORE_INDEX, IGNORE_INDEX], [9, 10, 11, 3]]
+
+
+def test_collate_pads_each_side_to_the_multiple() -> None:
+    batch = collate([Example(0, [7, 8, 3], [9]), Example(1, [7, 3], [9, 10, 11])], SPECIAL, 4)
+    assert batch["input_ids"].tolist() == [[7, 8, 3, 1], [7, 3, 1, 1]]
+    assert batch["attention_mask"].tolist() == [[1, 1, 1, 0], [1, 1, 0, 0]]
+    assert batch["decoder_input_ids"].tolist() == [[2, 9, 1, 1], [2, 9, 10, 11]]  # 4 already
+    wide = collate([Example(0, [7, 3], [9, 10, 11, 12])], SPECIAL, 4)
+    assert wide["decoder_input_ids"].tolist() == [[2, 9, 10, 11, 12, 1, 1, 1]]
+    assert wide["labels"].tolist() == [[9, 10, 11, 12, 3, *[IGNORE_INDEX] * 3]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.tuples(st.integers(1, 30), st.integers(0, 30)), min_size=1, max_size=40),
+    multiple=st.integers(1, 16),
+    rows=st.integers(1, 4),
+    seed=st.integers(0, 100),
+)
+def test_padded_batches_keep_the_budget(
+    sizes: list[tuple[int, int]], multiple: int, rows: int, seed: int
+) -> None:
+    """An epoch of a task's padded batches: every pair once, each side's width a multiple
+    of the padding, ``rows × widest side`` within ``max_tokens``, padding not counted."""
+    examples = [Example(i, [100 + i] * s, [6] * t) for i, (s, t) in enumerate(sizes)]
+    max_length = max(3, *(example.length for example in examples))
+    config = TrainConfig(
+        max_length=max_length,
+        max_tokens=rows * -(-max_length // multiple) * multiple,
+        pad_to_multiple=multiple,
+        seed=seed,
+    )
+    lengths = [example.length for example in examples]
+    task = NmtTask(examples, SPECIAL, lengths, config, evaluate=None, save=None)
+    seen: list[int] = []
+    for step in itertools.count():
+        batch, tokens = task.batch(step)
+        if task.epochs[step] > 0:
+            break
+        batch_rows, width = batch["input_ids"].shape
+        target_width = batch["labels"].shape[1]
+        assert width % multiple == 0 and target_width % multiple == 0
+        assert batch_rows * max(width, target_width) <= config.max_tokens
+        ids = batch["input_ids"][:, 0].tolist()
+        assert tokens == sum(sum(sizes[i - 100]) + 1 for i in ids)
+        seen.extend(ids)
+    assert sorted(seen) == [100 + i for i in range(len(examples))]
+
+
+def test_padding_to_a_multiple_leaves_the_loss_unchanged() -> None:
+    """Padding is masked and ignored: the same sentences give the same loss (up to float
+    rounding) at any padding multiple."""
+    torch.manual_seed(0)
+    model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
+    examples = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
+    losses = []
+    for multiple in (1, 8, 16):
+        batch = collate(examples, SPECIAL, multiple)
+        logits = model(
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            decoder_input_ids=batch["decoder_input_ids"],
+        ).logits
+        losses.append(label_smoothed_loss(logits, batch["labels"], 0.1)[0])
+    assert losses[0].item() > 0
+    torch.testing.assert_close(losses[1], losses[0], rtol=1e-5, atol=0)
+    torch.testing.assert_close(losses[2], losses[0], rtol=1e-5, atol=0)
+
+
+def test_a_padded_longest_pair_over_the_budget_is_one_line() -> None:
+    TrainConfig(max_length=100, max_tokens=104, pad_to_multiple=8)
+    with pytest.raises(
+        TokstudyError,
+        match=r"max_tokens \(100\) must be >= nmt.train.max_length \(100, padded to 104\)",
+    ):
+        TrainConfig(max_length=100, max_tokens=100, pad_to_multiple=8)
 
 
 # --- loss and schedule -------------------------------------------------------------------

@@ -3,8 +3,9 @@
 A source is ``ids + [SEP]``; the decoder reads ``[CLS] + ids`` and predicts ``ids + [SEP]``
 (``[CLS]`` is the beginning-of-sentence and ``[SEP]`` the end-of-sentence token). Batches
 follow the usual recipe: examples sorted by length (ties in a seeded random order) are cut
-into batches whose padded size ``sentences × longest side`` stays within the budget, and
-the batches are shuffled with a seed.
+into batches whose padded size ``sentences × longest side`` stays within the budget (the
+longest side rounded up to the padding multiple, when there is one), and the batches are
+shuffled with a seed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 import torch
 
 from tokstudy.errors import TokstudyError
+from tokstudy.nmt.config import round_up
 from tokstudy.tokenizers.base import CLS, PAD, SEP, SPECIAL_TOKENS, Tokenizer
 
 log = logging.getLogger(__name__)
@@ -135,18 +137,24 @@ def token_batches(
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def pad(sequences: Sequence[Sequence[int]], value: int) -> torch.Tensor:
-    """A ``(batch, longest)`` tensor of ``sequences``, right-padded with ``value``."""
-    longest = max(len(sequence) for sequence in sequences)
-    return torch.tensor([list(seq) + [value] * (longest - len(seq)) for seq in sequences])
+def pad(sequences: Sequence[Sequence[int]], value: int, multiple: int = 1) -> torch.Tensor:
+    """A ``(batch, width)`` tensor of ``sequences``, right-padded with ``value``: ``width``
+    is the longest sequence's length rounded up to a multiple of ``multiple``."""
+    width = round_up(max(len(sequence) for sequence in sequences), multiple)
+    return torch.tensor([list(seq) + [value] * (width - len(seq)) for seq in sequences])
 
 
-def collate(examples: Sequence[Example], special: SpecialIds) -> dict[str, torch.Tensor]:
-    """Model inputs of a batch: source ids and mask, decoder inputs and labels."""
+def collate(
+    examples: Sequence[Example], special: SpecialIds, multiple: int = 1
+) -> dict[str, torch.Tensor]:
+    """Model inputs of a batch: source ids and mask, decoder inputs and labels; each side
+    padded to a multiple of ``multiple`` positions (few distinct shapes for compiled
+    kernels; the padding is masked and ignored by the loss)."""
     sources = [example.source for example in examples]
+    targets = [[special.bos, *example.target] for example in examples]
     return {
-        "input_ids": pad(sources, special.pad),
-        "attention_mask": pad([[1] * len(source) for source in sources], 0),
-        "decoder_input_ids": pad([[special.bos, *ex.target] for ex in examples], special.pad),
-        "labels": pad([[*ex.target, special.eos] for ex in examples], IGNORE_INDEX),
+        "input_ids": pad(sources, special.pad, multiple),
+        "attention_mask": pad([[1] * len(source) for source in sources], 0, multiple),
+        "decoder_input_ids": pad(targets, special.pad, multiple),
+        "labels": pad([[*ex.target, special.eos] for ex in examples], IGNORE_INDEX, multiple),
     }

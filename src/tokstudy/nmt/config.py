@@ -80,6 +80,11 @@ class SplitConfig(Settings):
     deduplicate: bool = True
 
 
+def round_up(length: int, multiple: int) -> int:
+    """The smallest multiple of ``multiple`` that is at least ``length``."""
+    return -(-length // multiple) * multiple
+
+
 @dataclass(frozen=True)
 class TrainConfig(DeviceSettings):
     """One NMT training run (one seed); device keys: :class:`DeviceSettings`.
@@ -93,7 +98,10 @@ class TrainConfig(DeviceSettings):
     measured faster on CUDA: docs/gpu.md). ``devices``: processes (GPUs, or CPU processes)
     that train the model together, DDP over the sentences of each batch
     (:mod:`tokstudy.training.distributed`); ``accumulate``: micro-batches per step (the
-    sentences of each token-budget batch cut into that many parts).
+    sentences of each token-budget batch cut into that many parts). ``pad_to_multiple``:
+    each batch's source and target padded to a multiple of this many positions (1: to
+    their longest sentence), its budget counted with the padded length: fewer distinct
+    batch shapes for compiled kernels and tensor cores, at the cost of padding.
     """
 
     section: ClassVar[str] = "nmt.train"
@@ -115,13 +123,16 @@ class TrainConfig(DeviceSettings):
     compile: bool | None = None
     devices: int = setting(1, low=1)
     accumulate: int = setting(1, low=1)
+    pad_to_multiple: int = setting(1, low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.max_tokens < self.max_length:
+        longest = round_up(self.max_length, self.pad_to_multiple)
+        if self.max_tokens < longest:
+            padded = f", padded to {longest}" if longest > self.max_length else ""
             raise TokstudyError(
                 f"nmt.train.max_tokens ({self.max_tokens}) must be >= nmt.train.max_length "
-                f"({self.max_length}): a batch must hold the longest training pair"
+                f"({self.max_length}{padded}): a batch must hold the longest training pair"
             )
         if len(self.adam_betas) != 2:
             raise TokstudyError(f"nmt.train.adam_betas must be two numbers, got {self.adam_betas}")

@@ -38,7 +38,7 @@ from tokstudy.nmt.batching import (
     shared_special_ids,
     token_batches,
 )
-from tokstudy.nmt.config import DecodeConfig, TrainConfig
+from tokstudy.nmt.config import DecodeConfig, TrainConfig, round_up
 from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
 from tokstudy.nmt.scoring import corpus_scores, detokenize
@@ -98,7 +98,9 @@ class NmtTask(Task):
         self.examples = examples
         self.special = special
         self.label_smoothing = config.label_smoothing
-        self.all_batches = epoch_batches(lengths, config.max_tokens, config.seed)
+        self.multiple = config.pad_to_multiple
+        padded = [round_up(length, self.multiple) for length in lengths]
+        self.all_batches = epoch_batches(padded, config.max_tokens, config.seed)
         self.batches = self.all_batches
         self.epochs: dict[int, int] = {}
         self.epoch = 0
@@ -112,7 +114,7 @@ class NmtTask(Task):
     def batch(self, step: int) -> tuple[dict[str, torch.Tensor], int]:
         epoch, positions = next(self.batches)
         self.epochs[step] = epoch
-        batch = collate([self.examples[i] for i in positions], self.special)
+        batch = collate([self.examples[i] for i in positions], self.special, self.multiple)
         tokens = int((batch["labels"] != IGNORE_INDEX).sum() + batch["attention_mask"].sum())
         return batch, tokens
 
