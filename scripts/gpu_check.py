@@ -8,8 +8,9 @@ GPU study through Snakemake.
    and, where that default compiles, eager; a table row gives tokens/s, FLOP/s and MFU
    (the share of the GPU's dense bf16 peak) of the second half of the steps.
    ``--compile-all`` adds a compiled row for the kinds whose default is eager: the
-   evidence for changing that default. ``--kinds`` picks kinds (``clm,mlm,nmt``). The GPU's
-   own large bf16 matrix product is measured too.
+   evidence for changing that default; ``--variants`` adds rows for settings that may
+   reach the MFU targets (:data:`VARIANTS`). ``--kinds`` picks kinds (``clm,mlm,nmt``).
+   The GPU's own large bf16 matrix product is measured too.
 2. ``--study``: ``config/gpu_check.yaml`` (clm, BERT-base MLM + POS, NMT base, one job on
    the GPU at a time) through ``snakemake`` with the data under ``--shared``; prints its
    wall time and each training job's tokens/s and MFU.
@@ -21,12 +22,13 @@ line and exits with status 2. ``--smoke`` runs both parts at toy sizes on the CP
 the project's tests).
 
     python scripts/gpu_check.py [--steps 30] [--study] [--shared ../shared] [--cores 16]
-                                [--compile-all] [--kinds clm,mlm,nmt]
+                                [--compile-all] [--variants] [--kinds clm,mlm,nmt]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import os
@@ -82,6 +84,10 @@ class Sizes:
     nmt_length: int
     vocab: int
     device: str
+    #: ``models.pretrain.attention_dropout`` (None: BERT's, the hidden dropout)
+    bert_attention_dropout: float | None = None
+    #: ``nmt.train.pad_to_multiple``
+    nmt_pad_to_multiple: int = 1
 
 
 GPU_SIZES = Sizes("base", 1024, 32, "base", 512, 32, "base", 8192, 256, VOCAB, "cuda")
@@ -145,6 +151,7 @@ def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         batch_size=sizes.bert_batch,
         device=sizes.device,
         compile=compile_loss,
+        attention_dropout=sizes.bert_attention_dropout,
     )
     model_config = bert_config(_Vocabulary(sizes.vocab), config)
     generator = torch.Generator().manual_seed(0)
@@ -158,6 +165,8 @@ def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     model = BertForMaskedLM(model_config).to(sizes.device)
     optimizer = build_optimizer(model, config, steps, 1, fused=sizes.device == "cuda")
     label = f"BERT {sizes.bert_preset} MLM, {sizes.bert_length} x {sizes.bert_batch}"
+    if sizes.bert_attention_dropout is not None:
+        label += f", attention dropout {sizes.bert_attention_dropout:g}"
     flops = bert_flops_per_token(model_config, config)
     return label, model, MlmTask(batches, bert_mlm_loss), optimizer, flops
 
@@ -179,6 +188,7 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         warmup_steps=1,
         device=sizes.device,
         compile=compile_loss,
+        pad_to_multiple=sizes.nmt_pad_to_multiple,
     )
     special = SpecialIds(pad=0, bos=1, eos=2, suppressed=(0, 1))
     rng = np.random.default_rng(0)
@@ -201,12 +211,31 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     ).to(sizes.device)
     optimizer = optimizer_and_schedule(model, config, fused=sizes.device == "cuda")
     label = f"NMT {sizes.nmt_preset}, {sizes.nmt_tokens}-token batches"
+    if sizes.nmt_pad_to_multiple > 1:
+        label += f", padded to x{sizes.nmt_pad_to_multiple}"
     return label, model, task, optimizer, nmt_flops_per_token(model.config, sizes.nmt_length)
 
 
 KINDS: tuple[Callable[..., Any], ...] = (clm_kind, mlm_kind, nmt_kind)
 #: ``--kinds`` names
 KIND_NAMES = {"clm": clm_kind, "mlm": mlm_kind, "nmt": nmt_kind}
+#: ``--variants``: settings that may bring a kind nearer its MFU target of issue 36 (kind,
+#: the change to the table's sizes, compile): fused attention under compile (BERT's
+#: attention dropout at 0), twice the rows, NMT's lengths padded to a multiple of 8
+#: (few shapes for compiled kernels), four times NMT's token budget
+VARIANTS: tuple[tuple[str, Callable[[Sizes], Sizes], bool | None], ...] = (
+    ("clm", lambda s: dataclasses.replace(s, clm_batch=2 * s.clm_batch), None),
+    ("mlm", lambda s: dataclasses.replace(s, bert_attention_dropout=0.0), True),
+    ("mlm", lambda s: dataclasses.replace(s, bert_batch=2 * s.bert_batch), None),
+    (
+        "mlm",
+        lambda s: dataclasses.replace(s, bert_batch=2 * s.bert_batch, bert_attention_dropout=0.0),
+        True,
+    ),
+    ("nmt", lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8), False),
+    ("nmt", lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8), True),
+    ("nmt", lambda s: dataclasses.replace(s, nmt_tokens=4 * s.nmt_tokens), False),
+)
 
 
 def train_kind(
@@ -273,10 +302,11 @@ def speed_table(
     steps: int,
     compile_all: bool = False,
     kinds: Sequence[Callable[..., Any]] = KINDS,
+    variants: bool = False,
 ) -> None:
     """Print the table of issue 36: every kind with the loop's default, then eager where
     the default compiles (or failed); with ``compile_all``, compiled where the default is
-    eager."""
+    eager; with ``variants``, the :data:`VARIANTS` of those kinds."""
     from tokstudy.training.device import matmul_flops
 
     device = torch.device(sizes.device)
@@ -299,6 +329,11 @@ def speed_table(
             _print_row(kind, sizes, False, steps)
         elif compile_all:
             _print_row(kind, sizes, True, steps)
+    chosen = [variant for variant in VARIANTS if KIND_NAMES[variant[0]] in kinds]
+    if variants and chosen:
+        print("| *variants (`--variants`)* | | | | | |", flush=True)
+        for name, change, compile_loss in chosen:
+            _print_row(KIND_NAMES[name], change(sizes), compile_loss, steps)
 
 
 def _print_row(
@@ -446,6 +481,11 @@ def main() -> int:
         help="also a compiled row for the kinds whose default is eager",
     )
     parser.add_argument(
+        "--variants",
+        action="store_true",
+        help="also the candidate settings for the MFU targets (VARIANTS), of the chosen kinds",
+    )
+    parser.add_argument(
         "--kinds",
         default=",".join(KIND_NAMES),
         help=f"the speed table's model kinds, comma-separated (of {', '.join(KIND_NAMES)})",
@@ -460,7 +500,8 @@ def main() -> int:
         return 2
     started = time.perf_counter()
     sizes = SMOKE_SIZES if args.smoke else GPU_SIZES
-    speed_table(sizes, args.steps, args.compile_all, [KIND_NAMES[name] for name in names])
+    kinds = [KIND_NAMES[name] for name in names]
+    speed_table(sizes, args.steps, args.compile_all, kinds, args.variants)
     status = run_study(args.shared, args.cores, args.smoke) if args.study else 0
     print(f"gpu_check: {(time.perf_counter() - started) / 60:.1f} min in all")
     return status

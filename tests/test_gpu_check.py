@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,55 @@ def test_each_kind_has_its_default_row_and_the_other_mode_where_there_is_one(
     ]
 
 
+def test_variants_add_their_rows_after_the_chosen_kinds(
+    monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    gpu_check = _load_script()
+    calls = []
+
+    def fake_row(kind, sizes, compile_loss, steps):
+        calls.append((kind.__name__, sizes, compile_loss))
+        return f"| {kind.__name__} | {compile_loss} |", False
+
+    monkeypatch.setattr(gpu_check, "speed_row", fake_row)
+    base = gpu_check.SMOKE_SIZES
+    gpu_check.speed_table(base, 2, False, [gpu_check.nmt_kind, gpu_check.mlm_kind], True)
+    assert "| *variants (`--variants`)* |" in capsys.readouterr().out
+    changed = [(name, _changes(base, sizes), compiled) for name, sizes, compiled in calls]
+    assert changed == [
+        ("nmt_kind", {}, None),
+        ("mlm_kind", {}, None),
+        ("mlm_kind", {"bert_attention_dropout": 0.0}, True),
+        ("mlm_kind", {"bert_batch": 2 * base.bert_batch}, None),
+        ("mlm_kind", {"bert_batch": 2 * base.bert_batch, "bert_attention_dropout": 0.0}, True),
+        ("nmt_kind", {"nmt_pad_to_multiple": 8}, False),
+        ("nmt_kind", {"nmt_pad_to_multiple": 8}, True),
+        ("nmt_kind", {"nmt_tokens": 4 * base.nmt_tokens}, False),
+    ]
+
+
+@pytest.mark.slow
+def test_the_variants_train_with_their_settings() -> None:
+    """The NMT variants at toy sizes: the padded model's rows say so, and none fails."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gpu_check.py"), "--smoke", "--steps", "2",
+         "--kinds", "nmt", "--variants"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = [line.split(" | ")[:2] for line in result.stdout.splitlines() if line[:2] == "| "]
+    assert rows[1:] == [
+        ["| NMT tiny, 512-token batches", "default: eager"],
+        ["| *variants (`--variants`)*", "|"],
+        ["| NMT tiny, 512-token batches, padded to x8", "eager"],
+        ["| NMT tiny, 512-token batches, padded to x8", "loss compiled"],
+        ["| NMT tiny, 2048-token batches", "eager"],
+    ]
+
+
 def test_kinds_picks_the_rows_and_an_unknown_kind_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
@@ -155,6 +205,14 @@ def test_the_profile_refuses_in_one_line(arguments: tuple[str, ...], message: st
     result = _run_profile(*arguments)
     assert result.returncode == 2 and result.stdout == ""
     assert message in result.stderr.splitlines()[-1]
+
+
+def _changes(base, sizes) -> dict:
+    """The fields of ``sizes`` that differ from ``base``."""
+    names = [item.name for item in fields(sizes)]
+    return {
+        name: getattr(sizes, name) for name in names if getattr(sizes, name) != getattr(base, name)
+    }
 
 
 def _run_profile(*arguments: str) -> subprocess.CompletedProcess:
