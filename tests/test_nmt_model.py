@@ -189,6 +189,29 @@ def test_padding_to_a_multiple_leaves_the_loss_unchanged() -> None:
     torch.testing.assert_close(losses[2], losses[0], rtol=1e-5, atol=0)
 
 
+def test_the_host_made_source_mask_gives_the_models_own_loss() -> None:
+    """``NmtTask.on_host`` makes the 4-D source mask (or drops an all-ones one) that
+    transformers would make from the 2-D mask on the device: the same logits."""
+    torch.manual_seed(0)
+    model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
+    task = NmtTask([], SPECIAL, [], TrainConfig(), evaluate=None, save=None)
+    padded = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
+    unpadded = [Example(0, [7, 8, 3], [9]), Example(1, [9, 7, 3], [9, 10, 11])]
+    for examples in (padded, unpadded):
+        batch = collate(examples, SPECIAL)
+        host = task.on_host(batch)
+        assert ("attention_mask" in host) == (examples is padded)
+        logits = [
+            model(
+                input_ids=inputs["input_ids"],
+                attention_mask=inputs.get("attention_mask"),
+                decoder_input_ids=inputs["decoder_input_ids"],
+            ).logits
+            for inputs in (batch, host)
+        ]
+        torch.testing.assert_close(logits[1], logits[0], rtol=0, atol=1e-6)
+
+
 def test_a_padded_longest_pair_over_the_budget_is_one_line() -> None:
     TrainConfig(max_length=100, max_tokens=104, pad_to_multiple=8)
     with pytest.raises(

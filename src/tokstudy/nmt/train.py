@@ -118,11 +118,22 @@ class NmtTask(Task):
         tokens = int((batch["labels"] != IGNORE_INDEX).sum() + batch["attention_mask"].sum())
         return batch, tokens
 
+    def on_host(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The source mask as the attention layers take it, made here: ``transformers``
+        would make it on the device, reading it back (``mask.all()``) to decide whether to
+        skip it, a host-device synchronisation every step. Without padding there is none
+        (the model then skips it too), else ``(rows, 1, 1, source length)``, True where
+        attended (encoder self-attention and cross-attention broadcast it)."""
+        mask = batch["attention_mask"]
+        rest = {key: value for key, value in batch.items() if key != "attention_mask"}
+        return rest if bool(mask.all()) else rest | {"attention_mask": mask[:, None, None, :] > 0}
+
     def loss(self, model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> Any:
         logits = model(
             input_ids=batch["input_ids"],
-            attention_mask=batch["attention_mask"],
+            attention_mask=batch.get("attention_mask"),
             decoder_input_ids=batch["decoder_input_ids"],
+            use_cache=False,  # a cache's offset is a tensor the causal mask would read back
         ).logits
         loss, nll, target_tokens = label_smoothed_loss(
             logits, batch["labels"], self.label_smoothing
