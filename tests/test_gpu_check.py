@@ -224,6 +224,21 @@ def test_no_training_step_makes_the_host_wait_for_the_device(name: str, pad_to: 
     assert all(masks) == (pad_to > 1)  # NMT's padded sources are masked, others need none
 
 
+@pytest.mark.slow
+def test_compiled_nmt_is_one_graph_for_every_batch_shape() -> None:
+    """NMT's batches change shape every step: the loop compiles its loss once, with
+    symbolic sizes, and never again (no recompilation, no graph break)."""
+    from torch._dynamo.utils import counters
+
+    gpu_check = _load_script()
+    torch._dynamo.reset()
+    counters.clear()
+    sizes = dataclasses.replace(gpu_check.SMOKE_SIZES, nmt_tokens=1024)
+    _, _, log = gpu_check.train_kind(gpu_check.nmt_kind, sizes, True, 4, log_every=4)
+    assert log["step"].tolist() == [4]
+    assert counters["stats"]["unique_graphs"] == 1 and not counters["recompiles"]
+
+
 def test_kinds_picks_the_rows_and_an_unknown_kind_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:

@@ -224,7 +224,10 @@ def train(
     )
     start, state = run.resume()
     stopper = EarlyStopping(settings.patience, "score", **state.get("stopping", {}))
-    loss_of = torch.compile(task.loss) if compiling else task.loss
+    # variable shapes: one graph with symbolic sizes from the start (not a first graph
+    # specialised to the first batch's shape, then a second when the shape changes)
+    dynamic = True if task.variable_shapes else None
+    loss_of = torch.compile(task.loss, dynamic=dynamic) if compiling else task.loss
     # several workers: DDP averages the gradients of each worker's share of the batch; it
     # wraps the loss (not the model), so a task's loss sees the model itself, submodules
     # included, and DDP's forward still runs at every step
