@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import traceback
 from dataclasses import fields
 from pathlib import Path
 
@@ -17,7 +16,6 @@ import pytest
 import torch
 import yaml
 from conftest import REPO
-from torch.utils._python_dispatch import TorchDispatchMode
 
 
 def test_without_a_gpu_the_check_says_so_in_one_line() -> None:
@@ -167,38 +165,6 @@ def test_the_variants_train_with_their_settings() -> None:
     ]
 
 
-#: operators that make the host wait for a CUDA device (they return a value or a shape
-#: that depends on the tensor's contents)
-SYNCHRONISING = {
-    "aten._local_scalar_dense.default",  # .item(), bool(), int(), float() of a tensor
-    "aten.nonzero.default",
-    "aten.masked_select.default",
-    "aten.is_nonzero.default",
-    "aten.equal.default",
-    "aten._unique2.default",
-    "aten.unique_consecutive.default",
-    "aten.repeat_interleave.Tensor",
-}
-
-
-class SynchronisingOperators(TorchDispatchMode):
-    """Records the operators of :data:`SYNCHRONISING` and boolean-mask indexing, each with
-    the names of the functions it was called from."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: list[tuple[str, set[str]]] = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = str(func)
-        masks = name == "aten.index.Tensor" and any(
-            index is not None and index.dtype == torch.bool for index in args[1]
-        )
-        if name in SYNCHRONISING or masks:
-            self.seen.append((name, {frame.name for frame in traceback.extract_stack()}))
-        return func(*args, **(kwargs or {}))
-
-
 @pytest.mark.parametrize(("name", "pad_to"), [("clm", 1), ("mlm", 1), ("nmt", 1), ("nmt", 8)])
 def test_no_training_step_makes_the_host_wait_for_the_device(name: str, pad_to: int) -> None:
     """Issue 36: no host-device synchronisation in the step. Each kind's micro-batch, from
@@ -207,23 +173,52 @@ def test_no_training_step_makes_the_host_wait_for_the_device(name: str, pad_to: 
     the fused CUDA one, so it is left out). One exception, in eager NMT: transformers'
     Marian decoder makes an all-ones mask and reads it back to choose SDPA's causal
     kernel (none under ``torch.compile``); an explicit mask would give that kernel up."""
-    gpu_check = _load_script()
+    operators = _load_script("step_operators")
     torch.manual_seed(0)
-    sizes = dataclasses.replace(gpu_check.SMOKE_SIZES, nmt_pad_to_multiple=pad_to)
-    _, model, task, _, _ = gpu_check.KIND_NAMES[name](sizes, False, 2)
+    sizes = dataclasses.replace(operators.gpu_check.SMOKE_SIZES, nmt_pad_to_multiple=pad_to)
+    _, model, task, _, _ = operators.gpu_check.KIND_NAMES[name](sizes, False, 2)
     task.start(0)
     masks = []
     for step in range(3):
-        cpu_batch, _ = task.batch(step)
-        batch = task.on_host(cpu_batch)  # the host's work: its own tensors, no device
+        batch, forward, backward = operators.record_step(task, model, step)
         masks.append("attention_mask" in batch)
-        with SynchronisingOperators() as recorder:
-            loss, _ = task.loss(model, batch)
-            loss.backward()
-        others = [op for op, callers in recorder.seen if "create_causal_mask" not in callers]
+        waits = forward.waits + backward.waits
+        others = [op for op, callers in waits if "create_causal_mask" not in callers]
         assert others == []
-        assert len(recorder.seen) == (name == "nmt")
+        assert len(waits) == (name == "nmt")
     assert all(masks) == (pad_to > 1)  # NMT's padded sources are masked, others need none
+
+
+def test_the_recorder_counts_each_operator_and_the_waits_for_the_device() -> None:
+    operators = _load_script("step_operators")
+    x = torch.arange(4.0)
+    with operators.StepOperators() as recorder:
+        total = (x * 2).sum()
+        float(total)  # one read of a tensor's value
+        _ = x[x > 1]  # boolean-mask indexing
+    assert recorder.counts["aten.mul.Tensor"] == 1 and recorder.counts["aten.sum.default"] == 1
+    assert [op for op, _ in recorder.waits] == [
+        "aten._local_scalar_dense.default",
+        "aten.index.Tensor",
+    ]
+    assert (
+        "test_the_recorder_counts_each_operator_and_the_waits_for_the_device"
+        in (recorder.waits[0][1])
+    )
+
+
+def test_the_operator_table_has_a_row_per_kind() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "step_operators.py"), "--kinds", "nmt,clm"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split(" | ") for line in result.stdout.splitlines()[2:]]
+    assert [row[0] for row in rows] == ["| NMT tiny, 512-token batches", "| clm tiny, 64 x 4"]
+    assert all(int(row[1]) > 100 and int(row[2]) > int(row[1]) for row in rows)
+    assert rows[0][3] == "1 (1 in create_causal_mask) |" and rows[1][3] == "0 |"
 
 
 @pytest.mark.slow
@@ -305,9 +300,9 @@ def _run_profile(*arguments: str) -> subprocess.CompletedProcess:
     )
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("gpu_check", REPO / "scripts" / "gpu_check.py")
+def _load_script(name: str = "gpu_check"):
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_check"] = module  # its dataclasses look their module up there
+    sys.modules[name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module

@@ -133,7 +133,7 @@ class NmtTask(Task):
             input_ids=batch["input_ids"],
             attention_mask=batch.get("attention_mask"),
             decoder_input_ids=batch["decoder_input_ids"],
-            use_cache=False,  # a cache's offset is a tensor the causal mask would read back
+            use_cache=False,  # training reads no decoder cache: none is built
         ).logits
         loss, nll, target_tokens = label_smoothed_loss(
             logits, batch["labels"], self.label_smoothing
