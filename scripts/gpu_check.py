@@ -88,8 +88,6 @@ class Sizes:
     bert_attention_dropout: float | None = None
     #: ``nmt.train.pad_to_multiple``
     nmt_pad_to_multiple: int = 1
-    #: ``torch.compile``'s mode where the loss is compiled (``LoopSettings.compile_mode``)
-    compile_mode: str = "default"
 
 
 GPU_SIZES = Sizes("base", 1024, 32, "base", 512, 32, "base", 8192, 256, VOCAB, "cuda")
@@ -224,8 +222,7 @@ KIND_NAMES = {"clm": clm_kind, "mlm": mlm_kind, "nmt": nmt_kind}
 #: ``--variants``: settings that may bring a kind nearer its MFU target of issue 36 (kind,
 #: the change to the table's sizes, compile): fused attention under compile (BERT's
 #: attention dropout at 0), twice the rows, NMT's lengths padded to a multiple of 8
-#: (few shapes for compiled kernels), then replayed as CUDA graphs, four times NMT's
-#: token budget
+#: (few shapes for compiled kernels), four times NMT's token budget
 VARIANTS: tuple[tuple[str, Callable[[Sizes], Sizes], bool | None], ...] = (
     ("clm", lambda s: dataclasses.replace(s, clm_batch=2 * s.clm_batch), None),
     ("mlm", lambda s: dataclasses.replace(s, bert_attention_dropout=0.0), True),
@@ -237,11 +234,6 @@ VARIANTS: tuple[tuple[str, Callable[[Sizes], Sizes], bool | None], ...] = (
     ),
     ("nmt", lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8), False),
     ("nmt", lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8), True),
-    (
-        "nmt",
-        lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8, compile_mode="reduce-overhead"),
-        True,
-    ),
     ("nmt", lambda s: dataclasses.replace(s, nmt_tokens=4 * s.nmt_tokens), False),
 )
 
@@ -269,7 +261,6 @@ def train_kind(
         checkpoint_every=steps + 1,
         grad_clip=1.0,
         compile=compile_loss,
-        compile_mode=sizes.compile_mode,
         flops_per_token=flops,
     )
     with tempfile.TemporaryDirectory() as folder:
@@ -297,9 +288,7 @@ def speed_row(
     label, result, log = train_kind(kind, sizes, compile_loss, steps, log_every=max(1, steps // 2))
     last = log.iloc[-1]  # warm: the second half
     compiled = "loss compiled" if result.extra["compiled"] else "eager"
-    if result.extra["compiled"] and sizes.compile_mode != "default":
-        compiled += f" ({sizes.compile_mode})"
-    mode = {False: "eager", None: f"default: {compiled}", True: compiled}[compile_loss]
+    mode = {False: "eager", None: f"default: {compiled}", True: "loss compiled"}[compile_loss]
     mfu = "" if pd.isna(last["mfu"]) else f"{100 * float(last['mfu']):.1f} %"
     row = (
         f"| {label} | {mode} | {1000 * result.train_seconds / steps:.0f} | "

@@ -137,7 +137,6 @@ def test_variants_add_their_rows_after_the_chosen_kinds(
         ("mlm_kind", {"bert_batch": 2 * base.bert_batch, "bert_attention_dropout": 0.0}, True),
         ("nmt_kind", {"nmt_pad_to_multiple": 8}, False),
         ("nmt_kind", {"nmt_pad_to_multiple": 8}, True),
-        ("nmt_kind", {"nmt_pad_to_multiple": 8, "compile_mode": "reduce-overhead"}, True),
         ("nmt_kind", {"nmt_tokens": 4 * base.nmt_tokens}, False),
     ]
 
@@ -160,7 +159,6 @@ def test_the_variants_train_with_their_settings() -> None:
         ["| *variants (`--variants`)*", "|"],
         ["| NMT tiny, 512-token batches, padded to x8", "eager"],
         ["| NMT tiny, 512-token batches, padded to x8", "loss compiled"],
-        ["| NMT tiny, 512-token batches, padded to x8", "loss compiled (reduce-overhead)"],
         ["| NMT tiny, 2048-token batches", "eager"],
     ]
 

@@ -87,9 +87,6 @@ class LoopSettings:
     checkpoint_dir: Path | None = None
     #: the config key of ``compile`` in error messages
     compile_key: str = "compile"
-    #: ``torch.compile``'s mode when compiling: ``default``, ``reduce-overhead`` (CUDA
-    #: graphs: the step's kernels replayed without the host launching each), ``max-autotune``
-    compile_mode: str = "default"
 
 
 class Task:
@@ -185,14 +182,9 @@ def _weighted(
 
 
 def _sum(sums: dict[str, Any], values: Mapping[str, Any]) -> None:
-    """Add ``values`` to ``sums``: new tensors, never the values' own memory (which a CUDA
-    graph's next replay overwrites)."""
     for key, value in values.items():
         value = value.detach() if isinstance(value, torch.Tensor) else value
-        if key not in sums:
-            sums[key] = value.clone() if isinstance(value, torch.Tensor) else value
-        else:
-            sums[key] = sums[key] + value
+        sums[key] = sums[key] + value if key in sums else value
 
 
 def train(
@@ -235,9 +227,7 @@ def train(
     # variable shapes: one graph with symbolic sizes from the start (not a first graph
     # specialised to the first batch's shape, then a second when the shape changes)
     dynamic = True if task.variable_shapes else None
-    mode = None if settings.compile_mode == "default" else settings.compile_mode
-    loss_of = torch.compile(task.loss, dynamic=dynamic, mode=mode) if compiling else task.loss
-    graphs = compiling and settings.compile_mode == "reduce-overhead"
+    loss_of = torch.compile(task.loss, dynamic=dynamic) if compiling else task.loss
     # several workers: DDP averages the gradients of each worker's share of the batch; it
     # wraps the loss (not the model), so a task's loss sees the model itself, submodules
     # included, and DDP's forward still runs at every step
@@ -269,8 +259,6 @@ def train(
             # DDP averages the gradients over the workers at the last micro-batch only
             syncing = workers == 1 or part == parts - 1
             with contextlib.nullcontext() if syncing else net.no_sync():
-                if graphs:  # a new replay of the CUDA graphs: the last one's outputs are read
-                    torch.compiler.cudagraph_mark_step_begin()
                 with run.autocast():
                     loss, values = net(batch)
                 if part == 0:  # the next batch is built on the host while the device works
