@@ -205,18 +205,23 @@ def test_the_recorder_counts_each_operator_and_the_waits_for_the_device() -> Non
     )
 
 
-def test_the_operator_table_has_a_row_per_kind() -> None:
-    result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "step_operators.py"), "--kinds", "nmt,clm"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    rows = [line.split(" | ") for line in result.stdout.splitlines()[2:]]
+def test_the_operator_table_has_a_row_per_kind(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    operators = _load_script("step_operators")
+    monkeypatch.setattr(sys, "argv", ["step_operators.py", "--kinds", "nmt,clm"])
+    assert operators.main() == 0
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines()[2:]]
     assert [row[0] for row in rows] == ["| NMT tiny, 512-token batches", "| clm tiny, 64 x 4"]
     assert all(int(row[1]) > 100 and int(row[2]) > int(row[1]) for row in rows)
     assert rows[0][3] == "1 (1 in create_causal_mask) |" and rows[1][3] == "0 |"
+    monkeypatch.setattr(sys, "argv", ["step_operators.py", "--kinds", "gpt"])
+    with pytest.raises(SystemExit) as stopped:
+        operators.main()
+    assert stopped.value.code == 2
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("--kinds: unknown gpt (known: clm, mlm, nmt)")
+    )
 
 
 @pytest.mark.slow
