@@ -38,6 +38,11 @@ from tokstudy.workflow.models.steps import _pretokenize
 SIZE = 400
 
 
+#: Morfessor trained for 2 epochs (2 s instead of 15): the segmentation is the model's
+#: whatever its training
+MORFESSOR_SHORT = {"max_epochs": 2}
+
+
 @cache
 def _trained(name: str, corpus: Path, **params: object) -> Tokenizer:
     spec = TrainSpec(SIZE, dict(params), seed=7, label="en")
@@ -137,7 +142,7 @@ def test_superbpe_transition_outside_0_1_is_one_line(tmp_path: Path) -> None:
 def test_morfessor_segments_as_the_packages_own_viterbi(
     english_corpus: Path, english_lines: list[str]
 ) -> None:
-    tokenizer = _trained("morfessor", english_corpus)
+    tokenizer = _trained("morfessor", english_corpus, **MORFESSOR_SHORT)
     vocab = set(tokenizer.vocab)
     words = sorted({word for line in english_lines[:300] for word in line.split()})
     for word in words:
@@ -153,7 +158,7 @@ def test_morfessor_segments_as_the_packages_own_viterbi(
 
 
 def test_morfessor_writes_unseen_characters_as_unk(english_corpus: Path) -> None:
-    tokenizer = _trained("morfessor", english_corpus)
+    tokenizer = _trained("morfessor", english_corpus, **MORFESSOR_SHORT)
     ids = tokenizer.encode("hello жж")
     assert ids.count(tokenizer.unk_id) == 2
     assert tokenizer.decode(ids) == "hello \ufffd\ufffd"
