@@ -466,6 +466,16 @@ def job_table(results: Path) -> str:
     return "\n".join(rows)
 
 
+def kind_names(parser: argparse.ArgumentParser, text: str) -> list[str]:
+    """The model kinds of a ``--kinds`` value (comma-separated); one line naming the
+    unknown ones, status 2 (``parser.error``)."""
+    names = text.split(",")
+    unknown = sorted(set(names) - set(KIND_NAMES))
+    if unknown:
+        parser.error(f"--kinds: unknown {', '.join(unknown)} (known: {', '.join(KIND_NAMES)})")
+    return names
+
+
 def main() -> int:
     """Print the speed table, then (``--study``) run the GPU study; 2 without a CUDA GPU."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -491,10 +501,7 @@ def main() -> int:
         help=f"the speed table's model kinds, comma-separated (of {', '.join(KIND_NAMES)})",
     )
     args = parser.parse_args()
-    names = args.kinds.split(",")
-    unknown = sorted(set(names) - set(KIND_NAMES))
-    if unknown:
-        parser.error(f"--kinds: unknown {', '.join(unknown)} (known: {', '.join(KIND_NAMES)})")
+    names = kind_names(parser, args.kinds)
     if not args.smoke and not torch.cuda.is_available():
         print(NO_GPU, file=sys.stderr)
         return 2

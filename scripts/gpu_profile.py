@@ -78,10 +78,7 @@ def main() -> int:
     parser.add_argument("--compile", action="store_true", help="compile the loss")
     parser.add_argument("--smoke", action="store_true", help="toy sizes on the CPU (tests)")
     args = parser.parse_args()
-    names = args.kinds.split(",")
-    unknown = sorted(set(names) - set(BATCH_FIELD))
-    if unknown:
-        parser.error(f"--kinds: unknown {', '.join(unknown)} (known: {', '.join(BATCH_FIELD)})")
+    names = gpu_check.kind_names(parser, args.kinds)
     if args.batch_scale < 1:
         parser.error(f"--batch-scale: {args.batch_scale} is not a positive whole number")
     if not args.smoke and not torch.cuda.is_available():

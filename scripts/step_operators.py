@@ -129,11 +129,7 @@ def main() -> int:
     parser.add_argument("--kinds", default="clm,mlm,nmt", help="comma-separated: clm, mlm, nmt")
     parser.add_argument("--base", action="store_true", help="the GPU check's model sizes")
     args = parser.parse_args()
-    names = args.kinds.split(",")
-    unknown = sorted(set(names) - set(gpu_check.KIND_NAMES))
-    if unknown:
-        known = ", ".join(gpu_check.KIND_NAMES)
-        parser.error(f"--kinds: unknown {', '.join(unknown)} (known: {known})")
+    names = gpu_check.kind_names(parser, args.kinds)
     print(kind_table(names, BASE_SIZES if args.base else gpu_check.SMOKE_SIZES))
     return 0
 

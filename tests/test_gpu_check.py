@@ -213,14 +213,8 @@ def test_the_operator_table_has_a_row_per_kind(monkeypatch: pytest.MonkeyPatch, 
     assert [row[0] for row in rows] == ["| NMT tiny, 512-token batches", "| clm tiny, 64 x 4"]
     assert all(int(row[1]) > 100 and int(row[2]) > int(row[1]) for row in rows)
     assert rows[0][3] == "1 (1 in create_causal_mask) |" and rows[1][3] == "0 |"
-    monkeypatch.setattr(sys, "argv", ["step_operators.py", "--kinds", "gpt"])
-    with pytest.raises(SystemExit) as stopped:
-        operators.main()
-    assert stopped.value.code == 2
-    assert (
-        capsys.readouterr()
-        .err.splitlines()[-1]
-        .endswith("--kinds: unknown gpt (known: clm, mlm, nmt)")
+    _assert_refuses_gpt(
+        operators.main, ["step_operators.py", "--kinds", "gpt"], monkeypatch, capsys
     )
 
 
@@ -248,15 +242,8 @@ def test_kinds_picks_the_rows_and_an_unknown_kind_is_one_line(
     monkeypatch.setattr(sys, "argv", ["gpu_check.py", "--smoke", "--kinds", "nmt,mlm"])
     assert gpu_check.main() == 0
     assert picked == [[gpu_check.nmt_kind, gpu_check.mlm_kind]]
-    monkeypatch.setattr(sys, "argv", ["gpu_check.py", "--smoke", "--kinds", "mlm,gpt"])
-    with pytest.raises(SystemExit) as stopped:
-        gpu_check.main()
-    assert stopped.value.code == 2
-    assert (
-        capsys.readouterr()
-        .err.splitlines()[-1]
-        .endswith("--kinds: unknown gpt (known: clm, mlm, nmt)")
-    )
+    arguments = ["gpu_check.py", "--smoke", "--kinds", "mlm,gpt"]
+    _assert_refuses_gpt(gpu_check.main, arguments, monkeypatch, capsys)
 
 
 @pytest.mark.slow
@@ -283,6 +270,19 @@ def test_the_profile_refuses_in_one_line(arguments: tuple[str, ...], message: st
     result = _run_profile(*arguments)
     assert result.returncode == 2 and result.stdout == ""
     assert message in result.stderr.splitlines()[-1]
+
+
+def _assert_refuses_gpt(main, argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """``main`` run with ``argv`` stops with status 2 and one line naming the unknown kind."""
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code == 2
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("--kinds: unknown gpt (known: clm, mlm, nmt)")
+    )
 
 
 def _changes(base, sizes) -> dict:
