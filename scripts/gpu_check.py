@@ -179,7 +179,7 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     from tokstudy.nmt.batching import Example, SpecialIds
     from tokstudy.nmt.config import TrainConfig
     from tokstudy.nmt.model import build_model, optimizer_and_schedule
-    from tokstudy.nmt.train import NmtTask, nmt_flops_per_token
+    from tokstudy.nmt.train import NmtTask
 
     config = TrainConfig(
         preset=sizes.nmt_preset,
@@ -198,22 +198,24 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         source = [*rng.integers(5, sizes.vocab, length).tolist(), special.eos]
         target = rng.integers(5, sizes.vocab, length).tolist()
         examples.append(Example(index, source, target))
+    model = build_model(
+        sizes.nmt_preset, sizes.vocab, sizes.vocab, special, joint=False, dropout=0.1
+    ).to(sizes.device)
     task = NmtTask(
         examples,
         special,
         [example.length for example in examples],
         config,
+        model.config,
         evaluate=lambda model: {"chrf": 0.0, "bleu": 0.0},
         save=lambda model: None,
     )
-    model = build_model(
-        sizes.nmt_preset, sizes.vocab, sizes.vocab, special, joint=False, dropout=0.1
-    ).to(sizes.device)
     optimizer = optimizer_and_schedule(model, config, fused=sizes.device == "cuda")
     label = f"NMT {sizes.nmt_preset}, {sizes.nmt_tokens}-token batches"
     if sizes.nmt_pad_to_multiple > 1:
         label += f", padded to x{sizes.nmt_pad_to_multiple}"
-    return label, model, task, optimizer, nmt_flops_per_token(model.config, sizes.nmt_length)
+    # the task counts each batch's FLOPs at its lengths (NmtTask.flops): none per token
+    return label, model, task, optimizer, 0.0
 
 
 KINDS: tuple[Callable[..., Any], ...] = (clm_kind, mlm_kind, nmt_kind)

@@ -153,7 +153,7 @@ def test_padded_batches_keep_the_budget(
         seed=seed,
     )
     lengths = [example.length for example in examples]
-    task = NmtTask(examples, SPECIAL, lengths, config, evaluate=None, save=None)
+    task = NmtTask(examples, SPECIAL, lengths, config, None, evaluate=None, save=None)
     seen: list[int] = []
     for step in itertools.count():
         batch, tokens = task.batch(step)
@@ -194,7 +194,7 @@ def test_the_host_made_source_mask_gives_the_models_own_loss() -> None:
     transformers would make from the 2-D mask on the device: the same logits."""
     torch.manual_seed(0)
     model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
-    task = NmtTask([], SPECIAL, [], TrainConfig(), evaluate=None, save=None)
+    task = NmtTask([], SPECIAL, [], TrainConfig(), model.config, evaluate=None, save=None)
     padded = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
     unpadded = [Example(0, [7, 8, 3], [9]), Example(1, [9, 7, 3], [9, 10, 11])]
     for examples in (padded, unpadded):

@@ -15,7 +15,8 @@ A step is one token-budget batch; epochs reshuffle with ``(seed, epoch)``. Every
 ``eval_every`` steps (and at ``max_steps``) the dev sources are translated, detokenized
 and scored; training stops after ``patience`` evaluations without a better dev chrF.
 ``tokens_per_s`` counts source and target tokens (padding excluded) over training time
-only, evaluation excluded.
+only, evaluation excluded; ``flops_per_s`` each batch's training FLOPs at its sentences'
+lengths (:func:`nmt_train_flops`).
 """
 
 from __future__ import annotations
@@ -94,8 +95,9 @@ class NmtTask(Task):
     mean_values = ()  # the log sums the loss of every target token
     variable_shapes = True
 
-    def __init__(self, examples, special, lengths, config, evaluate, save) -> None:
+    def __init__(self, examples, special, lengths, config, model_config, evaluate, save) -> None:
         self.examples = examples
+        self.model_config = model_config
         self.special = special
         self.label_smoothing = config.label_smoothing
         self.multiple = config.pad_to_multiple
@@ -117,6 +119,14 @@ class NmtTask(Task):
         batch = collate([self.examples[i] for i in positions], self.special, self.multiple)
         tokens = int((batch["labels"] != IGNORE_INDEX).sum() + batch["attention_mask"].sum())
         return batch, tokens
+
+    def flops(self, batch: dict[str, torch.Tensor], tokens: int, flops_per_token: float) -> float:
+        """The batch's training FLOPs at its sentences' lengths (:func:`nmt_train_flops`)."""
+        return nmt_train_flops(
+            self.model_config,
+            batch["attention_mask"].sum(dim=1),
+            (batch["labels"] != IGNORE_INDEX).sum(dim=1),
+        )
 
     def on_host(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The source mask as the attention layers take it, made here: ``transformers``
@@ -164,24 +174,36 @@ class NmtTask(Task):
         self._save(model)
 
 
-def nmt_flops_per_token(model_config: Any, max_length: int) -> float:
-    """Training FLOPs per token (source and target tokens counted alike, as in
-    ``tokens_per_s``): the mean of an encoder token (self-attention, FFN) and a decoder
-    token (self- and cross-attention, FFN, output projection), attention over
-    ``max_length`` positions."""
-    d, ff = model_config.d_model, model_config.encoder_ffn_dim
+def nmt_train_flops(
+    model_config: Any, source_lengths: torch.Tensor, target_lengths: torch.Tensor
+) -> float:
+    """Training FLOPs of sentence pairs of these lengths (padding excluded), counted as in
+    :mod:`tokstudy.training.flops`: a source token through the encoder's layers and the
+    decoder's cross-attention keys and values; a target token through the decoder's
+    layers (self-attention and cross-attention query and output projections, FFN) and the
+    output projection; attention scores and values over the sentence's own length
+    (encoder, decoder self-attention) and its source's (cross-attention)."""
+    d = model_config.d_model
+    encoder_layers, decoder_layers = model_config.encoder_layers, model_config.decoder_layers
+    target_vocab = model_config.decoder_vocab_size or model_config.vocab_size
     encoder = encoder_flops_per_token(
-        layers=model_config.encoder_layers, hidden=d, intermediate=ff, context=max_length
+        layers=encoder_layers, hidden=d, intermediate=model_config.encoder_ffn_dim, context=0
     )
+    cross_keys_values = 6.0 * decoder_layers * 2 * d * d
     decoder = encoder_flops_per_token(
-        layers=model_config.decoder_layers,
+        layers=decoder_layers,
         hidden=d,
         intermediate=model_config.decoder_ffn_dim,
-        context=2 * max_length,
-        attention_matrices=8,
-        head_params=model_config.vocab_size * d,
+        context=0,
+        attention_matrices=6,
+        head_params=target_vocab * d,
     )
-    return (encoder + decoder) / 2
+    source, target = source_lengths.double(), target_lengths.double()
+    attention = (
+        12.0 * d * (encoder_layers * source**2 + decoder_layers * target * (target + source))
+    )
+    per_pair = (encoder + cross_keys_values) * source + decoder * target + attention
+    return float(per_pair.sum())
 
 
 def run_fingerprint(
@@ -275,6 +297,7 @@ def train_translation_model(
         special,
         [example.length for example in examples],
         config,
+        model.config,
         evaluate,
         lambda model: save_atomically(model.save_pretrained, out_dir / MODEL_DIR),
     )
@@ -289,7 +312,6 @@ def train_translation_model(
         accumulate=config.accumulate,
         eval_every=config.eval_every,
         patience=config.patience,
-        flops_per_token=nmt_flops_per_token(model.config, config.max_length),
         checkpoint_dir=checkpoint_dir,
     )
     result = train(

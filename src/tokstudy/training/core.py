@@ -67,23 +67,24 @@ class TrainLog:
 
 
 class Throughput:
-    """Tokens per second of wall-clock time since :meth:`restart`."""
+    """Tokens and training FLOPs per second of wall-clock time since :meth:`restart`."""
 
     def __init__(self) -> None:
-        self.tokens = 0
-        self.started = time.perf_counter()
+        self.restart()
 
     def restart(self) -> None:
         """Start a new window (after logging, evaluating or checkpointing)."""
-        self.tokens, self.started = 0, time.perf_counter()
+        self.tokens, self.flops, self.started = 0, 0.0, time.perf_counter()
 
-    def add(self, tokens: int) -> None:
-        """Count the tokens of one step."""
+    def add(self, tokens: int, flops: float = 0.0) -> None:
+        """Count the tokens and training FLOPs of one step."""
         self.tokens += tokens
+        self.flops += flops
 
-    def per_second(self) -> float:
-        """Tokens per second of the window so far."""
-        return self.tokens / max(time.perf_counter() - self.started, 1e-9)
+    def per_second(self) -> tuple[float, float]:
+        """Tokens and FLOPs per second of the window so far."""
+        seconds = max(time.perf_counter() - self.started, 1e-9)
+        return self.tokens / seconds, self.flops / seconds
 
 
 class EarlyStopping:

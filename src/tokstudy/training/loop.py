@@ -67,7 +67,8 @@ class LoopSettings:
     every evaluation and the last step), an evaluation every ``eval_every`` steps and at
     the last (0: none), early stopping after ``patience`` evaluations without gain (0:
     off), a checkpoint every ``checkpoint_every`` steps. ``flops_per_token``: training
-    FLOPs of one token (for FLOP/s and MFU; 0: not counted)."""
+    FLOPs of one token (for FLOP/s and MFU; 0: not counted), unless the task counts each
+    batch's FLOPs itself (:meth:`Task.flops`)."""
 
     steps: int
     log_every: int
@@ -116,6 +117,12 @@ class Task:
         """The loss to minimise (a mean over its :meth:`loss_terms`) and the values the log
         sums over steps (tensors or numbers)."""
         raise NotImplementedError
+
+    def flops(self, batch: Any, tokens: int, flops_per_token: float) -> float:
+        """Training FLOPs (forward and backward) of the CPU ``batch`` of ``tokens`` tokens:
+        ``tokens × flops_per_token`` (:attr:`LoopSettings.flops_per_token`) unless the task's
+        work per token depends on the batch (e.g. on its sentences' lengths)."""
+        return tokens * flops_per_token
 
     def on_host(self, batch: Any) -> Any:
         """A micro-batch's last step on the host, after the batch is cut into the workers'
@@ -235,11 +242,11 @@ def train(
     if workers > 1:
         gpu = [torch.cuda.current_device()] if device.type == "cuda" else None
         net = DistributedDataParallel(net, device_ids=gpu)
-    peak = peak_flops(device, settings.bf16)
+    peak = run_peak(device, settings.bf16, workers)
     task.start(start)
     model.train()
     sums: dict[str, Any] = {}
-    interval, throughput, tokens_done = 0, Throughput(), 0
+    interval, throughput, tokens_done, flops_done = 0, Throughput(), 0, 0.0
     started, cpu_started = time.perf_counter(), time.process_time()
     elapsed_before = float(state.get("elapsed_s", 0.0))
     done, last_loss, stopped_early, row = start, float("nan"), False, {}
@@ -273,7 +280,7 @@ def train(
                 time.perf_counter() - started,
                 " (torch.compile compiles the loss here)" if compiling else "",
             )
-        throughput.add(tokens)
+        throughput.add(tokens, task.flops(cpu_batch, tokens, settings.flops_per_token))
         interval, done = interval + 1, step + 1
         evaluate = settings.eval_every > 0 and (
             done % settings.eval_every == 0 or done == settings.steps
@@ -283,8 +290,7 @@ def train(
             # worker's share)
             summed = distributed.sum_over_workers({k: float(v) for k, v in sums.items()})
             task_values = task.log_values(summed, interval, done)
-            tokens_per_s = throughput.per_second()
-            flops_per_s = tokens_per_s * settings.flops_per_token
+            tokens_per_s, flops_per_s = throughput.per_second()
             row = {
                 "step": done,
                 **task_values,
@@ -296,6 +302,7 @@ def train(
             }
             last_loss = task_values["loss"]
             tokens_done += throughput.tokens
+            flops_done += throughput.flops
             if evaluate:
                 # rank 0 evaluates; every worker takes its result (one stopping decision)
                 values, score = distributed.from_main(task.evaluate(model, done) if main else None)
@@ -334,7 +341,7 @@ def train(
     if scratch is not None:
         scratch.cleanup()
     tokens_per_s = tokens_done / max(seconds, 1e-9)
-    flops_per_s = tokens_per_s * settings.flops_per_token
+    flops_per_s = flops_done / max(seconds, 1e-9)
     return LoopResult(
         steps=done,
         stopped_early=stopped_early,
@@ -350,6 +357,14 @@ def train(
         mfu=flops_per_s / peak if peak else None,
         extra={"peak_flops": peak, "compiled": compiling},
     )
+
+
+def run_peak(device: torch.device, bf16: bool, workers: int) -> float | None:
+    """The peak FLOP/s that MFU divides by: one device's (:func:`peak_flops`) times the
+    ``workers`` devices that share each step's batch (its tokens and FLOPs are counted
+    whole)."""
+    peak = peak_flops(device, bf16)
+    return peak * workers if peak else None
 
 
 def _shown(key: str, value: Any) -> bool:
