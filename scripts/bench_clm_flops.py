@@ -26,6 +26,7 @@ import os
 import time
 
 import torch
+from gpu_check import Vocabulary  # scripts/ is on the path of a script run from it
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import LlamaForCausalLM
 
@@ -37,15 +38,6 @@ from tokstudy.training.device import describe
 #: batch and context of each CPU preset in the benchmark (the predictive study's shapes)
 SHAPES = {"tiny": (16, 128), "small": (8, 128)}
 VOCAB = 4000
-
-
-class Vocabulary:
-    """The few tokenizer facts :func:`tokstudy.models.clm.llama_config` reads."""
-
-    cls_token_id, sep_token_id, pad_token_id = 2, 3, 1
-
-    def __len__(self) -> int:
-        return VOCAB
 
 
 def matmul_peak(size: int, repeats: int = 5) -> float:
@@ -76,7 +68,7 @@ def preset_flops(preset: str, steps: int, compile_loss: bool) -> dict[str, float
     batch, context = SHAPES[preset]
     config = ClmConfig(preset=preset, context=context, batch_size=batch)
     torch.manual_seed(0)
-    model_config = llama_config(Vocabulary(), config)
+    model_config = llama_config(Vocabulary(VOCAB), config)
     model = LlamaForCausalLM(model_config)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     tokens = torch.randint(0, VOCAB, (batch, context + 1))
@@ -112,7 +104,7 @@ def counted_flops_per_token(preset: str, context: int, batch: int = 2) -> float:
     ``FlopCounterMode`` on the meta device (no computation: any preset, e.g. ``base``)."""
     config = ClmConfig(preset=preset, context=context)
     with torch.device("meta"):
-        model = LlamaForCausalLM(llama_config(Vocabulary(), config))
+        model = LlamaForCausalLM(llama_config(Vocabulary(VOCAB), config))
         tokens = torch.randint(0, VOCAB, (batch, context + 1))
     with FlopCounterMode(display=False) as counter:
         logits = model(input_ids=tokens[:, :-1]).logits
@@ -140,7 +132,7 @@ def main() -> None:
         f"torch {torch.__version__}"
     )
     for preset, context in (("tiny", 128), ("small", 256), ("base", 1024)):
-        config = llama_config(Vocabulary(), ClmConfig(preset=preset, context=context))
+        config = llama_config(Vocabulary(VOCAB), ClmConfig(preset=preset, context=context))
         print(
             f"{preset} at context {context}, vocabulary {VOCAB}: "
             f"{counted_flops_per_token(preset, context) / 1e6:.1f} MFLOP/token counted "

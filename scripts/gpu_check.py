@@ -94,8 +94,9 @@ GPU_SIZES = Sizes("base", 1024, 32, "base", 512, 32, "base", 8192, 256, VOCAB, "
 SMOKE_SIZES = Sizes("tiny", 64, 4, "tiny", 32, 4, "tiny", 512, 32, 500, "cpu")
 
 
-class _Vocabulary:
-    """What the model builders read of a tokenizer: its size and special ids."""
+class Vocabulary:
+    """What the model builders read of a tokenizer: its size and special ids (for models
+    trained on random tokens: this check, the benchmarks, the tests)."""
 
     pad_token_id, cls_token_id, sep_token_id = 0, 1, 2
 
@@ -123,7 +124,7 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         device=sizes.device,
         compile=compile_loss,
     )
-    model_config = llama_config(_Vocabulary(sizes.vocab), config)
+    model_config = llama_config(Vocabulary(sizes.vocab), config)
     stream = np.random.default_rng(0).integers(0, sizes.vocab, 2_000_000)
     task = ClmTask(StreamBatches(stream, config), stream[:2048], config, sizes.device)
     model = LlamaForCausalLM(model_config).to(sizes.device)
@@ -153,7 +154,7 @@ def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         compile=compile_loss,
         attention_dropout=sizes.bert_attention_dropout,
     )
-    model_config = bert_config(_Vocabulary(sizes.vocab), config)
+    model_config = bert_config(Vocabulary(sizes.vocab), config)
     generator = torch.Generator().manual_seed(0)
     shape = (sizes.bert_batch, sizes.bert_length)
 

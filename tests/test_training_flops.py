@@ -10,6 +10,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import BertForMaskedLM, LlamaForCausalLM, MarianConfig
 
+from scripts.gpu_check import Vocabulary
 from tokstudy.models.clm.model import llama_config, train_flops_per_token
 from tokstudy.models.clm.train import ClmTask
 from tokstudy.models.config import ClmConfig, PretrainConfig
@@ -24,18 +25,6 @@ from tokstudy.training.loop import LoopSettings, Task, run_peak, train
 SPECIAL = SpecialIds(pad=0, bos=1, eos=2, suppressed=(0, 1))
 
 
-class _Vocabulary:
-    """What the model builders read of a tokenizer: its size and special ids."""
-
-    pad_token_id, cls_token_id, sep_token_id = 0, 1, 2
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-    def __len__(self) -> int:
-        return self.size
-
-
 def counted(task: Task, model: torch.nn.Module, batch) -> float:
     """FLOPs torch counts in the task's loss and its backward on ``batch`` (attention as
     plain matrix products: the CPU's fused kernel has no FLOP formula)."""
@@ -48,7 +37,7 @@ def counted(task: Task, model: torch.nn.Module, batch) -> float:
 
 def test_the_clm_count_is_the_flops_torch_counts() -> None:
     config = ClmConfig(preset="tiny", context=24, batch_size=3)
-    model = LlamaForCausalLM(llama_config(_Vocabulary(300), config))
+    model = LlamaForCausalLM(llama_config(Vocabulary(300), config))
     task = ClmTask(batches=None, validation=None, config=config, device="cpu")
     inputs = torch.randint(3, 300, (3, 24))
     per_token = train_flops_per_token(model.config, 24)
@@ -59,7 +48,7 @@ def test_the_bert_count_is_the_flops_torch_counts_at_the_masked_share() -> None:
     """The output layer runs on the masked positions only: 15 % of them here, as the count
     assumes."""
     config = PretrainConfig(preset="tiny", max_length=20, batch_size=2)
-    model = BertForMaskedLM(bert_config(_Vocabulary(300), config))
+    model = BertForMaskedLM(bert_config(Vocabulary(300), config))
     ids = torch.randint(5, 300, (2, 20))
     labels = torch.full_like(ids, -100)
     labels[0, [1, 4, 9]], labels[1, [0, 7, 19]] = ids[0, [1, 4, 9]], ids[1, [0, 7, 19]]
