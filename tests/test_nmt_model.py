@@ -221,6 +221,105 @@ def test_a_padded_longest_pair_over_the_budget_is_one_line() -> None:
         TrainConfig(max_length=100, max_tokens=100, pad_to_multiple=8)
 
 
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            {"pad_to_multiple": 8},
+            r"^nmt\.train\.cuda_graphs: max_length 256 in steps of pad_to_multiple 8 gives "
+            r"32 batch shapes, one graph each; at most 16: set nmt\.train\.pad_to_multiple "
+            r"to 16 or more$",
+        ),
+        (
+            {"pad_to_multiple": 16, "compile": False},
+            r"^nmt\.train\.cuda_graphs replays the compiled loss, but nmt\.train\.compile is "
+            r"false: set it to true or leave it out$",
+        ),
+        (
+            {"pad_to_multiple": 16, "devices": 2},
+            r"^nmt\.train\.cuda_graphs trains on one device; nmt\.train\.devices is 2$",
+        ),
+    ],
+)
+def test_cuda_graphs_with_too_many_shapes_no_compile_or_devices_is_one_line(
+    settings: dict, message: str
+) -> None:
+    TrainConfig(cuda_graphs=True, pad_to_multiple=16, max_tokens=4096)
+    with pytest.raises(TokstudyError, match=message):
+        TrainConfig(cuda_graphs=True, max_tokens=4096, **settings)
+
+
+def test_collate_fills_a_fixed_shape_with_rows_without_a_target() -> None:
+    batch = collate([Example(0, [7, 8, 3], [9]), Example(1, [7, 3], [9, 10])], SPECIAL, 4, 3)
+    assert batch["input_ids"].tolist() == [[7, 8, 3, 1], [7, 3, 1, 1], [3, 1, 1, 1]]
+    assert batch["attention_mask"].tolist() == [[1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 0]]
+    assert batch["decoder_input_ids"].tolist() == [[2, 9, 1, 1], [2, 9, 10, 1], [2, 1, 1, 1]]
+    no_label = [IGNORE_INDEX] * 4
+    assert batch["labels"].tolist() == [[9, 3, *no_label[:2]], [9, 10, 3, IGNORE_INDEX], no_label]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.tuples(st.integers(1, 40), st.integers(0, 40)), min_size=1, max_size=40),
+    multiple=st.sampled_from([4, 8, 16]),
+    rows=st.integers(1, 4),
+    seed=st.integers(0, 100),
+)
+def test_fixed_shape_batches_take_few_shapes_and_count_only_their_sentences(
+    sizes: list[tuple[int, int]], multiple: int, rows: int, seed: int
+) -> None:
+    """An epoch of ``cuda_graphs`` batches: every pair once; both sides ``max_tokens //
+    width`` rows of one width, a multiple of the padding; one shape per width; the filler
+    rows masked but for one source token, without labels, not counted."""
+    examples = [Example(i, [100 + i] * s, [6] * t) for i, (s, t) in enumerate(sizes)]
+    max_length = max(3, *(example.length for example in examples))
+    budget = rows * -(-max_length // multiple) * multiple
+    config = TrainConfig(
+        max_length=max_length,
+        max_tokens=budget,
+        pad_to_multiple=multiple,
+        cuda_graphs=True,
+        seed=seed,
+    )
+    lengths = [example.length for example in examples]
+    task = NmtTask(examples, SPECIAL, lengths, config, None, evaluate=None, save=None)
+    seen: list[int] = []
+    for step in itertools.count():
+        batch, tokens = task.batch(step)
+        if task.epochs[step] > 0:
+            break
+        batch_rows, width = batch["input_ids"].shape
+        assert width % multiple == 0 and batch_rows == budget // width
+        assert {tuple(tensor.shape) for tensor in batch.values()} == {(batch_rows, width)}
+        real = (batch["labels"] != IGNORE_INDEX).any(dim=1)
+        assert batch["attention_mask"][~real].sum(dim=1).tolist() == [1] * int((~real).sum())
+        ids = batch["input_ids"][real, 0].tolist()
+        assert width == -(-max(lengths[i - 100] for i in ids) // multiple) * multiple
+        assert tokens == sum(sum(sizes[i - 100]) + 1 for i in ids)
+        assert "attention_mask" in task.on_host(batch)  # the graphs' inputs: always the mask
+        seen.extend(ids)
+    assert sorted(seen) == [100 + i for i in range(len(examples))]
+
+
+def test_filler_rows_leave_the_loss_unchanged() -> None:
+    torch.manual_seed(0)
+    model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
+    examples = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
+    losses = []
+    for rows in (None, 2, 5):
+        batch = collate(examples, SPECIAL, 8, rows)
+        logits = model(
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            decoder_input_ids=batch["decoder_input_ids"],
+        ).logits
+        losses.append(label_smoothed_loss(logits, batch["labels"], 0.1))
+    for loss, nll, target_tokens in losses[1:]:
+        torch.testing.assert_close(loss, losses[0][0], rtol=1e-5, atol=0)
+        torch.testing.assert_close(nll, losses[0][1], rtol=1e-5, atol=0)
+        assert target_tokens == losses[0][2] == 9
+
+
 # --- loss and schedule -------------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import gzip
 import itertools
 import json
@@ -236,10 +237,15 @@ def _log(run_dir: Path) -> pd.DataFrame:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "config",
+    [RESUME_CONFIG, dataclasses.replace(RESUME_CONFIG, pad_to_multiple=8, cuda_graphs=True)],
+    ids=["token budget", "fixed shapes"],
+)
 def test_resume_after_kill_matches_uninterrupted_run(
-    tmp_path: Path, corpus: dict[str, Path], tokenizers: dict
+    tmp_path: Path, corpus: dict[str, Path], tokenizers: dict, config: TrainConfig
 ) -> None:
-    straight = _train(corpus, tokenizers, tmp_path / "straight")
+    straight = _train(corpus, tokenizers, tmp_path / "straight", config)
 
     def kill_at_step_7(step: int) -> None:
         if step == 7:
@@ -247,10 +253,10 @@ def test_resume_after_kill_matches_uninterrupted_run(
 
     run = tmp_path / "killed"
     with pytest.raises(Interrupted):
-        _train(corpus, tokenizers, run, on_step=kill_at_step_7)
+        _train(corpus, tokenizers, run, config, on_step=kill_at_step_7)
     assert torch.load(run / CHECKPOINT_FILE, weights_only=True)["step"] == 4
     assert list(_log(run)["step"]) == [4]
-    resumed = _train(corpus, tokenizers, run)
+    resumed = _train(corpus, tokenizers, run, config)
 
     assert not (run / CHECKPOINT_FILE).exists()
     pd.testing.assert_frame_equal(_log(run), _log(tmp_path / "straight"))

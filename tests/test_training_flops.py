@@ -78,14 +78,15 @@ def test_the_nmt_count_is_the_flops_torch_counts(source: int, target: int) -> No
 
 
 def test_a_padded_nmt_batch_counts_each_pair_at_its_own_lengths() -> None:
-    """Padding is not counted: a batch's FLOPs are the sum of its pairs' FLOPs alone."""
+    """Padding and filler rows are not counted: a batch's FLOPs are the sum of its pairs'
+    FLOPs alone."""
     torch.manual_seed(0)
     model = build_model("tiny", 300, 400, SPECIAL, joint=False, dropout=0.0)
     task = _nmt_task(model.config)
     examples = [Example(0, [7, 8, 9, 10, 2], [9, 10]), Example(1, [7, 2], [9, 10, 11, 12, 13])]
     alone = sum(counted(task, model, collate([example], SPECIAL)) for example in examples)
-    for multiple in (1, 8):
-        batch = collate(examples, SPECIAL, multiple)
+    for multiple, rows in ((1, None), (8, None), (8, 4)):  # 4 rows: 2 of them fillers
+        batch = collate(examples, SPECIAL, multiple, rows)
         assert task.flops(batch, 15, 0.0) == alone
 
 

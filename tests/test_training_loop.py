@@ -13,8 +13,9 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models.clm.model import train_flops_per_token
 from tokstudy.models.clm.train import ClmTask
 from tokstudy.training import device as device_module
+from tokstudy.training import loop as loop_module
 from tokstudy.training.device import check_compile, peak_flops, peak_for_name, resolve_compile
-from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, Task, train
+from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, Task, compiled_loss, train
 
 
 def test_clm_flops_per_token_match_a_hand_count() -> None:
@@ -186,3 +187,34 @@ def test_the_measured_matmul_rate_is_two_n_cubed_flops_per_product(
     monkeypatch.setattr(device_module.time, "perf_counter", lambda: next(clock))
     flops = device_module.matmul_flops.__wrapped__(torch.device("cpu"), torch.float32, 16, 5)
     assert flops == 2 * 16**3 * 5 / 2.0
+
+
+@pytest.mark.parametrize(
+    ("variable", "fixed", "device", "options", "graphs"),
+    [
+        (False, False, "cuda", {"dynamic": None, "mode": None}, False),
+        (True, False, "cuda", {"dynamic": True, "mode": None}, False),
+        (True, True, "cuda", {"dynamic": True, "mode": "reduce-overhead"}, True),
+        (True, True, "cpu", {"dynamic": True, "mode": None}, False),  # no CUDA graphs on the CPU
+    ],
+)
+def test_the_loss_compiles_for_its_shapes_and_replays_cuda_graphs_for_fixed_ones(
+    monkeypatch: pytest.MonkeyPatch, variable: bool, fixed: bool, device: str, options, graphs
+) -> None:
+    calls: list[dict] = []
+    monkeypatch.setattr(torch, "compile", lambda function, **kwargs: calls.append(kwargs))
+    task = Regression()
+    task.variable_shapes, task.fixed_shapes = variable, fixed
+    assert compiled_loss(task, torch.device(device))[1] is graphs
+    assert calls == [options]
+
+
+def test_the_log_sums_keep_no_steps_own_output() -> None:
+    """A CUDA graph's next replay overwrites its outputs in place: the sums must be new
+    tensors (stood for here by writing into the step's output)."""
+    sums: dict = {}
+    output = torch.tensor(2.0)
+    loop_module._sum(sums, {"loss": output, "rows": 3})
+    output.fill_(100.0)
+    loop_module._sum(sums, {"loss": torch.tensor(5.0), "rows": 4})
+    assert sums == {"loss": torch.tensor(7.0), "rows": 7}

@@ -137,24 +137,41 @@ def token_batches(
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def pad(sequences: Sequence[Sequence[int]], value: int, multiple: int = 1) -> torch.Tensor:
+def pad(
+    sequences: Sequence[Sequence[int]], value: int, multiple: int = 1, width: int | None = None
+) -> torch.Tensor:
     """A ``(batch, width)`` tensor of ``sequences``, right-padded with ``value``: ``width``
-    is the longest sequence's length rounded up to a multiple of ``multiple``."""
-    width = round_up(max(len(sequence) for sequence in sequences), multiple)
+    (when not given) is the longest sequence's length rounded up to a multiple of
+    ``multiple``."""
+    if width is None:
+        width = round_up(max(len(sequence) for sequence in sequences), multiple)
     return torch.tensor([list(seq) + [value] * (width - len(seq)) for seq in sequences])
 
 
 def collate(
-    examples: Sequence[Example], special: SpecialIds, multiple: int = 1
+    examples: Sequence[Example], special: SpecialIds, multiple: int = 1, rows: int | None = None
 ) -> dict[str, torch.Tensor]:
     """Model inputs of a batch: source ids and mask, decoder inputs and labels; each side
     padded to a multiple of ``multiple`` positions (few distinct shapes for compiled
-    kernels; the padding is masked and ignored by the loss)."""
+    kernels; the padding is masked and ignored by the loss).
+
+    ``rows``: a fixed shape (for CUDA graphs): both sides one width, the longest side's
+    rounded up to ``multiple``, and ``rows`` rows, those past the examples filled with a
+    source of one end token and no target (no label: no loss)."""
     sources = [example.source for example in examples]
     targets = [[special.bos, *example.target] for example in examples]
+    labels = [[*example.target, special.eos] for example in examples]
+    width = None
+    if rows is not None:
+        if rows < len(examples):
+            raise ValueError(f"{len(examples)} examples do not fit in {rows} rows")
+        width = round_up(max(example.length for example in examples), multiple)
+        filler = rows - len(examples)
+        sources, targets = sources + [[special.eos]] * filler, targets + [[special.bos]] * filler
+        labels += [[]] * filler
     return {
-        "input_ids": pad(sources, special.pad, multiple),
-        "attention_mask": pad([[1] * len(source) for source in sources], 0, multiple),
-        "decoder_input_ids": pad(targets, special.pad, multiple),
-        "labels": pad([[*ex.target, special.eos] for ex in examples], IGNORE_INDEX, multiple),
+        "input_ids": pad(sources, special.pad, multiple, width),
+        "attention_mask": pad([[1] * len(source) for source in sources], 0, multiple, width),
+        "decoder_input_ids": pad(targets, special.pad, multiple, width),
+        "labels": pad(labels, IGNORE_INDEX, multiple, width),
     }

@@ -80,6 +80,10 @@ class SplitConfig(Settings):
     deduplicate: bool = True
 
 
+#: the most batch widths (so CUDA graphs) ``nmt.train.cuda_graphs`` allows
+MAX_GRAPH_SHAPES = 16
+
+
 def round_up(length: int, multiple: int) -> int:
     """The smallest multiple of ``multiple`` that is at least ``length``."""
     return -(-length // multiple) * multiple
@@ -102,6 +106,13 @@ class TrainConfig(DeviceSettings):
     each batch's source and target padded to a multiple of this many positions (1: to
     their longest sentence), its budget counted with the padded length: fewer distinct
     batch shapes for compiled kernels and tensor cores, at the cost of padding.
+    ``cuda_graphs``: on CUDA the compiled loss is replayed as CUDA graphs
+    (``torch.compile``'s ``reduce-overhead`` mode: the host launches one graph a step, not
+    each kernel; on the CPU the loss runs as ``compile`` says); each batch then takes one
+    of a few fixed shapes on every device, one graph each: both sides padded to one width
+    (the longest side rounded up to ``pad_to_multiple``) and to ``max_tokens // width``
+    rows, the rows past the batch's sentences filled with a one-token source and no target
+    (no loss, no tokens counted). At most :data:`MAX_GRAPH_SHAPES` widths; one device.
     """
 
     section: ClassVar[str] = "nmt.train"
@@ -124,10 +135,13 @@ class TrainConfig(DeviceSettings):
     devices: int = setting(1, low=1)
     accumulate: int = setting(1, low=1)
     pad_to_multiple: int = setting(1, low=1)
+    cuda_graphs: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
         longest = round_up(self.max_length, self.pad_to_multiple)
+        if self.cuda_graphs:
+            self._check_cuda_graphs(longest // self.pad_to_multiple)
         if self.max_tokens < longest:
             padded = f", padded to {longest}" if longest > self.max_length else ""
             raise TokstudyError(
@@ -136,6 +150,25 @@ class TrainConfig(DeviceSettings):
             )
         if len(self.adam_betas) != 2:
             raise TokstudyError(f"nmt.train.adam_betas must be two numbers, got {self.adam_betas}")
+
+    def _check_cuda_graphs(self, shapes: int) -> None:
+        if self.compile is False:
+            raise TokstudyError(
+                "nmt.train.cuda_graphs replays the compiled loss, but nmt.train.compile is "
+                "false: set it to true or leave it out"
+            )
+        if shapes > MAX_GRAPH_SHAPES:
+            least = -(-self.max_length // MAX_GRAPH_SHAPES)
+            raise TokstudyError(
+                f"nmt.train.cuda_graphs: max_length {self.max_length} in steps of "
+                f"pad_to_multiple {self.pad_to_multiple} gives {shapes} batch shapes, one "
+                f"graph each; at most {MAX_GRAPH_SHAPES}: set nmt.train.pad_to_multiple to "
+                f"{least} or more"
+            )
+        if self.devices > 1:
+            raise TokstudyError(
+                f"nmt.train.cuda_graphs trains on one device; nmt.train.devices is {self.devices}"
+            )
 
 
 @dataclass(frozen=True)

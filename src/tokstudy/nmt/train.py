@@ -88,7 +88,8 @@ class NmtTask(Task):
 
     The log sums the loss and NLL of the window (per target token in the row); an
     evaluation translates the dev sources and scores chrF (early stopping's score) and
-    BLEU; the best model so far is saved in ``out_dir/model``.
+    BLEU; the best model so far is saved in ``out_dir/model``. With ``cuda_graphs`` the
+    batches take fixed shapes (:func:`~tokstudy.nmt.batching.collate`'s ``rows``).
     """
 
     log_columns = ("epoch", "loss", "nll", "dev_chrf", "dev_bleu")
@@ -101,6 +102,9 @@ class NmtTask(Task):
         self.special = special
         self.label_smoothing = config.label_smoothing
         self.multiple = config.pad_to_multiple
+        # CUDA graphs: batches of fixed shapes, replayed by a loss compiled on CUDA
+        self.fixed_shapes = self.compile_on_cuda = config.cuda_graphs
+        self.max_tokens = config.max_tokens
         padded = [round_up(length, self.multiple) for length in lengths]
         self.all_batches = epoch_batches(padded, config.max_tokens, config.seed)
         self.batches = self.all_batches
@@ -116,27 +120,35 @@ class NmtTask(Task):
     def batch(self, step: int) -> tuple[dict[str, torch.Tensor], int]:
         epoch, positions = next(self.batches)
         self.epochs[step] = epoch
-        batch = collate([self.examples[i] for i in positions], self.special, self.multiple)
-        tokens = int((batch["labels"] != IGNORE_INDEX).sum() + batch["attention_mask"].sum())
+        examples = [self.examples[i] for i in positions]
+        rows = None
+        if self.fixed_shapes:
+            width = round_up(max(example.length for example in examples), self.multiple)
+            rows = self.max_tokens // width
+        batch = collate(examples, self.special, self.multiple, rows)
+        # source tokens and the labels of the target tokens (padding and filler rows excluded)
+        tokens = sum(len(example.source) + len(example.target) + 1 for example in examples)
         return batch, tokens
 
     def flops(self, batch: dict[str, torch.Tensor], tokens: int, flops_per_token: float) -> float:
-        """The batch's training FLOPs at its sentences' lengths (:func:`nmt_train_flops`)."""
-        return nmt_train_flops(
-            self.model_config,
-            batch["attention_mask"].sum(dim=1),
-            (batch["labels"] != IGNORE_INDEX).sum(dim=1),
-        )
+        """The batch's training FLOPs at its sentences' lengths (:func:`nmt_train_flops`);
+        none for filler rows (no target)."""
+        targets = (batch["labels"] != IGNORE_INDEX).sum(dim=1)
+        sources = batch["attention_mask"].sum(dim=1) * (targets > 0)
+        return nmt_train_flops(self.model_config, sources, targets)
 
     def on_host(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The source mask as the attention layers take it, made here: ``transformers``
         would make it on the device, reading it back (``mask.all()``) to decide whether to
         skip it, a host-device synchronisation every step. Without padding there is none
         (the model then skips it too), else ``(rows, 1, 1, source length)``, True where
-        attended (encoder self-attention and cross-attention broadcast it)."""
+        attended (encoder self-attention and cross-attention broadcast it); always made for
+        batches of fixed shapes, whose graphs take the same inputs every step."""
         mask = batch["attention_mask"]
         rest = {key: value for key, value in batch.items() if key != "attention_mask"}
-        return rest if bool(mask.all()) else rest | {"attention_mask": mask[:, None, None, :] > 0}
+        if bool(mask.all()) and not self.fixed_shapes:
+            return rest
+        return rest | {"attention_mask": mask[:, None, None, :] > 0}
 
     def loss(self, model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> Any:
         logits = model(
@@ -352,6 +364,7 @@ def train_translation_model(
         "flops_per_s": result.flops_per_s,
         "mfu": result.mfu,
         "compiled": result.extra["compiled"],
+        "cuda_graphs": result.extra["cuda_graphs"],
         "devices": distributed.world_size(),
     }
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -102,6 +102,9 @@ class Task:
     mean_values: tuple[str, ...] = ("loss",)
     #: whether the batch shape changes from step to step (:func:`prepare_device`)
     variable_shapes: bool = False
+    #: whether the batches take a few fixed shapes: a loss compiled on CUDA is then replayed
+    #: as CUDA graphs, one recorded per shape (``torch.compile``'s ``reduce-overhead``)
+    fixed_shapes: bool = False
     #: whether the loss is compiled on CUDA when the config leaves ``compile`` out: where
     #: it measured faster than eager (docs/gpu.md)
     compile_on_cuda: bool = False
@@ -189,9 +192,25 @@ def _weighted(
 
 
 def _sum(sums: dict[str, Any], values: Mapping[str, Any]) -> None:
+    """Add ``values`` to ``sums``: new tensors, never a step's own outputs, which a CUDA
+    graph's next replay overwrites."""
     for key, value in values.items():
         value = value.detach() if isinstance(value, torch.Tensor) else value
-        sums[key] = sums[key] + value if key in sums else value
+        if key in sums:
+            sums[key] = sums[key] + value
+        else:
+            sums[key] = value.clone() if isinstance(value, torch.Tensor) else value
+
+
+def compiled_loss(task: Task, device: torch.device) -> tuple[Callable[..., Any], bool]:
+    """``task.loss`` through ``torch.compile``, and whether its steps replay CUDA graphs:
+    for variable shapes one graph with symbolic sizes from the start (not a first graph
+    specialised to the first batch's shape, then a second when the shape changes); for
+    fixed shapes on CUDA, CUDA graphs (``reduce-overhead``), one recorded per shape."""
+    graphs = task.fixed_shapes and device.type == "cuda"
+    dynamic = True if task.variable_shapes else None
+    mode = "reduce-overhead" if graphs else None
+    return torch.compile(task.loss, dynamic=dynamic, mode=mode), graphs
 
 
 def train(
@@ -231,10 +250,7 @@ def train(
     )
     start, state = run.resume()
     stopper = EarlyStopping(settings.patience, "score", **state.get("stopping", {}))
-    # variable shapes: one graph with symbolic sizes from the start (not a first graph
-    # specialised to the first batch's shape, then a second when the shape changes)
-    dynamic = True if task.variable_shapes else None
-    loss_of = torch.compile(task.loss, dynamic=dynamic) if compiling else task.loss
+    loss_of, graphs = compiled_loss(task, device) if compiling else (task.loss, False)
     # several workers: DDP averages the gradients of each worker's share of the batch; it
     # wraps the loss (not the model), so a task's loss sees the model itself, submodules
     # included, and DDP's forward still runs at every step
@@ -266,6 +282,8 @@ def train(
             # DDP averages the gradients over the workers at the last micro-batch only
             syncing = workers == 1 or part == parts - 1
             with contextlib.nullcontext() if syncing else net.no_sync():
+                if graphs:  # a new step: the last replay's outputs may be overwritten
+                    torch.compiler.cudagraph_mark_step_begin()
                 with run.autocast():
                     loss, values = net(batch)
                 if part == 0:  # the next batch is built on the host while the device works
@@ -355,7 +373,7 @@ def train(
         tokens_per_s=tokens_per_s,
         flops_per_s=flops_per_s,
         mfu=flops_per_s / peak if peak else None,
-        extra={"peak_flops": peak, "compiled": compiling},
+        extra={"peak_flops": peak, "compiled": compiling, "cuda_graphs": graphs},
     )
 
 
@@ -382,6 +400,7 @@ def result_summary(result: LoopResult) -> dict[str, Any]:
         "mfu": result.mfu,
         "peak_flops": result.extra.get("peak_flops"),
         "compiled": result.extra.get("compiled"),
+        "cuda_graphs": result.extra.get("cuda_graphs"),
         "train_seconds": result.train_seconds,
         "train_cpu_seconds": result.train_cpu_seconds,
     }
