@@ -88,6 +88,8 @@ class Sizes:
     bert_attention_dropout: float | None = None
     #: ``nmt.train.pad_to_multiple``
     nmt_pad_to_multiple: int = 1
+    #: ``nmt.train.cuda_graphs``
+    nmt_cuda_graphs: bool = False
 
 
 GPU_SIZES = Sizes("base", 1024, 32, "base", 512, 32, "base", 8192, 256, VOCAB, "cuda")
@@ -190,6 +192,7 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         device=sizes.device,
         compile=compile_loss,
         pad_to_multiple=sizes.nmt_pad_to_multiple,
+        cuda_graphs=sizes.nmt_cuda_graphs,
     )
     special = SpecialIds(pad=0, bos=1, eos=2, suppressed=(0, 1))
     rng = np.random.default_rng(0)
@@ -215,6 +218,8 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     label = f"NMT {sizes.nmt_preset}, {sizes.nmt_tokens}-token batches"
     if sizes.nmt_pad_to_multiple > 1:
         label += f", padded to x{sizes.nmt_pad_to_multiple}"
+    if sizes.nmt_cuda_graphs:
+        label += ", fixed shapes (CUDA graphs)"
     # the task counts each batch's FLOPs at its lengths (NmtTask.flops): none per token
     return label, model, task, optimizer, 0.0
 
@@ -225,7 +230,8 @@ KIND_NAMES = {"clm": clm_kind, "mlm": mlm_kind, "nmt": nmt_kind}
 #: ``--variants``: settings that may bring a kind nearer its MFU target of issue 36 (kind,
 #: the change to the table's sizes, compile): fused attention under compile (BERT's
 #: attention dropout at 0), twice the rows, NMT's lengths padded to a multiple of 8
-#: (few shapes for compiled kernels), four times NMT's token budget
+#: (few shapes for compiled kernels), four times NMT's token budget, NMT's batches in 8
+#: fixed shapes (widths of 32 to 256) replayed as CUDA graphs
 VARIANTS: tuple[tuple[str, Callable[[Sizes], Sizes], bool | None], ...] = (
     ("clm", lambda s: dataclasses.replace(s, clm_batch=2 * s.clm_batch), None),
     ("mlm", lambda s: dataclasses.replace(s, bert_attention_dropout=0.0), True),
@@ -238,6 +244,13 @@ VARIANTS: tuple[tuple[str, Callable[[Sizes], Sizes], bool | None], ...] = (
     ("nmt", lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8), False),
     ("nmt", lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8), True),
     ("nmt", lambda s: dataclasses.replace(s, nmt_tokens=4 * s.nmt_tokens), False),
+    (
+        "nmt",
+        lambda s: dataclasses.replace(
+            s, nmt_pad_to_multiple=s.nmt_length // 8, nmt_cuda_graphs=True
+        ),
+        True,
+    ),
 )
 
 

@@ -138,12 +138,14 @@ def test_variants_add_their_rows_after_the_chosen_kinds(
         ("nmt_kind", {"nmt_pad_to_multiple": 8}, False),
         ("nmt_kind", {"nmt_pad_to_multiple": 8}, True),
         ("nmt_kind", {"nmt_tokens": 4 * base.nmt_tokens}, False),
+        ("nmt_kind", {"nmt_pad_to_multiple": base.nmt_length // 8, "nmt_cuda_graphs": True}, True),
     ]
 
 
 @pytest.mark.slow
 def test_the_variants_train_with_their_settings() -> None:
-    """The NMT variants at toy sizes: the padded model's rows say so, and none fails."""
+    """The NMT variants at toy sizes: the padded and fixed-shape models' rows say so, and
+    none fails."""
     result = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "gpu_check.py"), "--smoke", "--steps", "2",
          "--kinds", "nmt", "--variants"],
@@ -160,6 +162,10 @@ def test_the_variants_train_with_their_settings() -> None:
         ["| NMT tiny, 512-token batches, padded to x8", "eager"],
         ["| NMT tiny, 512-token batches, padded to x8", "loss compiled"],
         ["| NMT tiny, 2048-token batches", "eager"],
+        [
+            "| NMT tiny, 512-token batches, padded to x4, fixed shapes (CUDA graphs)",
+            "loss compiled",
+        ],
     ]
 
 
@@ -309,3 +315,36 @@ def _load_script(name: str = "gpu_check"):
     sys.modules[name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+def test_the_batch_shapes_script_counts_shapes_and_padding() -> None:
+    """scripts/nmt_batch_shapes.py at toy sizes: the fixed shapes of ``cuda_graphs`` take at
+    most their 8 widths, and the shares of sentence tokens agree with a count by hand of the
+    same batches."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "nmt_batch_shapes.py"), "--smoke", "--steps", "20"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[1:]] == [
+        "| token budget",
+        "| padded to x8",
+        "| fixed shapes (cuda_graphs), x4",
+    ]
+    assert 1 <= int(rows[3][1]) <= 8
+    gpu_check = _load_script()
+    sizes = dataclasses.replace(
+        gpu_check.SMOKE_SIZES, nmt_preset="tiny", nmt_pad_to_multiple=4, nmt_cuda_graphs=True
+    )
+    _, _, task, _, _ = gpu_check.nmt_kind(sizes, None, 20)
+    task.start(0)
+    real = padded = 0
+    for step in range(20):
+        batch, _ = task.batch(step)
+        real += int(batch["attention_mask"][batch["labels"][:, 0] != -100].sum())
+        real += int((batch["labels"] != -100).sum())
+        padded += 2 * batch["labels"].numel()
+    assert rows[3][2] == f"{100 * real / padded:.1f} %"
