@@ -50,7 +50,7 @@ from tokstudy.training.config import to_dict
 from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
-from tokstudy.training.flops import encoder_flops_per_token
+from tokstudy.training.flops import encoder_decoder_flops
 from tokstudy.training.loop import LoopSettings, Task, train
 
 log = logging.getLogger(__name__)
@@ -189,33 +189,18 @@ class NmtTask(Task):
 def nmt_train_flops(
     model_config: Any, source_lengths: torch.Tensor, target_lengths: torch.Tensor
 ) -> float:
-    """Training FLOPs of sentence pairs of these lengths (padding excluded), counted as in
-    :mod:`tokstudy.training.flops`: a source token through the encoder's layers and the
-    decoder's cross-attention keys and values; a target token through the decoder's
-    layers (self-attention and cross-attention query and output projections, FFN) and the
-    output projection; attention scores and values over the sentence's own length
-    (encoder, decoder self-attention) and its source's (cross-attention)."""
-    d = model_config.d_model
-    encoder_layers, decoder_layers = model_config.encoder_layers, model_config.decoder_layers
-    target_vocab = model_config.decoder_vocab_size or model_config.vocab_size
-    encoder = encoder_flops_per_token(
-        layers=encoder_layers, hidden=d, intermediate=model_config.encoder_ffn_dim, context=0
+    """Training FLOPs of sentence pairs of these lengths (padding excluded) through the
+    Marian model of ``model_config`` (:func:`~tokstudy.training.flops.encoder_decoder_flops`)."""
+    return encoder_decoder_flops(
+        hidden=model_config.d_model,
+        encoder_layers=model_config.encoder_layers,
+        decoder_layers=model_config.decoder_layers,
+        encoder_intermediate=model_config.encoder_ffn_dim,
+        decoder_intermediate=model_config.decoder_ffn_dim,
+        target_vocab=model_config.decoder_vocab_size or model_config.vocab_size,
+        source_lengths=source_lengths,
+        target_lengths=target_lengths,
     )
-    cross_keys_values = 6.0 * decoder_layers * 2 * d * d
-    decoder = encoder_flops_per_token(
-        layers=decoder_layers,
-        hidden=d,
-        intermediate=model_config.decoder_ffn_dim,
-        context=0,
-        attention_matrices=6,
-        head_params=target_vocab * d,
-    )
-    source, target = source_lengths.double(), target_lengths.double()
-    attention = (
-        12.0 * d * (encoder_layers * source**2 + decoder_layers * target * (target + source))
-    )
-    per_pair = (encoder + cross_keys_values) * source + decoder * target + attention
-    return float(per_pair.sum())
 
 
 def run_fingerprint(
