@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mutation testing (mutmut) of the modules whose numbers the study publishes: metrics,
-# word and fertility counting, parity, the cost table, statistics. Configured in pyproject.toml
+# word and fertility counting, parity, the cost table, statistics, training FLOPs. Configured in pyproject.toml
 # ([tool.mutmut]: the modules and the covering fast test files); results in docs/mutation.md.
 # Slow (about 10 min on 2 shared cores): run it by hand, not in CI, with the project's
 # virtual environment active (mutmut is in the `test` extra).
@@ -17,7 +17,11 @@ cd "$(dirname "$0")/.."
 # mutmut copies src/ into mutants/ and imports it from there: an outer PYTHONPATH pointing
 # at src/ would make the tests import the unmutated code
 unset PYTHONPATH
+# one thread per mutant: mutmut forks its children from a process whose tests ran torch,
+# and a child that runs torch's thread pool again after the fork hangs (a timeout, not a
+# verdict)
 if [[ "${1:-}" != "--summary" ]]; then
-    nice -n 5 python -m mutmut run --max-children "${MUTMUT_CHILDREN:-1}" "$@"
+    OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nice -n 5 \
+        python -m mutmut run --max-children "${MUTMUT_CHILDREN:-1}" "$@"
 fi
 python scripts/mutation_summary.py
