@@ -132,6 +132,32 @@ def test_collate_pads_each_side_to_the_multiple() -> None:
     assert wide["labels"].tolist() == [[9, 10, 11, 12, 3, *[IGNORE_INDEX] * 3]]
 
 
+def _first_epoch(
+    sizes: list[tuple[int, int]], multiple: int, rows: int, seed: int, **settings: object
+) -> tuple[TrainConfig, NmtTask, list[tuple[dict[str, torch.Tensor], int]]]:
+    """A task over pairs of these ``(source, target)`` sizes (pair ``i``'s source ids all
+    ``100 + i``), its budget ``rows`` of the longest padded pair, and its first epoch's
+    batches with their token counts."""
+    examples = [Example(i, [100 + i] * s, [6] * t) for i, (s, t) in enumerate(sizes)]
+    max_length = max(3, *(example.length for example in examples))
+    config = TrainConfig(
+        max_length=max_length,
+        max_tokens=rows * -(-max_length // multiple) * multiple,
+        pad_to_multiple=multiple,
+        seed=seed,
+        **settings,
+    )
+    lengths = [example.length for example in examples]
+    task = NmtTask(examples, SPECIAL, lengths, config, None, evaluate=None, save=None)
+    batches = []
+    for step in itertools.count():
+        batch = task.batch(step)
+        if task.epochs[step] > 0:
+            break
+        batches.append(batch)
+    return config, task, batches
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     sizes=st.lists(st.tuples(st.integers(1, 30), st.integers(0, 30)), min_size=1, max_size=40),
@@ -144,21 +170,9 @@ def test_padded_batches_keep_the_budget(
 ) -> None:
     """An epoch of a task's padded batches: every pair once, each side's width a multiple
     of the padding, ``rows × widest side`` within ``max_tokens``, padding not counted."""
-    examples = [Example(i, [100 + i] * s, [6] * t) for i, (s, t) in enumerate(sizes)]
-    max_length = max(3, *(example.length for example in examples))
-    config = TrainConfig(
-        max_length=max_length,
-        max_tokens=rows * -(-max_length // multiple) * multiple,
-        pad_to_multiple=multiple,
-        seed=seed,
-    )
-    lengths = [example.length for example in examples]
-    task = NmtTask(examples, SPECIAL, lengths, config, None, evaluate=None, save=None)
+    config, _, batches = _first_epoch(sizes, multiple, rows, seed)
     seen: list[int] = []
-    for step in itertools.count():
-        batch, tokens = task.batch(step)
-        if task.epochs[step] > 0:
-            break
+    for batch, tokens in batches:
         batch_rows, width = batch["input_ids"].shape
         target_width = batch["labels"].shape[1]
         assert width % multiple == 0 and target_width % multiple == 0
@@ -166,7 +180,7 @@ def test_padded_batches_keep_the_budget(
         ids = batch["input_ids"][:, 0].tolist()
         assert tokens == sum(sum(sizes[i - 100]) + 1 for i in ids)
         seen.extend(ids)
-    assert sorted(seen) == [100 + i for i in range(len(examples))]
+    assert sorted(seen) == [100 + i for i in range(len(sizes))]
 
 
 def test_padding_to_a_multiple_leaves_the_loss_unchanged() -> None:
@@ -250,7 +264,7 @@ def test_cuda_graphs_with_too_many_shapes_no_compile_or_devices_is_one_line(
 
 
 def test_collate_fills_a_fixed_shape_with_rows_without_a_target() -> None:
-    batch = collate([Example(0, [7, 8, 3], [9]), Example(1, [7, 3], [9, 10])], SPECIAL, 4, 3)
+    batch = collate([Example(0, [7, 8, 3], [9]), Example(1, [7, 3], [9, 10])], SPECIAL, 4, 12)
     assert batch["input_ids"].tolist() == [[7, 8, 3, 1], [7, 3, 1, 1], [3, 1, 1, 1]]
     assert batch["attention_mask"].tolist() == [[1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 0]]
     assert batch["decoder_input_ids"].tolist() == [[2, 9, 1, 1], [2, 9, 10, 1], [2, 1, 1, 1]]
@@ -271,23 +285,11 @@ def test_fixed_shape_batches_take_few_shapes_and_count_only_their_sentences(
     """An epoch of ``cuda_graphs`` batches: every pair once; both sides ``max_tokens //
     width`` rows of one width, a multiple of the padding; one shape per width; the filler
     rows masked but for one source token, without labels, not counted."""
-    examples = [Example(i, [100 + i] * s, [6] * t) for i, (s, t) in enumerate(sizes)]
-    max_length = max(3, *(example.length for example in examples))
-    budget = rows * -(-max_length // multiple) * multiple
-    config = TrainConfig(
-        max_length=max_length,
-        max_tokens=budget,
-        pad_to_multiple=multiple,
-        cuda_graphs=True,
-        seed=seed,
-    )
-    lengths = [example.length for example in examples]
-    task = NmtTask(examples, SPECIAL, lengths, config, None, evaluate=None, save=None)
+    config, task, batches = _first_epoch(sizes, multiple, rows, seed, cuda_graphs=True)
+    budget = config.max_tokens
+    lengths = [example.length for example in task.examples]
     seen: list[int] = []
-    for step in itertools.count():
-        batch, tokens = task.batch(step)
-        if task.epochs[step] > 0:
-            break
+    for batch, tokens in batches:
         batch_rows, width = batch["input_ids"].shape
         assert width % multiple == 0 and batch_rows == budget // width
         assert {tuple(tensor.shape) for tensor in batch.values()} == {(batch_rows, width)}
@@ -298,7 +300,7 @@ def test_fixed_shape_batches_take_few_shapes_and_count_only_their_sentences(
         assert tokens == sum(sum(sizes[i - 100]) + 1 for i in ids)
         assert "attention_mask" in task.on_host(batch)  # the graphs' inputs: always the mask
         seen.extend(ids)
-    assert sorted(seen) == [100 + i for i in range(len(examples))]
+    assert sorted(seen) == [100 + i for i in range(len(sizes))]
 
 
 def test_filler_rows_leave_the_loss_unchanged() -> None:
@@ -306,8 +308,8 @@ def test_filler_rows_leave_the_loss_unchanged() -> None:
     model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
     examples = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
     losses = []
-    for rows in (None, 2, 5):
-        batch = collate(examples, SPECIAL, 8, rows)
+    for budget in (None, 16, 40):  # width 8: 2 and 5 rows
+        batch = collate(examples, SPECIAL, 8, budget)
         logits = model(
             input_ids=batch["input_ids"],
             attention_mask=batch["attention_mask"],

@@ -85,8 +85,8 @@ def test_a_padded_nmt_batch_counts_each_pair_at_its_own_lengths() -> None:
     task = _nmt_task(model.config)
     examples = [Example(0, [7, 8, 9, 10, 2], [9, 10]), Example(1, [7, 2], [9, 10, 11, 12, 13])]
     alone = sum(counted(task, model, collate([example], SPECIAL)) for example in examples)
-    for multiple, rows in ((1, None), (8, None), (8, 4)):  # 4 rows: 2 of them fillers
-        batch = collate(examples, SPECIAL, multiple, rows)
+    for multiple, budget in ((1, None), (8, None), (8, 32)):  # 4 rows: 2 of them fillers
+        batch = collate(examples, SPECIAL, multiple, budget)
         assert task.flops(batch, 15, 0.0) == alone
 
 

@@ -149,23 +149,24 @@ def pad(
 
 
 def collate(
-    examples: Sequence[Example], special: SpecialIds, multiple: int = 1, rows: int | None = None
+    examples: Sequence[Example], special: SpecialIds, multiple: int = 1, budget: int | None = None
 ) -> dict[str, torch.Tensor]:
     """Model inputs of a batch: source ids and mask, decoder inputs and labels; each side
     padded to a multiple of ``multiple`` positions (few distinct shapes for compiled
     kernels; the padding is masked and ignored by the loss).
 
-    ``rows``: a fixed shape (for CUDA graphs): both sides one width, the longest side's
-    rounded up to ``multiple``, and ``rows`` rows, those past the examples filled with a
-    source of one end token and no target (no label: no loss)."""
+    ``budget``: a fixed shape (for CUDA graphs): both sides one width, the longest side's
+    rounded up to ``multiple``, and ``budget // width`` rows, those past the examples
+    filled with a source of one end token and no target (no label: no loss)."""
     sources = [example.source for example in examples]
     targets = [[special.bos, *example.target] for example in examples]
     labels = [[*example.target, special.eos] for example in examples]
     width = None
-    if rows is not None:
+    if budget is not None:
+        width = round_up(max(example.length for example in examples), multiple)
+        rows = budget // width
         if rows < len(examples):
             raise ValueError(f"{len(examples)} examples do not fit in {rows} rows")
-        width = round_up(max(example.length for example in examples), multiple)
         filler = rows - len(examples)
         sources, targets = sources + [[special.eos]] * filler, targets + [[special.bos]] * filler
         labels += [[]] * filler

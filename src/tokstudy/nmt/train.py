@@ -89,7 +89,7 @@ class NmtTask(Task):
     The log sums the loss and NLL of the window (per target token in the row); an
     evaluation translates the dev sources and scores chrF (early stopping's score) and
     BLEU; the best model so far is saved in ``out_dir/model``. With ``cuda_graphs`` the
-    batches take fixed shapes (:func:`~tokstudy.nmt.batching.collate`'s ``rows``).
+    batches take fixed shapes (:func:`~tokstudy.nmt.batching.collate`'s ``budget``).
     """
 
     log_columns = ("epoch", "loss", "nll", "dev_chrf", "dev_bleu")
@@ -121,11 +121,8 @@ class NmtTask(Task):
         epoch, positions = next(self.batches)
         self.epochs[step] = epoch
         examples = [self.examples[i] for i in positions]
-        rows = None
-        if self.fixed_shapes:
-            width = round_up(max(example.length for example in examples), self.multiple)
-            rows = self.max_tokens // width
-        batch = collate(examples, self.special, self.multiple, rows)
+        budget = self.max_tokens if self.fixed_shapes else None
+        batch = collate(examples, self.special, self.multiple, budget)
         # source tokens and the labels of the target tokens (padding and filler rows excluded)
         tokens = sum(len(example.source) + len(example.target) + 1 for example in examples)
         return batch, tokens
