@@ -17,6 +17,11 @@ cd "$(dirname "$0")/.."
 # mutmut copies src/ into mutants/ and imports it from there: an outer PYTHONPATH pointing
 # at src/ would make the tests import the unmutated code
 unset PYTHONPATH
+# mutmut runs the tests from mutants/, where the tests' default ../shared does not exist:
+# point them at the repository's ../shared, and fail rather than skip the tests that need it
+# (a skipped test kills no mutant)
+export TOKSTUDY_SHARED="${TOKSTUDY_SHARED:-$(cd .. && pwd)/shared}"
+export TOKSTUDY_REQUIRE_SHARED=1
 # one thread per mutant: mutmut forks its children from a process whose tests ran torch,
 # and a child that runs torch's thread pool again after the fork hangs (a timeout, not a
 # verdict)
