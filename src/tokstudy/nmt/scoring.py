@@ -142,8 +142,8 @@ def _resampled_scores(metric: Metric, statistics: np.ndarray, counts: np.ndarray
 
 
 def _draw_counts(indices: np.ndarray, n_sentences: int) -> np.ndarray:
-    """``(resamples, n_sentences)`` draw counts of resampled sentence indices."""
-    indices = np.atleast_2d(indices)
+    """``(resamples, n_sentences)`` draw counts of ``(resamples, n)`` resampled sentence
+    indices."""
     flat = (np.arange(len(indices))[:, None] * n_sentences + indices).ravel()
     counts = np.bincount(flat, minlength=len(indices) * n_sentences)
     return counts.reshape(len(indices), n_sentences).astype(np.float64)
@@ -172,11 +172,11 @@ def paired_bootstrap(
     system_score = float(_resampled_scores(scorer, system_stats, full)[0])
 
     def delta(indices: np.ndarray, axis: int = -1) -> np.ndarray:
+        # scipy's vectorized percentile bootstrap passes a (resamples, n) batch of indices
         counts = _draw_counts(indices, len(references))
-        deltas = _resampled_scores(scorer, system_stats, counts) - _resampled_scores(
+        return _resampled_scores(scorer, system_stats, counts) - _resampled_scores(
             scorer, base_stats, counts
         )
-        return deltas if np.ndim(indices) > 1 else deltas[0]
 
     interval = bootstrap_interval(
         (np.arange(len(references)),), delta, n_resamples=samples, confidence=0.95, seed=seed
