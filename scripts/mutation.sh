@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Mutation testing (mutmut) of the modules whose numbers the study publishes: metrics,
-# word and fertility counting, parity, the cost table, statistics, training FLOPs. Configured in pyproject.toml
+# word and fertility counting, parity, the cost table, statistics, training FLOPs and the
+# downstream scores (classification, bits per byte, MLM pseudo-likelihood, BLEU and chrF).
+# Configured in pyproject.toml
 # ([tool.mutmut]: the modules and the covering fast test files); results in docs/mutation.md.
-# Slow (about 10 min on 2 shared cores): run it by hand, not in CI, with the project's
+# Slow (about 30 min for the downstream scores' mutants alone on 2 cores): run it by hand,
+# not in CI, with the project's
 # virtual environment active (mutmut is in the `test` extra).
 #
 #   scripts/mutation.sh            # run every mutant, then print the per-module summary

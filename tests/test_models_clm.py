@@ -4,7 +4,10 @@ baseline, bad input at start, and resuming a killed training."""
 from __future__ import annotations
 
 import json
+import logging
 import math
+import re
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -27,6 +30,7 @@ from tokstudy.models.clm.train import _check_fits, train_clm
 from tokstudy.models.clm.windows import token_nll, window_plan
 from tokstudy.models.config import ClmConfig, ModelsConfig, from_mapping
 from tokstudy.models.data import pretokenize
+from tokstudy.models.noise import noise_lines
 
 #: a character tokenizer over "a" and "b" with the five special tokens
 VOCAB = {"[UNK]": 0, "[PAD]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "a": 5, "b": 6}
@@ -247,6 +251,18 @@ def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
     assert table[(0, "undertrained")] == float(below < 0.15)
     assert (50, "bits_per_byte") in table.index
     assert clean["bits_per_byte_low"] <= clean["bits_per_byte"] <= clean["bits_per_byte_high"]
+    # the baseline by hand: add-one counts of the training text's tokens (its characters
+    # without spaces and one [SEP] a line) over the 7 ids, for the held-out tokens
+    train = Counter("".join(TRAIN_LINES).replace(" ", "")) + Counter({"[SEP]": len(TRAIN_LINES)})
+    heldout = toy_cell["heldout"].read_text(encoding="utf-8").splitlines()
+    scored = Counter("".join(heldout).replace(" ", "")) + Counter({"[SEP]": len(heldout)})
+    total = sum(train.values()) + len(VOCAB)
+    bits = -sum(k * math.log2((train[token] + 1) / total) for token, k in scored.items())
+    assert clean["unigram_bits_per_byte"] == pytest.approx(bits / clean["bytes"])
+    assert clean["below_unigram"] == pytest.approx(
+        1 - clean["bits_per_byte"] * clean["bytes"] / bits
+    )
+    assert clean["unk_tokens"] == 0
     # the toy tokenizer drops spaces: no held-out line ("ab ab b", …) decodes back
     assert clean["roundtrip"] == 0.0
     keys = {"language": "xx", "tokenizer": "char", "vocab_size": "7", "seed": 0, "scale": "tiny"}
@@ -259,6 +275,148 @@ def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
     assert row["training_tokens"] == details["training"]["training_tokens"] > 0
     results = study_tables.collect_results({}, {}, {out: keys})
     assert set(results["task"]) == {"clm"} and set(results["scale"]) == {"tiny"}
+    unknown = tmp_path / "unknown.txt"
+    unknown.write_text("abc\ncc\n", encoding="utf-8")  # "c" is not in the vocabulary
+    (tmp_path / "unknown").mkdir()
+    score_clm(
+        model_dir,
+        toy_cell["tokenizer"],
+        toy_cell["corpus"],
+        unknown,
+        tmp_path / "unknown" / "clm.tsv",
+        config,
+    )
+    details = json.loads((tmp_path / "unknown" / "clm.json").read_text())
+    assert details["levels"]["0"]["unk_tokens"] == 3
+
+
+def scoring_log(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The messages of clm scoring's own logger (other tests may leave others at INFO)."""
+    return [r.getMessage() for r in caplog.records if r.name == "tokstudy.models.clm.scoring"]
+
+
+def test_the_score_logs_its_figures_and_warnings_and_honours_its_settings(
+    toy_cell, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    model_dir = _train(toy_cell, tmp_path / "run", epochs=1)
+    # 40 lines (enough for an interval that depends on its resamples' seed); "c" is [UNK];
+    # the last line is not scored; the toy tokenizer decodes with a space between tokens, so
+    # only the 6 lines "a b" (i = 6, 12, …, 36) decode back to themselves
+    lines = ["ab c"] + [("ab" if i % 2 else "a b") + "b" * (i % 3) for i in range(1, 40)]
+    heldout = tmp_path / "heldout.txt"
+    heldout.write_text("\n".join([*lines, "bb"]) + "\n", encoding="utf-8")
+    # every model is "undertrained" at a margin of 99 %
+    settings = {**FAST, "undertrained_margin": 0.99, "heldout_max_lines": 40}
+    config = from_mapping(ClmConfig, settings, "models.clm")
+    noise = {"noise_levels": (50,), "noise_seed": 5, "noise_word_fraction": 0.5}
+    (tmp_path / "a").mkdir()
+    with caplog.at_level(logging.INFO, logger="tokstudy.models.clm.scoring"):
+        score_clm(
+            model_dir,
+            toy_cell["tokenizer"],
+            toy_cell["corpus"],
+            heldout,
+            tmp_path / "a" / "clm.tsv",
+            config,
+            **noise,
+        )
+    details = json.loads((tmp_path / "a" / "clm.json").read_text())
+    clean = details["levels"]["0"]
+    n_bytes, n_tokens = text_bytes(lines), sum(len(line.replace(" ", "")) + 1 for line in lines)
+    assert (clean["lines"], clean["bytes"], clean["unk_tokens"]) == (40, n_bytes, 1)
+    [noised] = noise_lines(lines, (50,), seed=5, word_fraction=0.5)[0].values()
+    assert details["levels"]["50"]["bytes"] == text_bytes(noised)
+    noised_tokens = sum(len(line.replace(" ", "")) + 1 for line in noised)
+    assert details["levels"]["50"]["tokens_scored"] == noised_tokens
+    assert set(details) == {
+        "convention",
+        "context",
+        "stride",
+        "unigram",
+        "train_tokens_for_unigram",
+        "training",
+        "levels",
+    }
+    assert "[SEP] begins the text" in details["convention"]
+    assert "bytes = UTF-8 bytes of the lines" in details["convention"]
+    assert details["unigram"].startswith("add-one smoothed token frequencies")
+    assert (details["context"], details["stride"]) == (16, config.window_stride)
+    assert details["train_tokens_for_unigram"] == sum(
+        len(line.replace(" ", "")) + 1 for line in TRAIN_LINES
+    )
+    below = 100 * clean["below_unigram"]
+    assert scoring_log(caplog)[:4] == [
+        f"level 0%: {clean['bits_per_byte']:.4f} bits per byte (95 % interval "
+        f"{clean['bits_per_byte_low']:.4f}-{clean['bits_per_byte_high']:.4f}; unigram "
+        f"{clean['unigram_bits_per_byte']:.4f}, {below:.1f} % below), {n_tokens} tokens, "
+        f"{n_bytes} bytes, 1 [UNK], 15.0 % of lines decode back exactly",
+        f"{heldout}: 1 held-out tokens are [UNK] (level 0%)",
+        f"{toy_cell['tokenizer']}: lossy: 85.0 % of the held-out lines do not decode back to "
+        "themselves; its model predicts a simpler text than the bytes its bits are divided by "
+        "(normalise the corpora: corpus_defaults.normalize)",
+        f"{model_dir}: undertrained: {below:.1f} % below the unigram baseline (margin 99 %)",
+    ]
+    # the noised level logs its figures and its [UNK] count, but neither warning again
+    later = scoring_log(caplog)[4:]
+    assert later[0].startswith("level 50%: ") and len(later) <= 2
+    assert all("lossy" not in m and "undertrained" not in m for m in later)
+    # the same inputs give the same file: the interval's resamples are seeded
+    (tmp_path / "b").mkdir()
+    score_clm(
+        model_dir,
+        toy_cell["tokenizer"],
+        toy_cell["corpus"],
+        heldout,
+        tmp_path / "b" / "clm.tsv",
+        config,
+        **noise,
+    )
+    assert (tmp_path / "b" / "clm.json").read_text() == (tmp_path / "a" / "clm.json").read_text()
+    # a text the tokenizer gives back whole is not lossy
+    exact = tmp_path / "exact.txt"
+    exact.write_text("a b\nb a b\n", encoding="utf-8")
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="tokstudy.models.clm.scoring"):
+        score_clm(
+            model_dir,
+            toy_cell["tokenizer"],
+            toy_cell["corpus"],
+            exact,
+            tmp_path / "b" / "clm.tsv",
+            config,
+        )
+    figures, undertrained = scoring_log(caplog)  # no "lossy" between them
+    assert "100.0 % of lines decode back" in figures and "undertrained" in undertrained
+    # bad input: no lines, a corpus tokenized with another vocabulary
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(TokstudyError, match=f"^{re.escape(str(empty))}: no text lines to score$"):
+        score_clm(
+            model_dir,
+            toy_cell["tokenizer"],
+            toy_cell["corpus"],
+            empty,
+            tmp_path / "b" / "clm.tsv",
+            config,
+        )
+    other = PreTrainedTokenizerFast(
+        tokenizer_object=Tokenizer(models.WordLevel({**VOCAB, "c": 7}, unk_token="[UNK]")),
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
+    other.save_pretrained(tmp_path / "other")
+    with pytest.raises(TokstudyError, match="corpus was tokenized with a different vocabulary"):
+        score_clm(
+            model_dir,
+            tmp_path / "other",
+            toy_cell["corpus"],
+            heldout,
+            tmp_path / "b" / "clm.tsv",
+            config,
+        )
 
 
 def test_compute_matched_budget_trains_the_steps_the_flops_pay_for(toy_cell, tmp_path) -> None:
