@@ -61,6 +61,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     pytest.skip(reason)
 
 
+def logged(caplog: pytest.LogCaptureFixture, logger: str) -> list[str]:
+    """The messages ``caplog`` holds from ``logger`` alone (other tests may leave other
+    loggers at INFO)."""
+    return [r.getMessage() for r in caplog.records if r.name == logger]
+
+
 def write_lines(path: Path, lines: list[str]) -> Path:
     """Write lines as a prepared corpus."""
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

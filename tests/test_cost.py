@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import logged
 from figures import capture_figures, lines_of, visible_axes
 from matplotlib.image import imread
 from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
@@ -73,10 +74,6 @@ def test_table_rows_from_benchmarks(tmp_path: Path, texts: tuple[Path, Path]) ->
     trained = table.iloc[2]
     assert trained["max_rss_mb"] == 300.25 and trained["text_mb"] == pytest.approx(3.0)
     assert math.isnan(trained["encode_mb_s"])
-
-
-def cost_log(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "tokstudy.report.cost"]
 
 
 def phase_file(path: Path, phases: dict[str, tuple[float, ...]]) -> Path:
@@ -147,7 +144,7 @@ def test_compilation_is_counted_and_left_out_of_the_plot(
     with caplog.at_level(logging.INFO):
         table = write_cost(sources, tmp_path / "cost.csv", [tmp_path / "cost.png"])
     assert table["seconds"].tolist() == [12.0, 2.0, 3.0]
-    messages = cost_log(caplog)
+    messages = logged(caplog, "tokstudy.report.cost")
     assert messages[0] == (
         "2 step(s) include 11.5 s of numba compiling kernels not yet in its disk cache "
         "(a one-off of a fresh checkout): column compile_seconds, left out of the plot"
@@ -172,7 +169,7 @@ def test_unsampled_job_keeps_its_time_and_is_logged(
         row = cost_table([fast]).iloc[0]
     assert row["seconds"] == 0.3
     assert math.isnan(row["max_rss_mb"]) and math.isnan(row["cpu_seconds"])
-    assert cost_log(caplog) == [
+    assert logged(caplog, "tokstudy.report.cost") == [
         "1 of 1 jobs ended before Snakemake's first memory sample: "
         "cpu_seconds and max_rss_mb left empty for them"
     ]

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 import torch
 import yaml
+from conftest import logged
 from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers
@@ -36,8 +37,8 @@ from tokstudy.models.noise import noise_lines
 VOCAB = {"[UNK]": 0, "[PAD]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "a": 5, "b": 6}
 
 
-def char_tokenizer() -> PreTrainedTokenizerFast:
-    backend = Tokenizer(models.WordLevel(VOCAB, unk_token="[UNK]"))
+def char_tokenizer(vocab: dict[str, int] = VOCAB) -> PreTrainedTokenizerFast:
+    backend = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
     backend.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex("."), "isolated")]
     )
@@ -290,11 +291,6 @@ def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
     assert details["levels"]["0"]["unk_tokens"] == 3
 
 
-def scoring_log(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """The messages of clm scoring's own logger (other tests may leave others at INFO)."""
-    return [r.getMessage() for r in caplog.records if r.name == "tokstudy.models.clm.scoring"]
-
-
 def test_the_score_logs_its_figures_and_warnings_and_honours_its_settings(
     toy_cell, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -345,7 +341,7 @@ def test_the_score_logs_its_figures_and_warnings_and_honours_its_settings(
         len(line.replace(" ", "")) + 1 for line in TRAIN_LINES
     )
     below = 100 * clean["below_unigram"]
-    assert scoring_log(caplog)[:4] == [
+    assert logged(caplog, "tokstudy.models.clm.scoring")[:4] == [
         f"level 0%: {clean['bits_per_byte']:.4f} bits per byte (95 % interval "
         f"{clean['bits_per_byte_low']:.4f}-{clean['bits_per_byte_high']:.4f}; unigram "
         f"{clean['unigram_bits_per_byte']:.4f}, {below:.1f} % below), {n_tokens} tokens, "
@@ -357,7 +353,7 @@ def test_the_score_logs_its_figures_and_warnings_and_honours_its_settings(
         f"{model_dir}: undertrained: {below:.1f} % below the unigram baseline (margin 99 %)",
     ]
     # the noised level logs its figures and its [UNK] count, but neither warning again
-    later = scoring_log(caplog)[4:]
+    later = logged(caplog, "tokstudy.models.clm.scoring")[4:]
     assert later[0].startswith("level 50%: ") and len(later) <= 2
     assert all("lossy" not in m and "undertrained" not in m for m in later)
     # the same inputs give the same file: the interval's resamples are seeded
@@ -385,7 +381,7 @@ def test_the_score_logs_its_figures_and_warnings_and_honours_its_settings(
             tmp_path / "b" / "clm.tsv",
             config,
         )
-    figures, undertrained = scoring_log(caplog)  # no "lossy" between them
+    figures, undertrained = logged(caplog, "tokstudy.models.clm.scoring")  # no "lossy" between them
     assert "100.0 % of lines decode back" in figures and "undertrained" in undertrained
     # bad input: no lines, a corpus tokenized with another vocabulary
     empty = tmp_path / "empty.txt"
@@ -399,14 +395,7 @@ def test_the_score_logs_its_figures_and_warnings_and_honours_its_settings(
             tmp_path / "b" / "clm.tsv",
             config,
         )
-    other = PreTrainedTokenizerFast(
-        tokenizer_object=Tokenizer(models.WordLevel({**VOCAB, "c": 7}, unk_token="[UNK]")),
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-    )
+    other = char_tokenizer({**VOCAB, "c": 7})
     other.save_pretrained(tmp_path / "other")
     with pytest.raises(TokstudyError, match="corpus was tokenized with a different vocabulary"):
         score_clm(

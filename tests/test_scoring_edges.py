@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 import sacrebleu
 import torch
+from conftest import logged
 from hypothesis import given
 from hypothesis import strategies as st
 from sacrebleu.metrics.base import Metric
@@ -385,7 +386,7 @@ def test_a_runs_scores_against_sacrebleu_and_by_hand(
             vocab_size=24,
             seed=1,
         )
-    assert [r.getMessage() for r in caplog.records if r.name == "tokstudy.nmt.scoring"] == [
+    assert logged(caplog, "tokstudy.nmt.scoring") == [
         f"en-mr char (24) seed 1: BLEU {result['bleu']:.2f}, chrF {result['chrf']:.2f}"
     ]
     assert json.loads(out.read_text(encoding="utf-8")) == result
