@@ -295,16 +295,17 @@ def train_kind(
 
 
 def speed_row(
-    kind: Callable[..., Any], sizes: Sizes, compile_loss: bool | None, steps: int
+    kind: Callable[..., Any], sizes: Sizes, compile_loss: bool | None, steps: int, note: str = ""
 ) -> tuple[str, bool]:
-    """Train one kind for ``steps`` steps; its table row from the log of the last step, and
-    whether the loss was compiled."""
+    """Train one kind for ``steps`` steps; its table row from the log of the last step (its
+    mode followed by ``note``), and whether the loss was compiled."""
     import pandas as pd
 
     label, result, log = train_kind(kind, sizes, compile_loss, steps, log_every=max(1, steps // 2))
     last = log.iloc[-1]  # warm: the second half
     compiled = "loss compiled" if result.extra["compiled"] else "eager"
     mode = {False: "eager", None: f"default: {compiled}", True: "loss compiled"}[compile_loss]
+    mode += f", {note}" if note else ""
     mfu = "" if pd.isna(last["mfu"]) else f"{100 * float(last['mfu']):.1f} %"
     row = (
         f"| {label} | {mode} | {1000 * result.train_seconds / steps:.0f} | "
@@ -322,7 +323,8 @@ def speed_table(
 ) -> None:
     """Print the table of issue 36: every kind with the loop's default, then eager where
     the default compiles (or failed); with ``compile_all``, compiled where the default is
-    eager; with ``variants``, the :data:`VARIANTS` of those kinds."""
+    eager; with ``variants``, the default a second time (the run-to-run spread a variant
+    must beat) and the :data:`VARIANTS` of those kinds."""
     from tokstudy.training.device import matmul_flops
 
     device = torch.device(sizes.device)
@@ -341,6 +343,8 @@ def speed_table(
     )
     for kind in kinds:
         compiled = _print_row(kind, sizes, None, steps)
+        if variants:
+            _print_row(kind, sizes, None, steps, "second run")
         if compiled is not False:  # compiled, or failed: eager is the baseline to compare
             _print_row(kind, sizes, False, steps)
         elif compile_all:
@@ -353,12 +357,12 @@ def speed_table(
 
 
 def _print_row(
-    kind: Callable[..., Any], sizes: Sizes, compile_loss: bool | None, steps: int
+    kind: Callable[..., Any], sizes: Sizes, compile_loss: bool | None, steps: int, note: str = ""
 ) -> bool | None:
     """Print one row of the speed table; whether the loss was compiled (None if the row
     failed: one failing row must not hide the others)."""
     try:
-        row, compiled = speed_row(kind, sizes, compile_loss, steps)
+        row, compiled = speed_row(kind, sizes, compile_loss, steps, note)
     except Exception as error:
         traceback.print_exc()
         print(f"| {kind.__name__} | compile={compile_loss} | failed: {error!r} |", flush=True)

@@ -6,10 +6,12 @@ For each kind (``--kinds``, the GPU check's shapes, batch × ``--batch-scale``) 
 tokens/s and MFU of the steps after ``wait`` (slowed by the profiler: compare rows of one
 run, not with the GPU check's table) and the operators and kernels with the most GPU
 time (the CPU's on a machine without one). ``--compile`` compiles the loss; the default
-is the loop's choice.
+is the loop's choice. ``--variants 3,8`` profiles those of the GPU check's variants
+(``VARIANTS``, numbered from 1 in the order of its table) instead, each with its own
+compile setting.
 
     python scripts/gpu_profile.py [--kinds mlm,clm,nmt] [--batch-scale 1] [--compile]
-                                  [--smoke]
+                                  [--variants N,M] [--smoke]
 """
 
 from __future__ import annotations
@@ -70,22 +72,44 @@ def profile_kind(name: str, sizes, compile_loss: bool | None, rows: int = 14) ->
     return log
 
 
+def variant_numbers(parser: argparse.ArgumentParser, text: str) -> list[int]:
+    """The numbers (from 1) of a ``--variants`` value; one line naming a bad one, status 2."""
+    count = len(gpu_check.VARIANTS)
+    numbers = []
+    for item in text.split(","):
+        if not item.isdigit() or not 1 <= int(item) <= count:
+            parser.error(f"--variants: {item!r} is not a variant number (1 to {count})")
+        numbers.append(int(item))
+    return numbers
+
+
 def main() -> int:
     """Profile the chosen kinds; 2 without a CUDA GPU (unless ``--smoke``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kinds", default="mlm,clm,nmt", help="comma-separated: clm, mlm, nmt")
     parser.add_argument("--batch-scale", type=int, default=1, help="batch size × this")
     parser.add_argument("--compile", action="store_true", help="compile the loss")
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="profile these of gpu_check's VARIANTS instead (numbers from 1, comma-separated)",
+    )
     parser.add_argument("--smoke", action="store_true", help="toy sizes on the CPU (tests)")
     args = parser.parse_args()
     names = gpu_check.kind_names(parser, args.kinds)
     if args.batch_scale < 1:
         parser.error(f"--batch-scale: {args.batch_scale} is not a positive whole number")
+    variants = variant_numbers(parser, args.variants) if args.variants else []
     if not args.smoke and not torch.cuda.is_available():
         print(gpu_check.NO_GPU.replace("gpu_check", "gpu_profile", 1), file=sys.stderr)
         return 2
     base = gpu_check.SMOKE_SIZES if args.smoke else gpu_check.GPU_SIZES
-    for name in names:
+    for number in variants:
+        name, change, compile_loss = gpu_check.VARIANTS[number - 1]
+        profile_kind(name, change(base), compile_loss)
+        if base.device == "cuda":
+            torch.cuda.empty_cache()
+    for name in [] if variants else names:
         field = BATCH_FIELD[name]
         sizes = dataclasses.replace(base, **{field: getattr(base, field) * args.batch_scale})
         profile_kind(name, sizes, True if args.compile else None)

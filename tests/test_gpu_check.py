@@ -94,7 +94,7 @@ def test_each_kind_has_its_default_row_and_the_other_mode_where_there_is_one(
     gpu_check = _load_script()
     compiled_by_default = {"clm_kind": True, "mlm_kind": False, "nmt_kind": False}
 
-    def fake_row(kind, sizes, compile_loss, steps):
+    def fake_row(kind, sizes, compile_loss, steps, note=""):
         if kind.__name__ == "nmt_kind" and compile_loss is None:
             raise RuntimeError("out of memory")
         compiled = compiled_by_default[kind.__name__] if compile_loss is None else compile_loss
@@ -120,17 +120,21 @@ def test_variants_add_their_rows_after_the_chosen_kinds(
     gpu_check = _load_script()
     calls = []
 
-    def fake_row(kind, sizes, compile_loss, steps):
-        calls.append((kind.__name__, sizes, compile_loss))
+    def fake_row(kind, sizes, compile_loss, steps, note=""):
+        calls.append((kind.__name__, sizes, compile_loss, note))
         return f"| {kind.__name__} | {compile_loss} |", False
 
     monkeypatch.setattr(gpu_check, "speed_row", fake_row)
     base = gpu_check.SMOKE_SIZES
     gpu_check.speed_table(base, 2, False, [gpu_check.nmt_kind, gpu_check.mlm_kind], True)
     assert "| *variants (`--variants`)* |" in capsys.readouterr().out
-    changed = [(name, _changes(base, sizes), compiled) for name, sizes, compiled in calls]
+    changed = [(name, _changes(base, sizes), compiled) for name, sizes, compiled, _ in calls]
+    assert [note for *_, note in calls[:4]] == ["", "second run"] * 2
+    assert not any(note for *_, note in calls[4:])
     assert changed == [
         ("nmt_kind", {}, None),
+        ("nmt_kind", {}, None),
+        ("mlm_kind", {}, None),
         ("mlm_kind", {}, None),
         ("mlm_kind", {"bert_attention_dropout": 0.0}, True),
         ("mlm_kind", {"bert_batch": 2 * base.bert_batch}, None),
@@ -158,6 +162,7 @@ def test_the_variants_train_with_their_settings() -> None:
     rows = [line.split(" | ")[:2] for line in result.stdout.splitlines() if line[:2] == "| "]
     assert rows[1:] == [
         ["| NMT tiny, 512-token batches", "default: eager"],
+        ["| NMT tiny, 512-token batches", "default: eager, second run"],
         ["| *variants (`--variants`)*", "|"],
         ["| NMT tiny, 512-token batches, padded to x8", "eager"],
         ["| NMT tiny, 512-token batches, padded to x8", "loss compiled"],
@@ -264,12 +269,23 @@ def test_the_profile_trains_the_kind_and_lists_its_operators() -> None:
     assert "aten::mm" in result.stdout and "Self CPU time total" in result.stdout
 
 
+@pytest.mark.slow
+def test_the_profile_of_a_variant_trains_it_with_its_settings() -> None:
+    """--variants 3: BERT with twice the rows (the check's third variant), not the kinds."""
+    result = _run_profile("--smoke", "--variants", "3")
+    assert result.returncode == 0, result.stderr
+    headings = [line for line in result.stdout.splitlines() if line.startswith("### ")]
+    assert len(headings) == 1 and headings[0].startswith("### BERT tiny MLM, 32 x 8, eager: ")
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         ((), "gpu_profile: no CUDA GPU visible (torch.cuda.is_available() is false); "),
         (("--smoke", "--kinds", "gpt"), "--kinds: unknown gpt (known: clm, mlm, nmt)"),
         (("--smoke", "--batch-scale", "0"), "--batch-scale: 0 is not a positive whole number"),
+        (("--smoke", "--variants", "2,9"), "--variants: '9' is not a variant number (1 to 8)"),
+        (("--smoke", "--variants", "x"), "--variants: 'x' is not a variant number (1 to 8)"),
     ],
 )
 def test_the_profile_refuses_in_one_line(arguments: tuple[str, ...], message: str) -> None:
