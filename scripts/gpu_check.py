@@ -41,7 +41,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -227,29 +227,51 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
 KINDS: tuple[Callable[..., Any], ...] = (clm_kind, mlm_kind, nmt_kind)
 #: ``--kinds`` names
 KIND_NAMES = {"clm": clm_kind, "mlm": mlm_kind, "nmt": nmt_kind}
-#: ``--variants``: settings that may bring a kind nearer its MFU target of issue 36 (kind,
-#: the change to the table's sizes, compile): fused attention under compile (BERT's
-#: attention dropout at 0), twice the rows, NMT's lengths padded to a multiple of 8
-#: (few shapes for compiled kernels), four times NMT's token budget, NMT's batches in 8
-#: fixed shapes (widths of 32 to 256) replayed as CUDA graphs
-VARIANTS: tuple[tuple[str, Callable[[Sizes], Sizes], bool | None], ...] = (
-    ("clm", lambda s: dataclasses.replace(s, clm_batch=2 * s.clm_batch), None),
-    ("mlm", lambda s: dataclasses.replace(s, bert_attention_dropout=0.0), True),
-    ("mlm", lambda s: dataclasses.replace(s, bert_batch=2 * s.bert_batch), None),
-    (
-        "mlm",
-        lambda s: dataclasses.replace(s, bert_batch=2 * s.bert_batch, bert_attention_dropout=0.0),
-        True,
+
+
+class Variant(NamedTuple):
+    """A candidate setting for a kind's MFU target (``--variants``)."""
+
+    #: the kind (a ``--kinds`` name)
+    kind: str
+    #: the change to the table's sizes
+    change: Callable[[Sizes], Sizes]
+    #: compile the loss (None: the loop's default)
+    compile_loss: bool | None
+    #: the fewest steps its row trains: rows that record CUDA graphs reach their steady
+    #: state only once every shape has been seen, recorded and replayed
+    min_steps: int = 0
+
+
+def _replace(**changes: Any) -> Callable[[Sizes], Sizes]:
+    """The change that sets each field to its value, or to ``value(sizes)`` for a function."""
+    return lambda sizes: dataclasses.replace(
+        sizes,
+        **{field: value(sizes) if callable(value) else value for field, value in changes.items()},
+    )
+
+
+#: ``--variants``, in the order of their rows (``gpu_profile.py --variants`` numbers them
+#: from 1): twice the rows, fused attention under compile (BERT's attention dropout at
+#: 0), NMT's lengths padded to a multiple of 8 (few shapes for compiled kernels), four
+#: times NMT's token budget, eager and compiled, and NMT's batches in 8 fixed shapes
+#: (widths of 32 to 256) replayed as CUDA graphs, for 100 steps at least
+VARIANTS: tuple[Variant, ...] = (
+    Variant("clm", _replace(clm_batch=lambda s: 2 * s.clm_batch), None),
+    Variant("mlm", _replace(bert_attention_dropout=0.0), True),
+    Variant("mlm", _replace(bert_batch=lambda s: 2 * s.bert_batch), None),
+    Variant(
+        "mlm", _replace(bert_batch=lambda s: 2 * s.bert_batch, bert_attention_dropout=0.0), True
     ),
-    ("nmt", lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8), False),
-    ("nmt", lambda s: dataclasses.replace(s, nmt_pad_to_multiple=8), True),
-    ("nmt", lambda s: dataclasses.replace(s, nmt_tokens=4 * s.nmt_tokens), False),
-    (
+    Variant("nmt", _replace(nmt_pad_to_multiple=8), False),
+    Variant("nmt", _replace(nmt_pad_to_multiple=8), True),
+    Variant("nmt", _replace(nmt_tokens=lambda s: 4 * s.nmt_tokens), False),
+    Variant("nmt", _replace(nmt_tokens=lambda s: 4 * s.nmt_tokens), True),
+    Variant(
         "nmt",
-        lambda s: dataclasses.replace(
-            s, nmt_pad_to_multiple=s.nmt_length // 8, nmt_cuda_graphs=True
-        ),
+        _replace(nmt_pad_to_multiple=lambda s: s.nmt_length // 8, nmt_cuda_graphs=True),
         True,
+        min_steps=100,
     ),
 )
 
@@ -263,12 +285,15 @@ def train_kind(
     log_every: int,
     on_step: Callable[[int], None] | None = None,
 ) -> tuple[str, Any, Any]:
-    """Train one kind for ``steps`` steps through the project's loop in a scratch folder;
-    its label, the loop's result and its log (``train_log.csv``)."""
+    """Train one kind for ``steps`` steps through the project's loop in a scratch folder,
+    compiling afresh as a workflow job does (an earlier row's graph would make torch
+    recompile this row's shapes as dynamic ones); its label, the loop's result and its log
+    (``train_log.csv``)."""
     import pandas as pd
 
     from tokstudy.training.loop import LoopSettings, train
 
+    torch._dynamo.reset()
     torch.manual_seed(0)
     label, model, task, (optimizer, scheduler), flops = kind(sizes, compile_loss, steps)
     settings = LoopSettings(
@@ -349,11 +374,18 @@ def speed_table(
             _print_row(kind, sizes, False, steps)
         elif compile_all:
             _print_row(kind, sizes, True, steps)
-    chosen = [variant for variant in VARIANTS if KIND_NAMES[variant[0]] in kinds]
+    chosen = [variant for variant in VARIANTS if KIND_NAMES[variant.kind] in kinds]
     if variants and chosen:
         print("| *variants (`--variants`)* | | | | | |", flush=True)
-        for name, change, compile_loss in chosen:
-            _print_row(KIND_NAMES[name], change(sizes), compile_loss, steps)
+        for variant in chosen:
+            longer = f"{variant.min_steps} steps" if variant.min_steps > steps else ""
+            _print_row(
+                KIND_NAMES[variant.kind],
+                variant.change(sizes),
+                variant.compile_loss,
+                max(steps, variant.min_steps),
+                longer,
+            )
 
 
 def _print_row(

@@ -8,7 +8,7 @@ run, not with the GPU check's table) and the operators and kernels with the most
 time (the CPU's on a machine without one). ``--compile`` compiles the loss; the default
 is the loop's choice. ``--variants 3,8`` profiles those of the GPU check's variants
 (``VARIANTS``, numbered from 1 in the order of its table) instead, each with its own
-compile setting.
+compile setting and fewest steps.
 
     python scripts/gpu_profile.py [--kinds mlm,clm,nmt] [--batch-scale 1] [--compile]
                                   [--variants N,M] [--smoke]
@@ -39,22 +39,25 @@ WAIT, WARMUP, ACTIVE = 8, 2, 4
 BATCH_FIELD = {"clm": "clm_batch", "mlm": "bert_batch", "nmt": "nmt_tokens"}
 
 
-def profile_kind(name: str, sizes, compile_loss: bool | None, rows: int = 14) -> pd.DataFrame:
-    """Train kind ``name`` under the profiler; print its speed line and top operators;
-    return the loop's log."""
-    steps = WAIT + WARMUP + ACTIVE
+def profile_kind(
+    name: str, sizes, compile_loss: bool | None, rows: int = 14, min_steps: int = 0
+) -> pd.DataFrame:
+    """Train kind ``name`` for ``min_steps`` steps or more, the last ``ACTIVE`` under the
+    profiler; print its speed line and top operators; return the loop's log."""
+    wait = max(WAIT, min_steps - WARMUP - ACTIVE)
+    steps = wait + WARMUP + ACTIVE
     cuda = sizes.device == "cuda"
     activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if cuda else [])]
     started = time.perf_counter()
     with profile(
-        activities=activities, schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE)
+        activities=activities, schedule=schedule(wait=wait, warmup=WARMUP, active=ACTIVE)
     ) as profiler:
         label, result, log = gpu_check.train_kind(
             gpu_check.KIND_NAMES[name],
             sizes,
             compile_loss,
             steps,
-            log_every=WAIT,
+            log_every=wait,
             on_step=lambda done: profiler.step(),
         )
     last = log.iloc[-1]
@@ -63,7 +66,7 @@ def profile_kind(name: str, sizes, compile_loss: bool | None, rows: int = 14) ->
     compiled = "loss compiled" if result.extra["compiled"] else "eager"
     print(
         f"\n### {label}, {compiled}: {time.perf_counter() - started:.0f} s in all\n"
-        f"steps {int(log['step'].iloc[-2]) + 1}-{steps} (profiled: {WAIT + WARMUP + 1}-{steps}): "
+        f"steps {int(log['step'].iloc[-2]) + 1}-{steps} (profiled: {wait + WARMUP + 1}-{steps}): "
         f"{float(last['tokens_per_s']) / 1e3:.1f} k tokens/s{mfu}, {step_ms:.1f} ms a step",
         flush=True,
     )
@@ -105,8 +108,9 @@ def main() -> int:
         return 2
     base = gpu_check.SMOKE_SIZES if args.smoke else gpu_check.GPU_SIZES
     for number in variants:
-        name, change, compile_loss = gpu_check.VARIANTS[number - 1]
-        profile_kind(name, change(base), compile_loss)
+        variant = gpu_check.VARIANTS[number - 1]
+        sizes = variant.change(base)
+        profile_kind(variant.kind, sizes, variant.compile_loss, min_steps=variant.min_steps)
         if base.device == "cuda":
             torch.cuda.empty_cache()
     for name in [] if variants else names:
