@@ -722,19 +722,21 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
     assert set(table.score) <= expected and {"mlm_bits_per_char", "nmt_chrf"} <= set(table.score)
     assert set(table.intrinsic) <= {"mu_train", "mu_heldout", "nu_train", "nu_heldout"}
     assert (table["n"] <= 4).all()  # 2 tokenizers × 2 sizes per scope
-    # 2 tokenizers per size: 2!² = 4 orderings, the floor 2/4 is printed
-    assert (table["min_attainable_p"].dropna() == 0.5).all()
+    # 2 tokenizers: 2! = 2 relabellings, the floor 2/2 = 1: no p at all
+    assert (table["min_attainable_p"].dropna() == 1.0).all() and table["p_within_size"].isna().all()
     cells = pd.read_csv(results / "tables/analysis/correlation_cells.csv")
     assert len(cells) == 8  # 4 cells × one seed, in two scopes
     ranked = pd.read_csv(results / "tables/analysis/correlation_ranking.csv")
     assert ranked.groupby(["score", "scope"])["rank"].min().eq(1).all()
     markdown = (results / "tables/analysis/correlation.md").read_text("utf-8")
     assert "Kauf & Ivanova 2023" in markdown
-    # one scope per score: no language effect; the two families' one, in every scope
+    # crossed tokenizer and family intercepts in every scope; 2 tokenizers are too few
     mixed = pd.read_csv(results / "tables/analysis/correlation_mixed.csv")
-    assert set(mixed["random_effect"]) == {"family"} and set(mixed["groups"]) == {2}
+    assert set(mixed["random_effect"]) == {"tokenizer + family"} and set(mixed["groups"]) == {2}
+    assert mixed["note"].str.startswith("not fitted").all()
+    # one tokenizer per family: nothing within families, the two families across
     family = pd.read_csv(results / "tables/analysis/correlation_family.csv")
-    assert set(family["level"]) == {"within_family", "across_family"}
+    assert set(family["level"]) == {"across_family"}
     assert set(cells["family"]) == {"wordpiece", "unigram"}
     assert (results / "plots/analysis/correlation.png").stat().st_size > 5000
     nmt_metrics = pd.read_csv(results / "nmt/metrics/mr/sp_unigram/300.tsv", sep="\t")
