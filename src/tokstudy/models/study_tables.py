@@ -231,8 +231,10 @@ def summarize_models(
         f"above {LOSSY_TOLERANCE:.1%}; data_starved: a larger model that ends with a higher "
         "validation loss than a smaller scale's on the same cell)",
         "clm_scales": "Causal LM: does the tokenizer ranking hold at the larger scale? "
-        "(Kendall's tau of the cells' bits per byte; larger minus smaller scale; seeds both "
-        "scales trained; 95% bootstrap intervals over cells; Holm-adjusted p)",
+        "(Kendall's tau of the tokenizers' bits per byte within each vocabulary size, "
+        "averaged over sizes, its p from relabelling the tokenizers; larger minus smaller "
+        "scale, Wilcoxon over the tokenizers; seeds both scales trained; 95% bootstrap "
+        "intervals resampling tokenizers with all their cells; Holm-adjusted p)",
     }
     for name, table in tables.items():
         write_markdown(table, out_dir / f"{name}.md", titles[name])
