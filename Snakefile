@@ -6,7 +6,7 @@ import yaml
 from snakemake.utils import min_version, validate
 
 from tokstudy.workflow.config_files import check_config_files, check_schema
-from tokstudy.workflow import study_lock
+from tokstudy.workflow import study_lock, training_state
 from tokstudy.errors import TokstudyError
 from tokstudy.workflow.results_dir import mark_results_dir
 from tokstudy.workflow.scheduler_wakeups import keep_one_wakeup
@@ -56,14 +56,21 @@ onstart:
         study_lock.acquire(study.results_dir)
     except TokstudyError as exc:
         raise WorkflowError(str(exc)) from None
+    training_state.remember(study.results_dir)
     keep_one_wakeup()
 
 
+# A training job that finished keeps its outputs under checkpoints/ until Snakemake has
+# recorded it (tokstudy.workflow.training_state): killed after writing them, it takes them
+# back instead of training again. Those of the jobs recorded during this run go here.
 onsuccess:
+    training_state.drop_recorded(study.results_dir)
     study_lock.release(study.results_dir)
 
 
 onerror:
+    if not workflow.execution_settings.keep_incomplete:
+        training_state.drop_recorded(study.results_dir)
     study_lock.release(study.results_dir)
 
 
