@@ -10,8 +10,7 @@ from tokstudy.workflow import study_lock, training_state
 from tokstudy.errors import TokstudyError
 from tokstudy.workflow.results_dir import mark_results_dir
 from tokstudy.workflow.scheduler_wakeups import keep_one_wakeup
-from tokstudy.workflow.study.core import Study
-from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.plan import plan_study
 
 min_version("9.0")
 
@@ -36,10 +35,11 @@ except TokstudyError as exc:
 validate(config, CONFIG_SCHEMA)
 
 # The one place the config is read: the study resolves it (defaults) and its plan's
-# planners (cross-key checks) answer every rule; no .smk file indexes config.
+# planners (cross-key checks) answer every rule; no .smk file indexes config. `tokstudy
+# check-config` runs the same plan_study, so it refuses what this start refuses.
 try:
-    study = Study(config)
-    planners = StudyPlan(study)
+    planners = plan_study(config)
+    study = planners.study
 except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
 

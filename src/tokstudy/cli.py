@@ -30,8 +30,7 @@ from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
 from tokstudy.workflow.config_files import check_schema, load_config_file
-from tokstudy.workflow.plan import StudyPlan
-from tokstudy.workflow.study.core import Study
+from tokstudy.workflow.plan import plan_study
 
 #: the workflow's config schema, in the source checkout the workflow runs from
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -270,7 +269,7 @@ def check_config_command(args: argparse.Namespace) -> None:
             raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
         update_config(config, loaded)
     check_schema(config, load_config_file(args.schema))
-    StudyPlan(Study(config))
+    plan_study(config)
     print(f"{', '.join(map(str, args.configfile))}: ok")
 
 
