@@ -258,6 +258,14 @@ def test_a_request_stops_at_its_time_budget_and_says_so(
     assert "2 of 3 tokenizers left out: a request may take 0 s" in answer["sample"]["notes"][0]
 
 
+def _closed_by_server(raw: socket.socket) -> bool:
+    """Whether the server closed ``raw`` (an end of file, or a reset of unread data)."""
+    try:
+        return raw.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
 def test_idle_connections_are_closed(
     server: tuple[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -270,16 +278,14 @@ def test_idle_connections_are_closed(
         for raw in sockets[:-1]:
             raw.sendall(b"POST /api/segment HTTP/1.1\r\nContent-Le")  # never finished
         sockets[-1].sendall(b"POST /api/segment HTTP/1.1\r\nContent-Length: 10\r\n\r\n{")
-        time.sleep(0.3)
-        assert threading.active_count() > before + 250  # one thread per connection
-        assert all(raw.recv(1) == b"" for raw in sockets[:-1])  # closed by the server
+        assert all(_closed_by_server(raw) for raw in sockets[:-1])
         reply = sockets[-1].makefile("rb").read()
     finally:
         for raw in sockets:
             raw.close()
     assert reply.startswith(b"HTTP/1.1 408") or reply.startswith(b"HTTP/1.0 408")
     assert b"body not received within 0.5 s" in reply
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while threading.active_count() > before + 5 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert threading.active_count() <= before + 5
+    assert threading.active_count() <= before + 5  # the 300 handler threads have ended
