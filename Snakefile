@@ -6,12 +6,11 @@ import yaml
 from snakemake.utils import min_version, validate
 
 from tokstudy.workflow.config_files import check_config_files, check_schema
-from tokstudy.workflow import study_lock
+from tokstudy.workflow import study_lock, training_state
 from tokstudy.errors import TokstudyError
 from tokstudy.workflow.results_dir import mark_results_dir
 from tokstudy.workflow.scheduler_wakeups import keep_one_wakeup
-from tokstudy.workflow.study.core import Study
-from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.plan import plan_study
 
 min_version("9.0")
 
@@ -36,10 +35,11 @@ except TokstudyError as exc:
 validate(config, CONFIG_SCHEMA)
 
 # The one place the config is read: the study resolves it (defaults) and its plan's
-# planners (cross-key checks) answer every rule; no .smk file indexes config.
+# planners (cross-key checks) answer every rule; no .smk file indexes config. `tokstudy
+# check-config` runs the same plan_study, so it refuses what this start refuses.
 try:
-    study = Study(config)
-    planners = StudyPlan(study)
+    planners = plan_study(config)
+    study = planners.study
 except TokstudyError as exc:
     raise WorkflowError(f"config error: {exc}") from None
 
@@ -56,14 +56,21 @@ onstart:
         study_lock.acquire(study.results_dir)
     except TokstudyError as exc:
         raise WorkflowError(str(exc)) from None
+    training_state.remember(study.results_dir)
     keep_one_wakeup()
 
 
+# A training job that finished keeps its outputs under checkpoints/ until Snakemake has
+# recorded it (tokstudy.workflow.training_state): killed after writing them, it takes them
+# back instead of training again. Those of the jobs recorded during this run go here.
 onsuccess:
+    training_state.drop_recorded(study.results_dir)
     study_lock.release(study.results_dir)
 
 
 onerror:
+    if not workflow.execution_settings.keep_incomplete:
+        training_state.drop_recorded(study.results_dir)
     study_lock.release(study.results_dir)
 
 

@@ -8,6 +8,7 @@ import gzip
 import itertools
 import json
 import math
+import shutil
 import unicodedata
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from tokstudy.nmt.config import DecodeConfig, EvaluationConfig, SplitConfig, Tra
 from tokstudy.nmt.data import joint_training_text, read_split, split_corpus
 from tokstudy.nmt.report import write_report
 from tokstudy.nmt.scoring import corpus_scores, detokenize, score_run
-from tokstudy.nmt.train import MODEL_DIR, SUMMARY_FILE, train_translation_model
+from tokstudy.nmt.train import MODEL_DIR, SUMMARY_FILE, NmtTask, train_translation_model
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
@@ -268,6 +269,43 @@ def test_resume_after_kill_matches_uninterrupted_run(
     assert {k: v for k, v in resumed.items() if k not in ignored} == {
         k: v for k, v in straight.items() if k not in ignored
     }
+
+
+def _falling_dev_scores(self: NmtTask, model: torch.nn.Module, step: int) -> tuple[dict, float]:
+    """Dev scores that only fall: the first evaluation stays the best."""
+    self.scores = {"chrf": 100.0 - step, "bleu": 0.0, "chrf_signature": "fixed"}
+    return {"dev_chrf": 100.0 - step, "dev_bleu": 0.0}, 100.0 - step
+
+
+@pytest.mark.slow
+def test_the_best_model_survives_a_kill_after_the_checkpoint_that_follows_it(
+    tmp_path: Path, corpus: dict[str, Path], tokenizers: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The best model of step 4 is kept beside the checkpoint, not only in the run folder
+    that Snakemake deletes after the kill at step 6: the resumed run, which never beats it,
+    still ends with it."""
+    monkeypatch.setattr(NmtTask, "evaluate", _falling_dev_scores)
+    config = dataclasses.replace(RESUME_CONFIG, max_steps=8)
+    straight = tmp_path / "straight"
+    _train(corpus, tokenizers, straight, config, checkpoint_root=tmp_path / "straight_state")
+    run, state = tmp_path / "run", tmp_path / "state"
+    with pytest.raises(Interrupted):
+        _train(corpus, tokenizers, run, config, checkpoint_root=state, on_step=_stop_at(6))
+    shutil.rmtree(run)  # what Snakemake does with a failed job's outputs
+    summary = _train(corpus, tokenizers, run, config, checkpoint_root=state)
+    assert summary["best_step"] == 4
+    a = MarianMTModel.from_pretrained(straight / MODEL_DIR).state_dict()
+    b = MarianMTModel.from_pretrained(run / MODEL_DIR).state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert list(_log(run)["step"]) == [4, 8]
+
+
+def _stop_at(stop: int):
+    def on_step(step: int) -> None:
+        if step == stop:
+            raise Interrupted
+
+    return on_step
 
 
 def test_checkpoint_of_other_training_data_is_refused(

@@ -4,7 +4,8 @@ The checkpoint lives under ``<results_dir>/checkpoints/<rule>/...`` (outside the
 declared output folder, which Snakemake removes after a failed job). Each test kills a
 tiny job after its first checkpoint (the job process, then Snakemake's process group),
 reruns with ``--rerun-incomplete``, reads from the job's log the step it resumed at, and
-compares the final weights with those of an uninterrupted run of the same job.
+compares the final weights and training log with those of an uninterrupted run of the same
+job.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import psutil
 import pytest
 import torch
@@ -86,6 +88,12 @@ def _kill_after_first_checkpoint(workdir: Path, config: Path, target: str, rule:
     return int(torch.load(checkpoint, weights_only=True)["step"])
 
 
+def _log(folder: Path) -> pd.DataFrame:
+    """The training log without its timing columns."""
+    timing = ["tokens_per_s", "flops_per_s", "mfu", "elapsed_s"]
+    return pd.read_csv(folder / "train_log.csv").drop(columns=timing)
+
+
 def _weights(folder: Path) -> dict[str, torch.Tensor]:
     return load_file(folder / "model" / "model.safetensors")
 
@@ -104,8 +112,9 @@ def test_a_killed_training_job_resumes_from_its_checkpoint(tmp_path: Path, rule:
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     log = next((tmp_path / "results" / "logs" / rule).rglob("*.log")).read_text()
     assert re.search(rf"resuming from \S+ at step {step}\b", log), log[-2000:]
-    assert not list((tmp_path / "results" / "checkpoints").rglob("checkpoint.pt"))
+    assert not list((tmp_path / "results" / "checkpoints").rglob("*.*"))  # all gone
     resumed = _weights(tmp_path / "results" / target)
+    resumed_log = _log(tmp_path / "results" / target)
 
     # the same job uninterrupted, on the same inputs
     shutil.copytree(tmp_path / "results" / target, tmp_path / "resumed")
@@ -118,3 +127,5 @@ def test_a_killed_training_job_resumes_from_its_checkpoint(tmp_path: Path, rule:
     expected = _weights(tmp_path / "results" / target)
     assert resumed.keys() == expected.keys()
     assert all(torch.equal(resumed[key], expected[key]) for key in expected)
+    # no row before the checkpoint lost with the folder Snakemake deleted (issue 54)
+    pd.testing.assert_frame_equal(resumed_log, _log(tmp_path / "results" / target))

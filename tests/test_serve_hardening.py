@@ -11,6 +11,7 @@ import json
 import shutil
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,7 +23,8 @@ from hypothesis import strategies as st
 from page_support import tiny_study
 
 from tokstudy.cli import main
-from tokstudy.report.page.serve import MAX_BODY, Playground, PlaygroundServer
+from tokstudy.report.page import serve
+from tokstudy.report.page.serve import MAX_BODY, MAX_TEXT, Playground, PlaygroundServer
 
 
 @pytest.fixture(scope="module")
@@ -208,3 +210,82 @@ def test_fuzz_the_server_never_dies_nor_serves_outside_the_folder(
     status, kind, _ = request(server, "POST", "/api/segment", body, headers)
     assert status in (200, 400, 404) and kind.startswith("application/json"), status
     assert request(server, "GET", "/study/tables/metrics.csv")[0] == 200
+
+
+# --- bounds (issue 54): no request ties the server up
+
+
+def _post(server: tuple[str, int], payload: dict) -> tuple[int, dict, float]:
+    """Status, answer and seconds of one segment request."""
+    body = json.dumps(payload).encode()
+    started = time.monotonic()
+    status, _, answer = request(
+        server, "POST", "/api/segment", body, {"Content-Length": str(len(body))}
+    )
+    return status, json.loads(answer), time.monotonic() - started
+
+
+def test_a_cell_named_1547_times_is_segmented_once_while_another_client_is_served(
+    server: tuple[str, int],
+) -> None:
+    key = "en|hf_bpe|300"
+    flood = {"text": "the same words again " * 450, "cells": [key] * 1547}  # 36 KB
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(_post, server, flood)
+        second = pool.submit(_post, server, {"text": "hello", "cells": [key]})
+        (status, answer, seconds), (other_status, other, other_seconds) = (
+            first.result(),
+            second.result(),
+        )
+    assert status == 200 and [cell["key"] for cell in answer["cells"]] == [key]
+    assert other_status == 200 and [cell["key"] for cell in other["cells"]] == [key]
+    assert seconds < 1 and other_seconds < 1, (seconds, other_seconds)
+
+
+def test_a_text_over_the_limit_is_refused(server: tuple[str, int]) -> None:
+    status, answer, _ = _post(server, {"text": "a" * (MAX_TEXT + 1), "cells": []})
+    assert status == 413
+    assert answer["error"] == f"text of {MAX_TEXT + 1} characters is over the limit of {MAX_TEXT}"
+
+
+def test_a_request_stops_at_its_time_budget_and_says_so(
+    server: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(serve, "REQUEST_BUDGET_S", 0.0)  # over it after the first cell
+    keys = ["en|hf_bpe|300", "en|char|full", "fa|hf_bpe|300"]
+    status, answer, _ = _post(server, {"text": "hello", "cells": keys})
+    assert status == 200 and [cell["key"] for cell in answer["cells"]] == keys[:1]
+    assert "2 of 3 tokenizers left out: a request may take 0 s" in answer["sample"]["notes"][0]
+
+
+def _closed_by_server(raw: socket.socket) -> bool:
+    """Whether the server closed ``raw`` (an end of file, or a reset of unread data)."""
+    try:
+        return raw.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_idle_connections_are_closed(
+    server: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """300 half-sent requests: each is closed after the idle timeout, its thread freed; a
+    body promised and never sent is a 408."""
+    monkeypatch.setattr(serve.Handler, "timeout", 0.5)
+    before = threading.active_count()
+    sockets = [socket.create_connection(server, timeout=30) for _ in range(300)]
+    try:
+        for raw in sockets[:-1]:
+            raw.sendall(b"POST /api/segment HTTP/1.1\r\nContent-Le")  # never finished
+        sockets[-1].sendall(b"POST /api/segment HTTP/1.1\r\nContent-Length: 10\r\n\r\n{")
+        assert all(_closed_by_server(raw) for raw in sockets[:-1])
+        reply = sockets[-1].makefile("rb").read()
+    finally:
+        for raw in sockets:
+            raw.close()
+    assert reply.startswith(b"HTTP/1.1 408") or reply.startswith(b"HTTP/1.0 408")
+    assert b"body not received within 0.5 s" in reply
+    deadline = time.monotonic() + 30
+    while threading.active_count() > before + 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= before + 5  # the 300 handler threads have ended

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -67,10 +69,118 @@ def test_a_lock_of_another_host_is_never_taken_over(tmp_path: Path) -> None:
         acquire(tmp_path)
 
 
-def test_an_unreadable_lock_is_held_not_ignored(tmp_path: Path) -> None:
-    (tmp_path / LOCK_FILE).write_text("{half", encoding="utf-8")
-    with pytest.raises(TokstudyError, match="host \\?, PID \\?"):
+@pytest.mark.parametrize(("content", "reason"), [("", "empty"), ("{half", "JSONDecodeError")])
+def test_an_empty_or_unreadable_lock_names_the_command_that_clears_it(
+    tmp_path: Path, content: str, reason: str
+) -> None:
+    (tmp_path / LOCK_FILE).write_text(content, encoding="utf-8")
+    with pytest.raises(TokstudyError) as error:
         study_lock.acquire(tmp_path)
+    message = str(error.value)
+    assert "\n" not in message and f"({reason})" in message
+    command = message.split("clear it with: ")[1]
+    assert shlex.split(command) == ["rm", str((tmp_path / LOCK_FILE).resolve())]
+    subprocess.run(shlex.split(command), check=True)  # the command given does clear it
+    acquire(tmp_path)
+    release(tmp_path)
+
+
+def test_a_lock_that_cannot_be_written_leaves_no_file_and_names_folder_and_cause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full_disk(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(TokstudyError) as error:
+        acquire(tmp_path)
+    monkeypatch.undo()
+    message = str(error.value)
+    assert "\n" not in message
+    assert f"results_dir {tmp_path.resolve()}: cannot write the lock" in message
+    assert "No space left on device" in message
+    assert list(tmp_path.iterdir()) == []  # neither the lock nor a temporary file
+    acquire(tmp_path)  # once there is space again, the folder is free
+    release(tmp_path)
+
+
+def test_a_file_system_without_flock_still_gets_a_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NFS without lockd answers ``flock`` with ENOLCK: the lock is then its file alone."""
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(study_lock.fcntl, "flock", no_locks)
+    lock = acquire(tmp_path)
+    assert json.loads(lock.read_text("utf-8"))["pid"] == os.getpid()
+    release(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _contender(folder: Path, go: int, said: int, done: int) -> None:
+    """A forked run: waits for ``go``, tries the lock, writes 1 (taken) or 0 to ``said``,
+    holds what it took until ``done`` is written, then ends."""
+    code = 1
+    try:
+        os.read(go, 1)
+        try:
+            acquire(folder)
+            os.write(said, b"1")
+        except TokstudyError:
+            os.write(said, b"0")
+        os.read(done, 1)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def race(root: Path, trials: int) -> list[int]:
+    """``trials`` times: two processes released together onto a dead run's lock in a folder
+    of their own; how many of the two took it, per trial."""
+    dead = os.fork()
+    if dead == 0:  # pragma: no cover - the child
+        os._exit(0)
+    os.waitpid(dead, 0)  # reaped: its PID is not reused before the PIDs wrap around
+    winners = []
+    for trial in range(trials):
+        folder = root / str(trial)
+        folder.mkdir()
+        _write_owner(folder, host=socket.gethostname(), pid=dead)
+        (go, start), (said, answer), (done, finish) = os.pipe(), os.pipe(), os.pipe()
+        pids = []
+        for _ in range(2):
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child
+                _contender(folder, go, answer, done)
+            pids.append(pid)
+        os.write(start, b"gg")
+        answers = os.read(said, 1) + os.read(said, 1)
+        os.write(finish, b"dd")
+        for pid in pids:
+            os.waitpid(pid, 0)
+        for fd in (go, start, said, answer, done, finish):
+            os.close(fd)
+        winners.append(answers.count(b"1"))
+    return winners
+
+
+def test_two_runs_on_one_stale_lock_exactly_one_proceeds(tmp_path: Path) -> None:
+    """200 races on a stale lock, run in a small process (forks of it are quick)."""
+    code = (
+        "import sys, pathlib, test_study_lock as t; print(t.race(pathlib.Path(sys.argv[1]), 200))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent,
+        check=True,
+    )
+    winners = json.loads(done.stdout)
+    lost = [trial for trial, won in enumerate(winners) if won != 1]
+    assert len(winners) == 200 and not lost, f"{len(lost)} of 200 trials: not one winner"
 
 
 # --- two clones of the project, one results folder

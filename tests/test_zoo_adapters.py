@@ -119,7 +119,10 @@ def test_superbpe_stage_one_is_bpe_and_superwords_come_after_the_transition(
 def test_superbpe_with_transition_1_is_plain_bpe(
     english_corpus: Path, english_lines: list[str]
 ) -> None:
-    superbpe = _trained("superbpe", english_corpus, transition=1.0)
+    """Why a study may not ask for ``transition: 1``: its second stage learns nothing (the
+    algorithm run directly, past the parameter check)."""
+    spec = TrainSpec(SIZE, {"transition": 1.0, "min_frequency": 0}, seed=7, label="en")
+    superbpe = adapter_class("superbpe").fit(english_corpus, spec)
     plain = _trained("hf_bpe", english_corpus)
     assert superbpe.vocab == plain.vocab
     assert superbpe.encode_batch(english_lines[:300]) == plain.encode_batch(english_lines[:300])
@@ -130,10 +133,11 @@ def test_superbpe_spells_every_stage_one_id_as_one_character(token_id: int) -> N
     assert char_id(id_char(token_id)) == token_id
 
 
-def test_superbpe_transition_outside_0_1_is_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transition", [0, 1, 1.5])
+def test_superbpe_transition_outside_0_1_is_one_line(tmp_path: Path, transition: float) -> None:
     corpus = write_lines(tmp_path / "c.txt", ["a b c"])
     with pytest.raises(TokstudyError, match=r"^tokenizers\.superbpe\.params\.transition: must"):
-        adapter_class("superbpe").train(corpus, TrainSpec(SIZE, {"transition": 1.5}))
+        adapter_class("superbpe").train(corpus, TrainSpec(SIZE, {"transition": transition}))
 
 
 # --- morfessor ------------------------------------------------------------------------

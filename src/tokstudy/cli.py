@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.corpora.prepare import MAX_LINE_BYTES, CleaningStats, clean_lines
+from tokstudy.cells import PRETRAINED
+from tokstudy.corpora.prepare import MAX_LINE_BYTES, NORMAL_FORMS, CleaningStats, clean_lines
 from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError, one_line
 from tokstudy.metrics.compute import METRICS, check_metric_names, compute_metrics
@@ -27,11 +28,11 @@ from tokstudy.output_paths import (
 )
 from tokstudy.report.tables import tidy_rows
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
 from tokstudy.workflow.config_files import check_schema, load_config_file
-from tokstudy.workflow.plan import StudyPlan
-from tokstudy.workflow.study.core import Study
+from tokstudy.workflow.plan import plan_study
 
 #: the workflow's config schema, in the source checkout the workflow runs from
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -62,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=["error", "replace"],
         default="error",
         help="invalid UTF-8 or NUL bytes: stop naming file and line, or replace by U+FFFD",
+    )
+    metrics.add_argument(
+        "--normalize",
+        choices=NORMAL_FORMS,
+        default="none",
+        help="Unicode normal form of every line, as corpus_defaults.normalize does (default: "
+        "none); a study with nfkc is reproduced with --normalize nfkc",
     )
     metrics.add_argument(
         "--max-line-bytes",
@@ -198,6 +206,14 @@ def _load_tokenizer(path: Path) -> Tokenizer:
         raise TokstudyError(f"--tokenizer {path}: cannot be loaded ({one_line(exc)})") from exc
 
 
+def _kind(path: Path) -> str:
+    """``pretrained`` for a pretrained tokenizer file (or folder, or one the workflow
+    imported: its ``meta.json`` says so), else ``trained``."""
+    if path.is_dir() and (path / META_FILE).is_file():
+        return read_meta(path).get("kind", "trained")
+    return PRETRAINED
+
+
 def _check_corpus(corpus: Path) -> None:
     """One-line error for a corpus that is missing, a directory or a device (``/dev/zero``
     would never end); a regular file or a pipe is read."""
@@ -209,15 +225,22 @@ def _check_corpus(corpus: Path) -> None:
         raise TokstudyError(f"--corpus {corpus}: is a device, expected a text file")
 
 
-def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str, max_line_bytes: int) -> Path:
-    """``corpus`` cleaned as ``prepare_corpus`` cleans it, written into ``folder``.
+def cleaned_corpus(
+    corpus: Path, folder: Path, on_invalid_utf8: str, max_line_bytes: int, normalize: str = "none"
+) -> Path:
+    """``corpus`` cleaned as ``prepare_corpus`` cleans it (the same function: decoding,
+    normal form ``normalize``, long lines), written into ``folder``.
 
     What cleaning changed is reported on stderr; no line left is an error.
     """
     _check_corpus(corpus)
     stats = CleaningStats()
     path = folder / "corpus.txt"
-    write_text_lines(path, clean_lines([corpus], "", on_invalid_utf8, stats, max_line_bytes))
+    hint = "run with --on-invalid-utf8 replace to substitute U+FFFD"
+    lines = clean_lines(
+        [corpus], "", on_invalid_utf8, stats, max_line_bytes, normalize, replace_hint=hint
+    )
+    write_text_lines(path, lines)
     if stats.lines_kept == 0:
         raise TokstudyError(
             f"--corpus {corpus}: no lines after cleaning ({stats.lines_read} read, all empty)"
@@ -249,12 +272,13 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     frames = []
     for corpus in args.corpus:
         with tempfile.TemporaryDirectory(prefix="tokstudy-") as folder:
-            clean = cleaned_corpus(corpus, Path(folder), args.on_invalid_utf8, args.max_line_bytes)
+            clean = cleaned_corpus(
+                corpus, Path(folder), args.on_invalid_utf8, args.max_line_bytes, args.normalize
+            )
             metrics, _ = compute_metrics(tokenizer, clean, args.batch_lines)
         chosen = {name: metrics[name] for name in selected}
-        frames.append(
-            tidy_rows("-", str(args.tokenizer), len(tokenizer.vocab), str(corpus), chosen)
-        )
+        size, kind = len(tokenizer.vocab), _kind(args.tokenizer)
+        frames.append(tidy_rows("-", str(args.tokenizer), size, str(corpus), chosen, kind))
     return pd.concat(frames, ignore_index=True).rename(columns={"split": "corpus"})
 
 
@@ -270,7 +294,7 @@ def check_config_command(args: argparse.Namespace) -> None:
             raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
         update_config(config, loaded)
     check_schema(config, load_config_file(args.schema))
-    StudyPlan(Study(config))
+    plan_study(config)
     print(f"{', '.join(map(str, args.configfile))}: ok")
 
 

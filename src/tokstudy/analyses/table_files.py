@@ -6,9 +6,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.write_errors import naming_write_failures
+
 
 def write_table(table: pd.DataFrame, csv: Path, markdown: Path, title: str) -> None:
-    """A table as CSV and as Markdown under a ``# title`` heading (``(no rows)`` when empty)."""
-    table.to_csv(csv, index=False)
+    """A table as CSV and as Markdown under a ``# title`` heading (``(no rows)`` when empty);
+    a write the OS refuses is one line naming the file and the reason."""
+    with naming_write_failures(csv, "the table"):
+        table.to_csv(csv, index=False)
     body = table.to_markdown(index=False, floatfmt=".4g") if len(table) else "(no rows)"
-    Path(markdown).write_text(f"# {title}\n\n{body}\n", encoding="utf-8")
+    with naming_write_failures(markdown, "the table"):
+        Path(markdown).write_text(f"# {title}\n\n{body}\n", encoding="utf-8")

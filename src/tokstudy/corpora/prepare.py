@@ -128,13 +128,15 @@ def _corpus_name(label: str) -> str:
     return f"corpus of language {label!r}" if label else "corpus"
 
 
-def _decode(raw: bytes, where: tuple[str, str], on_invalid_utf8: str, stats: CleaningStats) -> str:
-    """One raw line as text; invalid UTF-8 or a NUL byte is an error or replaced by U+FFFD.
+def _decode(
+    raw: bytes, where: tuple[str, str], on_invalid_utf8: str, stats: CleaningStats, hint: str
+) -> str:
+    """One raw line as text; invalid UTF-8 or a NUL byte is an error (ending with ``hint``:
+    how to replace them) or replaced by U+FFFD.
 
     ``where`` is (file, place in the file) for the error message.
     """
     file, place = where
-    hint = "set on_invalid_utf8: replace to substitute U+FFFD"
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -182,12 +184,18 @@ def clean_lines(
     stats: CleaningStats,
     max_line_bytes: int = MAX_LINE_BYTES,
     normalize: str = "none",
+    replace_hint: str | None = None,
 ) -> Iterator[str]:
     """Cleaned, non-empty lines of the raw source files of one language, in order.
 
-    ``label`` names the language in errors (empty: a corpus given outside a study).
+    ``label`` names the language in errors (empty: a corpus given outside a study);
+    ``replace_hint`` ends the error of invalid UTF-8 (default: the study's config keys).
     """
     name = _corpus_name(label)
+    hint = replace_hint or (
+        f"set languages.{label}.on_invalid_utf8 (or corpus_defaults.on_invalid_utf8): replace "
+        "to substitute U+FFFD"
+    )
     for path in paths:
         path = Path(path)
         if not path.is_file():
@@ -196,7 +204,7 @@ def clean_lines(
         for number, raw in enumerate(_source_lines(path), start=1):
             stats.lines_read += 1
             where = (f"{name}: {path}", f"{unit} {number}")
-            line = _decode(raw, where, on_invalid_utf8, stats).replace(BOM, "")
+            line = _decode(raw, where, on_invalid_utf8, stats, hint).replace(BOM, "")
             line = normalize_line(line, normalize, stats).strip()
             if not line:
                 stats.empty_dropped += 1

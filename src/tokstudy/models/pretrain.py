@@ -2,12 +2,15 @@
 
 Output folder of one run::
 
-    checkpoint.pt     last checkpoint (removed when the run completes)
+    checkpoint.pt     last checkpoint (removed when the run completes; the workflow keeps it
+                      outside the run folder, with a copy of the log and, once the run is
+                      done, its outputs: :func:`~tokstudy.training.run_state.keep_outputs`)
     train_log.csv     step, loss, lr, tokens_per_s, elapsed_s every ``log_every`` steps
     model/            the trained model (``save_pretrained`` for BERT)
     pretrain.json     settings and summary, written last: the run's completion marker
 
-Rerunning after a kill resumes from ``checkpoint.pt``; the batches and masking of each
+Rerunning after a kill resumes from ``checkpoint.pt`` (or, killed after its outputs were
+written, takes them back without training); the batches and masking of each
 step depend only on ``(seed, step)`` and the torch RNG (dropout) is restored, so the
 resumed run ends with the same weights as an uninterrupted one.
 """
@@ -31,12 +34,13 @@ from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
 from tokstudy.models.masking import LABEL_POSITIONS, Masker, labelled, with_label_positions
 from tokstudy.training import distributed
-from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
+from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
 from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopSettings, Task, train
+from tokstudy.training.run_state import keep_outputs, restore_outputs
 
 log = logging.getLogger(__name__)
 
@@ -298,10 +302,11 @@ def finish_run(
     summary: dict[str, Any],
     checkpoint_dir: Path | None = None,
 ) -> Path:
-    """Save the model atomically, write the summary marker, drop the checkpoint."""
+    """Save the model atomically, write the summary marker, keep the outputs as the run's
+    state in place of its checkpoint (:func:`~tokstudy.training.run_state.keep_outputs`)."""
     model_dir = save_atomically(save_model, out_dir / MODEL_DIR)
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    drop_checkpoint(out_dir, checkpoint_dir)
+    keep_outputs(out_dir, checkpoint_dir)
     return model_dir
 
 
@@ -334,6 +339,8 @@ def pretrain_bert(
     batches = BertBatches(corpus, tokenizer, config)
     run_fingerprint = fingerprint(config, corpus.meta["fingerprint"])
     checkpoint_dir = checkpoint_folder(checkpoint_root, run_fingerprint)
+    if restore_outputs(out_dir, checkpoint_dir, write=distributed.is_main()):
+        return out_dir / MODEL_DIR
     result = train_loop(
         model,
         batches,

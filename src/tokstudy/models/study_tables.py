@@ -29,6 +29,7 @@ from tokstudy.models.config import EvalConfig
 from tokstudy.models.run_flags import LOSSY_TOLERANCE, RUN_FACTS, flagged_runs, mark_flagged
 from tokstudy.models.tsv_datasets import write_tsv
 from tokstudy.statistics.significance import seed_summary, wilcoxon_table
+from tokstudy.write_errors import naming_write_failures
 
 #: the metrics the plot shows of these tasks (the others show every metric)
 PLOTTED_METRICS = {"mlm": ("pseudo_perplexity", "bits_per_char"), "clm": ("bits_per_byte",)}
@@ -145,7 +146,8 @@ def clm_table(clm: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
 def write_markdown(frame: pd.DataFrame, path: Path, title: str) -> None:
     """``frame`` as a Markdown table under a heading."""
     body = frame.to_markdown(index=False, floatfmt=".4g") if len(frame) else "(no rows)"
-    Path(path).write_text(f"## {title}\n\n{body}\n", encoding="utf-8")
+    with naming_write_failures(path, "the table"):
+        Path(path).write_text(f"## {title}\n\n{body}\n", encoding="utf-8")
 
 
 def plot_noise(results: pd.DataFrame, outputs: Sequence[Path]) -> None:
@@ -189,7 +191,8 @@ def summarize_models(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = collect_results(mlm, finetune, clm)
-    results.to_csv(out_dir / "results.tsv", sep="\t", index=False)
+    with naming_write_failures(out_dir / "results.tsv", "the table"):
+        results.to_csv(out_dir / "results.tsv", sep="\t", index=False)
     flagged = flagged_runs(results)
     tables = summarize(
         results[~results["metric"].isin(RUN_FACTS)],

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tokstudy.errors import TokstudyError
+from tokstudy.write_errors import naming_write_failures
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,4 +77,5 @@ def write_tsv(frame: pd.DataFrame, path: Path) -> None:
     """``frame`` as a tab-separated file with a header (its folder created)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, sep="\t", index=False)
+    with naming_write_failures(path, "the table"):
+        frame.to_csv(path, sep="\t", index=False)

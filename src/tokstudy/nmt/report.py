@@ -23,6 +23,7 @@ from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, EvaluationConfig
 from tokstudy.nmt.scoring import METRICS, paired_bootstrap, sentence_bleu
 from tokstudy.statistics.significance import seed_summary
+from tokstudy.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +86,15 @@ def table1(scores: pd.DataFrame, metric: str = "bleu", baseline: str = "sp_bpe")
 
 
 def write_table(frame: pd.DataFrame, path: Path) -> Path:
-    """Write ``frame`` as CSV, Markdown or LaTeX, by the suffix of ``path``."""
+    """Write ``frame`` as CSV, Markdown or LaTeX, by the suffix of ``path``; a write the OS
+    refuses is one line naming the file and the reason."""
     path = Path(path)
+    with naming_write_failures(path, "the table"):
+        _write_table(frame, path)
+    return path
+
+
+def _write_table(frame: pd.DataFrame, path: Path) -> None:
     if path.suffix == ".csv":
         frame.to_csv(path, index=False, float_format=f"%.{DECIMALS}f")
     elif path.suffix == ".md":
@@ -97,7 +105,6 @@ def write_table(frame: pd.DataFrame, path: Path) -> Path:
         frame.to_latex(path, index=False, float_format=f"%.{DECIMALS}f", na_rep="--")
     else:
         raise TokstudyError(f"{path}: table format must be .csv, .md or .tex")
-    return path
 
 
 def seed_summaries(scores: pd.DataFrame) -> pd.DataFrame:

@@ -2,8 +2,13 @@
 
 Output folder of one run::
 
-    model/          the model with the best dev chrF so far (``save_pretrained``)
+    model/          the model with the best dev chrF (``save_pretrained``)
     checkpoint.pt   the training state at the last evaluation (removed when the run ends)
+
+With a checkpoint folder of its own (the workflow's), the checkpoint, a copy of the log and
+the best model so far live there, outside the job's outputs, and the best model is copied
+into the run folder at the end (:func:`~tokstudy.training.run_state.keep_outputs` then
+keeps the outputs there until the workflow has recorded the job).
     train_log.csv   one row per evaluation (columns ``LOG_COLUMNS``)
     train.json      settings and summary, written last: the run's completion marker
 
@@ -25,6 +30,7 @@ import hashlib
 import itertools
 import json
 import logging
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from tokstudy.errors import TokstudyError
 from tokstudy.nmt.batching import (
     IGNORE_INDEX,
     collate,
@@ -45,13 +52,14 @@ from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_s
 from tokstudy.nmt.scoring import corpus_scores, detokenize
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.training import distributed
-from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
+from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
 from tokstudy.training.config import to_dict
-from tokstudy.training.core import save_atomically
+from tokstudy.training.core import recover_saved, save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_decoder_flops
 from tokstudy.training.loop import LoopSettings, Task, train
+from tokstudy.training.run_state import keep_outputs, link_or_copy, restore_outputs
 
 log = logging.getLogger(__name__)
 
@@ -263,6 +271,13 @@ def train_translation_model(
         config, source_tokenizer, target_tokenizer, train_pairs, dev_pairs
     )
     checkpoint_dir = checkpoint_folder(checkpoint_root, fingerprint)
+    if restore_outputs(out_dir, checkpoint_dir, write=distributed.is_main()):
+        main = distributed.is_main()
+        return json.loads((out_dir / SUMMARY_FILE).read_text(encoding="utf-8")) if main else {}
+    # the best model so far lives beside the checkpoint (outside the job's outputs, which
+    # Snakemake deletes after a failed job) until the run ends
+    best_dir = (checkpoint_dir or out_dir) / MODEL_DIR
+    recover_saved(best_dir)
     dev_decoding = DecodeConfig(
         beam_size=config.dev_beam_size,
         device=config.device,
@@ -293,7 +308,7 @@ def train_translation_model(
         config,
         model.config,
         evaluate,
-        lambda model: save_atomically(model.save_pretrained, out_dir / MODEL_DIR),
+        lambda model: save_atomically(model.save_pretrained, best_dir),
     )
     settings = LoopSettings(
         steps=config.max_steps,
@@ -349,7 +364,17 @@ def train_translation_model(
         "cuda_graphs": result.extra["cuda_graphs"],
         "devices": distributed.world_size(),
     }
+    if best_dir != out_dir / MODEL_DIR:
+        if not best_dir.is_dir():
+            raise TokstudyError(
+                f"{best_dir}: the best model (step {best['step']}) is missing; delete "
+                f"{checkpoint_dir} to train this run afresh"
+            )
+        save_atomically(
+            lambda folder: shutil.copytree(best_dir, folder, copy_function=link_or_copy),
+            out_dir / MODEL_DIR,
+        )
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    drop_checkpoint(out_dir, checkpoint_dir)
+    keep_outputs(out_dir, checkpoint_dir)
     log.info("best dev chrF %.2f at step %d", best["dev_chrf"], best["step"])
     return summary

@@ -27,6 +27,7 @@ import pandas as pd
 from tokstudy.errors import TokstudyError
 from tokstudy.job_cost import read_phase_costs
 from tokstudy.report.plots import plot_cost
+from tokstudy.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +156,8 @@ def cost_table(sources: Sequence[CostSource]) -> pd.DataFrame:
 def write_cost(sources: Sequence[CostSource], csv: Path, plots: Sequence[Path]) -> pd.DataFrame:
     """Write the cost table to ``csv`` and its plot (:func:`plot_cost`) to ``plots``."""
     table = cost_table(sources)
-    table.to_csv(csv, index=False, float_format="%.6g")
+    with naming_write_failures(csv, "the table"):
+        table.to_csv(csv, index=False, float_format="%.6g")
     log.info("cost rows (%d) written to %s", len(table), csv)
     plot_cost(table, plots)
     return table

@@ -9,6 +9,7 @@ import pandas as pd
 
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records
+from tokstudy.write_errors import naming_write_failures
 
 KINDS = ("trained", "pretrained")
 
@@ -94,8 +95,9 @@ def write_wide_tables(
                 escape=True,
             )
         )
-    Path(markdown).write_text("\n".join(md_parts), encoding="utf-8")
-    Path(latex).write_text("\n".join(tex_parts), encoding="utf-8")
+    for path, parts in ((markdown, md_parts), (latex, tex_parts)):
+        with naming_write_failures(path, "the table"):
+            Path(path).write_text("\n".join(parts), encoding="utf-8")
 
 
 def kind_comparison(table: pd.DataFrame, metric: str, split: str) -> pd.DataFrame:

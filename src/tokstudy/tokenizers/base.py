@@ -27,7 +27,7 @@ import numpy as np
 
 from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
-from tokstudy.tokenizers.params import Param, check_params
+from tokstudy.tokenizers.params import Param, check_params, param_key
 from tokstudy.tokenizers.train_fraction import check_fraction, write_sample
 from tokstudy.words import BatchWords
 
@@ -190,13 +190,35 @@ class Tokenizer(ABC):
     balance_keys: ClassVar[tuple[str, ...]] = ()
     #: the parameters the adapter accepts (``tokenizers.<name>.params``)
     params_spec: ClassVar[Mapping[str, Param]] = {}
-    #: whether keys beyond ``params_spec`` go to the library unchecked
+    #: whether keys beyond ``params_spec`` go to the library's trainer, which checks them
+    #: (:meth:`check_library_params`)
     open_params: ClassVar[bool] = False
 
     @classmethod
     def check_params(cls, params: Mapping[str, Any] | None) -> dict[str, Any]:
-        """``params`` checked against :attr:`params_spec`, defaults filled in."""
-        return check_params(cls.name, params, cls.params_spec, open_ended=cls.open_params)
+        """``params`` checked against :attr:`params_spec` (and, for an open adapter, the
+        keys beyond it by its library), defaults filled in."""
+        checked = check_params(cls.name, params, cls.params_spec, open_ended=cls.open_params)
+        extra = {key: value for key, value in checked.items() if key not in cls.params_spec}
+        if extra:
+            for key in sorted(extra):  # one key at a time: the message names the bad one
+                if (problem := cls.check_library_params({key: extra[key]})) is not None:
+                    raise TokstudyError(f"{param_key(cls.name, key)}: {problem}")
+        return checked
+
+    @classmethod
+    def check_library_params(cls, extra: Mapping[str, Any]) -> str | None:
+        """What the adapter's library says is wrong with the keys beyond
+        :attr:`params_spec` (an open adapter's), or ``None``."""
+        return None
+
+    @classmethod
+    def check_study_params(
+        cls, params: Mapping[str, Any], languages: Sequence[str]
+    ) -> tuple[str, str] | None:
+        """``(key, problem)`` of checked ``params`` against the study's ``languages`` (the
+        ones the tokenizer is trained on), or ``None``; none unless an adapter adds some."""
+        return None
 
     @classmethod
     def train(cls, corpus: Path, spec: TrainSpec) -> Tokenizer:

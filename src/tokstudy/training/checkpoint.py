@@ -1,14 +1,14 @@
 """Atomic training checkpoints: model, optimizer, scheduler, RNG states and step.
 
 A checkpoint is one ``torch.save`` file written to a temporary name and renamed over the
-old one, so a kill never leaves a half-written checkpoint under the real name. Loading
+old one, so a kill or a full disk never leaves a half-written checkpoint under the real
+name. Loading
 checks that the file is readable, complete and written by the same training settings
 (their :func:`settings_fingerprint`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -22,10 +22,10 @@ from typing import Any
 import torch
 
 from tokstudy.errors import TokstudyError
+from tokstudy.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_FILE = "checkpoint.pt"
 REQUIRED_KEYS = frozenset({"step", "fingerprint", "model", "optimizer", "scheduler", "rng"})
 
 
@@ -45,14 +45,21 @@ def restore_rng_states(states: dict[str, Any]) -> None:
 
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
-    """Write ``state`` to ``path`` atomically (temporary file, fsync, rename)."""
+    """Write ``state`` to ``path`` atomically (temporary file, fsync, rename). A write the OS
+    refuses (a full disk, a quota) is one line naming the path and the reason; the
+    temporary file goes and the previous checkpoint stays as it was."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as handle:
-        torch.save(state, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    with naming_write_failures(path, "the checkpoint"):
+        try:
+            with tmp.open("wb") as handle:
+                torch.save(state, handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     log.info("checkpoint at step %d: %s", state["step"], path)
 
 
@@ -66,16 +73,6 @@ def checkpoint_folder(root: Path | None, fingerprint: str) -> Path | None:
     """The checkpoint folder of a run under ``root`` (``root/<fingerprint>``; ``None``
     without a root): a run with other settings never meets this run's checkpoint."""
     return None if root is None else Path(root) / fingerprint
-
-
-def drop_checkpoint(out_dir: Path, checkpoint_dir: Path | None) -> None:
-    """Remove a finished run's checkpoint (in ``out_dir`` or ``checkpoint_dir``) and the
-    then empty ``checkpoint_dir``."""
-    Path(out_dir, CHECKPOINT_FILE).unlink(missing_ok=True)
-    if checkpoint_dir is not None:
-        Path(checkpoint_dir, CHECKPOINT_FILE).unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            Path(checkpoint_dir).rmdir()
 
 
 def load_checkpoint(

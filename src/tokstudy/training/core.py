@@ -5,8 +5,10 @@ A :class:`TrainingRun` owns one run folder::
     checkpoint.pt     last checkpoint (removed by :meth:`TrainingRun.finish`)
     train_log.csv     the rows the loop logs (its own columns)
 
-It resumes from the checkpoint (model, optimizer, scheduler, RNG states, step and the
-loop's own state), keeps the log rows up to the resumed step, runs optimizer updates
+With a checkpoint folder of its own (the workflow's, outside the job's outputs) the
+checkpoint lives there, beside a second copy of the log. It resumes from the checkpoint
+(model, optimizer, scheduler, RNG states, step and the loop's own state), keeps the log
+rows up to the resumed step (from the copy beside the checkpoint), runs optimizer updates
 (bf16 autocast on CUDA, gradient clipping, scheduler step) and writes checkpoints. What a
 step trains on and when it logs, evaluates or stops is the loop's business (see
 :mod:`tokstudy.models.pretrain` and :mod:`tokstudy.nmt.train`).
@@ -28,7 +30,6 @@ import torch
 
 from tokstudy.errors import TokstudyError
 from tokstudy.training.checkpoint import (
-    CHECKPOINT_FILE,
     REQUIRED_KEYS,
     load_checkpoint,
     restore_rng_states,
@@ -36,6 +37,8 @@ from tokstudy.training.checkpoint import (
     save_checkpoint,
 )
 from tokstudy.training.device import autocast
+from tokstudy.training.run_state import CHECKPOINT_FILE
+from tokstudy.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 
@@ -43,27 +46,46 @@ LOG_FILE = "train_log.csv"
 
 
 class TrainLog:
-    """A CSV file of training rows with fixed ``columns``, appended as training goes."""
+    """A CSV file of training rows with fixed ``columns``, each row written and flushed as
+    soon as the loop logs it (a progress reader sees it at once).
 
-    def __init__(self, path: Path, columns: Sequence[str]) -> None:
+    ``kept``: a second copy beside the checkpoint, outside the job's declared outputs
+    (which Snakemake deletes after a failed job): a resumed run takes the rows up to its
+    checkpoint from there, so no row before the checkpoint is lost.
+    """
+
+    def __init__(self, path: Path, columns: Sequence[str], kept: Path | None = None) -> None:
         self.path = Path(path)
         self.columns = tuple(columns)
+        self.kept = Path(kept) if kept is not None and Path(kept) != self.path else None
+        self.files = [self.path] if self.kept is None else [self.path, self.kept]
 
     def start(self, step: int) -> None:
-        """A fresh log (``step`` 0), or the rows up to ``step`` (a resumed run's)."""
+        """A fresh log (``step`` 0), or the rows up to ``step`` (a resumed run's), from the
+        kept copy when there is one."""
+        source = self.kept if self.kept is not None and self.kept.exists() else self.path
         rows = []
-        if step and self.path.exists():
-            with self.path.open(encoding="utf-8", newline="") as handle:
+        if step and source.exists():
+            with source.open(encoding="utf-8", newline="") as handle:
                 rows = [row for row in csv.DictReader(handle) if int(row["step"]) <= step]
-        with self.path.open("w", encoding="utf-8", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=self.columns)
-            writer.writeheader()
-            writer.writerows(rows)
+        for path in self.files:
+            staged = path.with_name(path.name + ".tmp")
+            with naming_write_failures(path, "the training log"):
+                with staged.open("w", encoding="utf-8", newline="") as handle:
+                    writer = csv.DictWriter(handle, fieldnames=self.columns)
+                    writer.writeheader()
+                    writer.writerows(rows)
+                os.replace(staged, path)
 
     def append(self, row: Mapping[str, Any]) -> None:
-        """Add one row (a value for every column)."""
-        with self.path.open("a", encoding="utf-8", newline="") as handle:
-            csv.DictWriter(handle, fieldnames=self.columns).writerow(row)
+        """Add one row (a value for every column) to each copy, flushed."""
+        for path in self.files:
+            with (
+                naming_write_failures(path, "the training log"),
+                path.open("a", encoding="utf-8", newline="") as handle,
+            ):
+                csv.DictWriter(handle, fieldnames=self.columns).writerow(row)
+                handle.flush()
 
 
 class Throughput:
@@ -129,7 +151,8 @@ class TrainingRun:
     foreign checkpoint, ``restart`` logs a warning and trains from step 0;
     ``restart_hint`` says in the error how to train afresh. ``checkpoint_dir``: where the
     checkpoint lives (``out_dir`` unless given: the workflow keeps it outside the job's
-    declared outputs, so Snakemake never deletes it).
+    declared outputs, so Snakemake never deletes it), with a copy of the log unless
+    ``keep_log`` is off (a worker that is not rank 0, which only reads the checkpoint).
     """
 
     def __init__(
@@ -147,6 +170,7 @@ class TrainingRun:
         on_bad_checkpoint: str = "error",
         restart_hint: str = "delete it to restart",
         checkpoint_dir: Path | None = None,
+        keep_log: bool = True,
     ) -> None:
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -159,10 +183,11 @@ class TrainingRun:
         self.run_fingerprint = run_fingerprint
         self.on_bad_checkpoint = on_bad_checkpoint
         self.restart_hint = restart_hint
-        self.log = TrainLog(self.out_dir / LOG_FILE, log_columns)
         checkpoint_dir = Path(checkpoint_dir) if checkpoint_dir is not None else self.out_dir
         checkpoint_dir.mkdir(parents=True, exist_ok=True)
         self.checkpoint_path = checkpoint_dir / CHECKPOINT_FILE
+        kept = checkpoint_dir / LOG_FILE if keep_log else None
+        self.log = TrainLog(self.out_dir / LOG_FILE, log_columns, kept)
 
     def resume(self) -> tuple[int, dict[str, Any]]:
         """``(step, loop state)`` of the checkpoint, loaded into the training objects.
@@ -233,12 +258,37 @@ class TrainingRun:
                 self.checkpoint_path.parent.rmdir()
 
 
-def save_atomically(save: Callable[[Path], None], directory: Path) -> Path:
-    """Run ``save(folder)`` into a temporary folder, then rename it over ``directory``."""
+def save_atomically(save: Callable[[Path], None], directory: Path, what: str = "the model") -> Path:
+    """Run ``save(folder)`` into a temporary folder, then put it in place of ``directory``.
+
+    The old folder is renamed aside (``<name>.old``) before the new one takes its name and
+    removed after, so a kill at any point leaves a complete folder under one of the two
+    names (:func:`recover_saved` takes the old one back). A write the OS refuses (a full
+    disk) is one line naming ``directory`` and the reason; the old folder stays.
+    """
     directory = Path(directory)
+    recover_saved(directory)
     tmp = directory.with_name(directory.name + ".tmp")
+    old = directory.with_name(directory.name + ".old")
     shutil.rmtree(tmp, ignore_errors=True)
-    save(tmp)
-    shutil.rmtree(directory, ignore_errors=True)
+    with naming_write_failures(directory, what):
+        try:
+            save(tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    if directory.exists():
+        os.replace(directory, old)
     os.replace(tmp, directory)
+    shutil.rmtree(old, ignore_errors=True)
     return directory
+
+
+def recover_saved(directory: Path) -> None:
+    """After a kill inside :func:`save_atomically`: the old folder back under its name when
+    the new one never took it."""
+    directory = Path(directory)
+    old = directory.with_name(directory.name + ".old")
+    if old.is_dir() and not directory.exists():
+        os.replace(old, directory)
+    shutil.rmtree(old, ignore_errors=True)

@@ -247,6 +247,7 @@ def train(
         on_bad_checkpoint=settings.on_bad_checkpoint,
         restart_hint=settings.restart_hint,
         checkpoint_dir=settings.checkpoint_dir or out_dir,
+        keep_log=main,
     )
     start, state = run.resume()
     stopper = EarlyStopping(settings.patience, "score", **state.get("stopping", {}))

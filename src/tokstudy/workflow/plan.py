@@ -11,7 +11,7 @@ of the study, the settings its rules take, the path patterns of the files it pro
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
@@ -22,11 +22,19 @@ from tokstudy.workflow.metrics.plan import MetricsPlanner
 from tokstudy.workflow.models.plan import ModelsPlanner
 from tokstudy.workflow.nmt.plan import NMTPlanner
 from tokstudy.workflow.report.plan import PagePlanner
+from tokstudy.workflow.study.core import Study
 from tokstudy.workflow.study.resources import rule_resources
 from tokstudy.workflow.tokenizers.plan import TokenizersPlanner
 
-if TYPE_CHECKING:
-    from tokstudy.workflow.study.core import Study
+#: the rules whose resources depend on the devices their section trains on
+GPU_RULES = ("train_clm", "pretrain_mlm", "nmt_train")
+
+
+def plan_study(config: dict[str, Any]) -> StudyPlan:
+    """The plan of a study config (merged, schema-checked): every check the workflow makes
+    before its first job, the one function the Snakefile's start and ``tokstudy
+    check-config`` both run (a bad value is one :class:`TokstudyError` line naming its key)."""
+    return StudyPlan(Study(config))
 
 
 class StudyPlan:
@@ -42,6 +50,8 @@ class StudyPlan:
         self.analyses = AnalysesPlan(self)
         self.analyses.check()
         self.page = PagePlanner(study, self.tokenizers, self.metrics, self.analyses, self.models)
+        for rule in GPU_RULES:  # what the rules ask when Snakemake builds their jobs
+            self.resources(rule)
 
     def targets(self) -> list[str]:
         """Everything the study produces (``rule all``), each file once."""

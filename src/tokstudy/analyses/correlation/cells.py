@@ -280,6 +280,18 @@ def _separator(path: Path) -> str:
         return ","
 
 
+def _check_header(path: Path, separator: str) -> None:
+    """A column named twice is an error naming it (pandas would read the second copy as
+    another column, ``name.1``)."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        header = next(csv.reader(handle, delimiter=separator), [])
+    seen: set[str] = set()
+    for name in (cell.strip() for cell in header):
+        if name in seen:
+            raise TokstudyError(f"{path}: column {name!r} appears twice in the header")
+        seen.add(name)
+
+
 def read_cells(
     path: Path,
     scores: Sequence[str],
@@ -293,6 +305,7 @@ def read_cells(
     separator = _separator(Path(path))
     if separator != ",":
         log.warning("%s: read as %s-separated", path, "tab" if separator == "\t" else separator)
+    _check_header(Path(path), separator)
     try:
         frame = pd.read_csv(path, sep=separator, dtype=str, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:

@@ -14,9 +14,10 @@ from tokstudy.models.charbert.model import CharacterBertForMaskedLM, model_setti
 from tokstudy.models.charbert.spelling import Speller
 from tokstudy.models.config import CharBertConfig, PretrainConfig, from_mapping, to_dict
 from tokstudy.models.data import TokenCorpus
-from tokstudy.models.pretrain import fingerprint, finish_run, train_loop
+from tokstudy.models.pretrain import MODEL_DIR, fingerprint, finish_run, train_loop
 from tokstudy.training.checkpoint import checkpoint_folder
 from tokstudy.training.device import resolve_device
+from tokstudy.training.run_state import restore_outputs
 
 
 def pretrain_charbert(
@@ -44,6 +45,8 @@ def pretrain_charbert(
         config, corpus.meta["fingerprint"] + json.dumps(to_dict(charbert), sort_keys=True)
     )
     checkpoint_dir = checkpoint_folder(checkpoint_root, run_fingerprint)
+    if restore_outputs(out_dir, checkpoint_dir):
+        return out_dir / MODEL_DIR
     result = train_loop(
         model,
         CharBertBatches(corpus, tokenizer, speller, config),

@@ -25,11 +25,12 @@ from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, vocab
 from tokstudy.models.family import load_transformers_tokenizer
 from tokstudy.models.pretrain import MODEL_DIR, build_optimizer
 from tokstudy.training import distributed
-from tokstudy.training.checkpoint import checkpoint_folder, drop_checkpoint, settings_fingerprint
+from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
 from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.loop import LoopSettings, Task, result_summary, train
+from tokstudy.training.run_state import keep_outputs, restore_outputs
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +176,8 @@ def train_clm(
     settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
     fingerprint = settings_fingerprint(settings, corpus.meta["fingerprint"])
     checkpoint_dir = checkpoint_folder(checkpoint_root, fingerprint)
+    if restore_outputs(out_dir, checkpoint_dir, write=distributed.is_main()):
+        return out_dir / MODEL_DIR
     log.info(
         "%s: %d parameters, %d training tokens (%d bytes, %d blocks), %d steps (%s budget), "
         "%.3g training FLOPs",
@@ -227,7 +230,7 @@ def train_clm(
         return out_dir / MODEL_DIR
     model_dir = save_atomically(model.save_pretrained, out_dir / MODEL_DIR)
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    drop_checkpoint(out_dir, checkpoint_dir)
+    keep_outputs(out_dir, checkpoint_dir)
     return model_dir
 
 

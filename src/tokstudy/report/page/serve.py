@@ -5,6 +5,12 @@ side, in the study page's viewer (standard library ``ThreadingHTTPServer``).
 (UTF-8 JSON, at most :data:`MAX_BODY` bytes) and answers the segmentations; ``GET
 /study/<path>`` serves a file of the results folder (the study page and its plots). No file
 outside the results folder is read; a bad request gets one 4xx line and the server stays up.
+
+No request ties the server up: the cells a request names are taken once each (so at most
+the study's cells), its text is at most :data:`MAX_TEXT` characters, its segmentation stops
+at :data:`REQUEST_BUDGET_S` seconds (the answer then says which cells were left out), and a
+connection that sends nothing for :data:`IDLE_TIMEOUT_S` seconds is closed. One cell is
+segmented at a time, so other clients' requests are served between a request's cells.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import json
 import mimetypes
 import sys
 import threading
+import time
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +38,12 @@ from tokstudy.tokenizers.registry import META_FILE
 MAX_BODY = 64 * 1024
 #: most lines of typed text segmented at once
 MAX_LINES = 50
+#: most characters of typed text (413 above)
+MAX_TEXT = 10_000
+#: seconds of segmentation one request may take; the cells after it are left out, noted
+REQUEST_BUDGET_S = 5.0
+#: seconds a connection may send nothing before the server closes it
+IDLE_TIMEOUT_S = 20.0
 ANY_LANGUAGE = "any"
 
 
@@ -149,10 +162,16 @@ class Playground:
         keys = request.get("cells", list(self.cells))
         if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
             raise RequestError(HTTPStatus.BAD_REQUEST, '"cells" must be a list of cell names')
+        keys = list(dict.fromkeys(keys))  # each once: at most the study's cells
         unknown = [key for key in keys if key not in self.cells]
         if unknown:
             raise RequestError(
-                HTTPStatus.NOT_FOUND, f"the study has no tokenizer {', '.join(unknown)}"
+                HTTPStatus.NOT_FOUND, f"the study has no tokenizer {', '.join(unknown[:5])}"
+            )
+        if len(request["text"]) > MAX_TEXT:
+            raise RequestError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"text of {len(request['text'])} characters is over the limit of {MAX_TEXT}",
             )
         lines = [line for line in request["text"].splitlines() if line.strip()]
         sample = Sample()
@@ -160,8 +179,16 @@ class Playground:
             sample.notes.append(f"{len(lines)} lines typed: the first {MAX_LINES} are shown")
             lines = lines[:MAX_LINES]
         sample.lines = [SampleLine(line, "typed", base_direction(line)) for line in lines]
-        with self.lock:
-            cells = [cell_json(self.cells[key], lines) for key in keys]
+        started, cells = time.monotonic(), []
+        for key in keys:
+            if cells and time.monotonic() - started > REQUEST_BUDGET_S:
+                sample.notes.append(
+                    f"{len(keys) - len(cells)} of {len(keys)} tokenizers left out: a request "
+                    f"may take {REQUEST_BUDGET_S:g} s; ask for fewer"
+                )
+                break
+            with self.lock:  # one cell at a time: other requests go between the cells
+                cells.append(cell_json(self.cells[key], lines))
         return {"sample": sample_json(sample), "cells": cells}
 
     def study_file(self, relative: str) -> Path:
@@ -179,6 +206,9 @@ class Handler(BaseHTTPRequestHandler):
     """HTTP front of a :class:`Playground` (``server.playground``)."""
 
     server: PlaygroundServer
+    #: the socket timeout of a connection (the standard library closes it when a request
+    #: line or header does not arrive in time; a body that does not is a 408)
+    timeout = IDLE_TIMEOUT_S
 
     def _send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
         self.send_response(status)
@@ -268,7 +298,13 @@ class Handler(BaseHTTPRequestHandler):
                 HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                 f"body of {length} bytes is over the limit of {MAX_BODY}",
             )
-        return self.rfile.read(length)
+        try:
+            return self.rfile.read(length)
+        except TimeoutError:
+            self.close_connection = True
+            raise RequestError(
+                HTTPStatus.REQUEST_TIMEOUT, f"body not received within {self.timeout:g} s"
+            ) from None
 
     def log_message(self, format: str, *args: Any) -> None:
         sys.stderr.write(f"tokstudy serve: {self.address_string()} {format % args}\n")

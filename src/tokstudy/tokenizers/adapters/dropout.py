@@ -19,14 +19,12 @@ paper.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tokenizers import Tokenizer as HFTokenizer
 
-from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.adapters.hf_tokenizers import (
     HFBPE,
     TOKENIZER_FILE,
@@ -35,7 +33,7 @@ from tokstudy.tokenizers.adapters.hf_tokenizers import (
     pre_tokenizer_param,
 )
 from tokstudy.tokenizers.base import TrainSpec
-from tokstudy.tokenizers.params import Param, param_key
+from tokstudy.tokenizers.params import Param
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerFast
@@ -48,7 +46,8 @@ class BPEDropout(HFBPE):
     sampling = True
     params_spec: ClassVar[dict[str, Param]] = {
         **pre_tokenizer_param("metaspace"),
-        "dropout": Param((int, float), 0.1, minimum=0.0),
+        # 1 would drop every merge
+        "dropout": Param((int, float), 0.1, minimum=0.0, maximum=1.0, high_open=True),
     }
 
     def __init__(self, tokenizer: HFTokenizer, dropout: float | None = None) -> None:
@@ -57,16 +56,6 @@ class BPEDropout(HFBPE):
         self.dropout = round(float(dropout if dropout is not None else stored or 0.0), 6)
         tokenizer.model.dropout = None
         super().__init__(tokenizer)
-
-    @classmethod
-    def check_params(cls, params: Mapping[str, Any] | None) -> dict[str, Any]:
-        """As declared, and ``dropout`` below 1 (1 would drop every merge)."""
-        checked = super().check_params(params)
-        if checked["dropout"] >= 1:
-            raise TokstudyError(
-                f"{param_key(cls.name, 'dropout')}: must be below 1, got {checked['dropout']}"
-            )
-        return checked
 
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:

@@ -12,8 +12,9 @@ leading or trailing whitespace and only characters seen in training. ``whitespac
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -216,6 +217,21 @@ class TrainedPipeline(HFTokenizersAdapter):
     def new_decoder(pre_tokenizer: str) -> decoders.Decoder | None:
         """The decoder (default: the pre-tokenizer's, if it has one)."""
         return _metaspace()[1] if pre_tokenizer == "metaspace" else None
+
+    @classmethod
+    def check_library_params(cls, extra: Mapping[str, Any]) -> str | None:
+        """The trainer's own check: it refuses a value of the wrong type or range; a key
+        not in its signature, which it would ignore, is refused here."""
+        trainer = type(cls.new_trainer(**cls.trainer_options)).__name__
+        settings = inspect.signature(cls.new_trainer).parameters
+        unknown = sorted(key for key in extra if key not in settings or key == "self")
+        if unknown:
+            return f"unknown parameter: {trainer} has no setting {unknown[0]!r}"
+        try:
+            cls.new_trainer(**cls.trainer_options, **extra)
+        except (TypeError, ValueError, OverflowError) as exc:
+            return f"{trainer}: {exc} (got {', '.join(map(repr, extra.values()))})"
+        return None
 
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> HFTokenizersAdapter:

@@ -55,7 +55,9 @@ class HFT(Tokenizer):
     sized = True
     lossless = True
     params_spec: ClassVar[dict[str, Param]] = {
-        "step_fraction": Param((int, float), DEFAULT_STEP_FRACTION),
+        "step_fraction": Param(
+            (int, float), DEFAULT_STEP_FRACTION, minimum=0, maximum=1, low_open=True
+        ),
         "max_iterations": Param(int, DEFAULT_MAX_ITERATIONS, minimum=1),
         "marks": MARKS_PARAM,
     }

@@ -136,7 +136,7 @@ class BPEKnockout(HFTokenizersAdapter):
     name = "bpe_knockout"
     lossless = True
     params_spec: ClassVar[dict] = {
-        "threshold": Param((int, float), 0.5, minimum=0.0),
+        "threshold": Param((int, float), 0.5, minimum=0.0, maximum=1.0),
         "margin": Param((int, float), 0.25, minimum=0.0),
         "count_modifier": Morfessor.params_spec["count_modifier"],
         "min_count": Morfessor.params_spec["min_count"],

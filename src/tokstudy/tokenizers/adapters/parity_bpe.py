@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -142,13 +142,28 @@ class ParityBPE(HFTokenizersAdapter):
         "languages_file": Param((str, type(None)), None),
         "dev_pud_root": Param((str, type(None)), None),
         "dev_udhr_root": Param((str, type(None)), None),
-        "ratio": Param((dict, type(None)), None),
+        "ratio": Param(
+            (dict, type(None)), None, items=Param((int, float), minimum=0, low_open=True)
+        ),
         "variant": Param(str, "base", choices=("base", "window")),
         "global_merges": Param(int, 0, minimum=0),
         "window_size": Param(int, 100, minimum=1),
         "alpha": Param((int, float), 2.0, minimum=0.0),
         "min_frequency": Param(int, 0, minimum=0),
     }
+
+    @classmethod
+    def check_study_params(
+        cls, params: Mapping[str, Any], languages: Sequence[str]
+    ) -> tuple[str, str] | None:
+        """A ``ratio`` names only languages the tokenizer is trained on."""
+        unknown = sorted(set(params.get("ratio") or {}) - set(languages))
+        if unknown:
+            return "ratio", (
+                f"{unknown[0]!r} is not a language it is trained on "
+                f"({', '.join(sorted(languages))})"
+            )
+        return None
 
     @classmethod
     def train(cls, corpus: Path, spec: TrainSpec) -> Tokenizer:

@@ -25,7 +25,7 @@ import io
 import logging
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -62,7 +62,7 @@ TRAINING_THREADS = 1
 DEFAULT_MAX_SENTENCE_LENGTH = 4192
 #: defaults of the trainer options tokstudy sets; any other trainer option may be given
 SENTENCEPIECE_PARAMS: dict[str, Param] = {
-    "character_coverage": Param((int, float), 1.0),
+    "character_coverage": Param((int, float), 1.0, minimum=0, maximum=1, low_open=True),
     "normalization_rule_name": Param(str, "nmt_nfkc"),
     "input_sentence_size": Param(int, 2_000_000, minimum=0),
     "shuffle_input_sentence": Param(bool, True),
@@ -146,6 +146,22 @@ class SentencePieceTokenizer(Tokenizer):
             self._processor.id_to_piece(i) for i in range(self._processor.get_piece_size())
         ]
         self._opens_word = opens_word(self._vocab)
+
+    @classmethod
+    def check_library_params(cls, extra: Mapping[str, Any]) -> str | None:
+        """SentencePiece's own check of trainer options (names, values, ranges): it parses
+        them before it opens its input, so a trainer pointed at a missing file stops there
+        when they are fine."""
+        with tempfile.TemporaryDirectory(prefix="tokstudy-spm-") as folder:
+            missing = Path(folder) / "no-input.txt"
+            try:
+                spm.SentencePieceTrainer.train(
+                    input=str(missing), model_writer=io.BytesIO(), minloglevel=3, **extra
+                )
+            except (RuntimeError, ValueError, TypeError) as exc:
+                message = one_line(str(exc))
+                return None if str(missing) in message else f"SentencePiece: {message}"
+        return None
 
     @classmethod
     def fit(cls, corpus: Path, spec: TrainSpec) -> SentencePieceTokenizer:

@@ -96,10 +96,10 @@ class WordmapWordPiece(HFTokenizersAdapter):
     name = "wordmap_wordpiece"
     deterministic = False  # the WordPiece trainer's tie-breaking (see HFWordPiece)
     params_spec: ClassVar[dict[str, Param]] = {
-        "pos_tags": Param(list, list(DEFAULT_POS_TAGS)),
+        "pos_tags": Param(list, list(DEFAULT_POS_TAGS), items=Param(str)),
         "z_threshold": Param((int, float), 0.0),
-        "min_affix_count": Param(int, 2),
-        "min_stem_length": Param(int, 2),
+        "min_affix_count": Param(int, 2, minimum=1),
+        "min_stem_length": Param(int, 2, minimum=1),
         "max_segments": Param(int, 8, minimum=1),
         "max_lexemes": Param(int, 5000, minimum=1),
         "min_frequency": Param(int, minimum=0),

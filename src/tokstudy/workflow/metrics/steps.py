@@ -14,6 +14,7 @@ from tokstudy.report.tables import collect, write_wide_tables
 from tokstudy.workflow.cell_job import evaluate_job, read_training_frequencies
 from tokstudy.workflow.dispatch import run_step
 from tokstudy.workflow.snakemake_job import Snakemake
+from tokstudy.write_errors import naming_write_failures
 
 
 def compute_metrics(snakemake: Snakemake) -> None:
@@ -42,7 +43,9 @@ def collect_metrics(snakemake: Snakemake) -> None:
 
 def _write_collected(metric_files: list[Path], table: Path) -> None:
     """Concatenate the per-cell metric files into one CSV table."""
-    collect(metric_files).to_csv(table, index=False)
+    collected = collect(metric_files)
+    with naming_write_failures(table, "the table"):
+        collected.to_csv(table, index=False)
 
 
 def metric_tables(snakemake: Snakemake) -> None:

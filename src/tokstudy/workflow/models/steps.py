@@ -33,6 +33,7 @@ from tokstudy.models.silver import make_silver_treebank
 from tokstudy.models.task_registry import TASKS
 from tokstudy.workflow.dispatch import optional_path, run_step
 from tokstudy.workflow.snakemake_job import Snakemake
+from tokstudy.workflow.training_state import checkpoint_root
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ def pretrain_mlm(snakemake: Snakemake) -> None:
         Path(snakemake.input.corpus),
         Path(snakemake.output[0]),
         from_mapping(PretrainConfig, snakemake.params.config, "models.pretrain"),
-        Path(snakemake.params.checkpoints),
+        checkpoint_root(snakemake.params.checkpoints, snakemake.params.code),
     )
 
 
@@ -167,7 +168,7 @@ def train_clm(snakemake: Snakemake) -> None:
         Path(snakemake.input.train),
         Path(snakemake.output[0]),
         from_mapping(ClmConfig, snakemake.params.config, "models.clm"),
-        checkpoint_root=Path(snakemake.params.checkpoints),
+        checkpoint_root=checkpoint_root(snakemake.params.checkpoints, snakemake.params.code),
     )
 
 

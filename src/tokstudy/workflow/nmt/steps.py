@@ -16,6 +16,7 @@ from tokstudy.workflow.dispatch import run_step
 from tokstudy.workflow.metrics import steps as metric_steps
 from tokstudy.workflow.snakemake_job import Snakemake
 from tokstudy.workflow.tokenizers import steps as tokenizer_steps
+from tokstudy.workflow.training_state import checkpoint_root
 
 
 def nmt_cldr_corpus(snakemake: Snakemake) -> None:
@@ -81,7 +82,7 @@ def nmt_train(snakemake: Snakemake) -> None:
         *_run_inputs(snakemake),
         Path(snakemake.output[0]),
         from_mapping(TrainConfig, snakemake.params.config, "nmt.train"),
-        Path(snakemake.params.checkpoints),
+        checkpoint_root(snakemake.params.checkpoints, snakemake.params.code),
     )
 
 

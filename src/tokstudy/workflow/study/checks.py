@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.params import param_key
 from tokstudy.tokenizers.registry import adapter_class
 
 
@@ -25,6 +26,21 @@ def check_listed(names: Iterable[str], known: Iterable[str], message: str) -> No
     for name in names:
         if name not in known:
             raise TokstudyError(message.format(name=name, known=", ".join(known)))
+
+
+def check_tokenizer_params(name: str, params: Mapping[str, Any], languages: Sequence[str]) -> None:
+    """A tokenizer's training ``params`` as its adapter declares them (types, ranges,
+    choices, its library's own check of an open adapter's further keys) and against the
+    ``languages`` it is trained on: one line naming ``tokenizers.<name>.params.<key>``
+    before the first job, not in the training job."""
+    adapter = adapter_class(name)
+    try:
+        checked = adapter.check_params(params)
+    except TokstudyError as exc:
+        raise TokstudyError(f"config key {exc}") from None
+    if (found := adapter.check_study_params(checked, languages)) is not None:
+        key, problem = found
+        raise TokstudyError(f"config key {param_key(name, key)}: {problem}")
 
 
 def check_balance(adapter: type[Tokenizer], params: Mapping[str, Any]) -> None:

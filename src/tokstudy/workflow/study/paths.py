@@ -31,12 +31,18 @@ def log_path(rule: str, cell: str | None = None) -> str:
     return f"logs/{rule}/{cell}.log" if cell else f"logs/{rule}.log"
 
 
+#: the folder of the training jobs' checkpoints, under the results folder
+CHECKPOINTS = "checkpoints"
+
+
 def checkpoint_path(rule: str, run: str) -> str:
     """The checkpoint root of a training job whose run folder is the pattern ``run``:
     ``checkpoints/<rule>/<run>`` (the run's checkpoint lives in a folder named after its
     settings fingerprint under it). The one place outside its declared outputs a job
-    writes, so Snakemake never deletes a checkpoint; the job removes it when it succeeds."""
-    return f"checkpoints/{rule}/{run}"
+    writes, so Snakemake never deletes a checkpoint; the job keeps its outputs there in
+    place of the checkpoint when it succeeds, and the workflow removes them once Snakemake
+    has recorded the job (:mod:`tokstudy.workflow.training_state`)."""
+    return f"{CHECKPOINTS}/{rule}/{run}"
 
 
 def benchmark_path(rule: str, cell: str) -> str:

@@ -11,7 +11,7 @@ from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell, size_label
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.tokenizers.train_fraction import check_fraction
-from tokstudy.workflow.study.checks import check_balance, check_listed
+from tokstudy.workflow.study.checks import check_balance, check_listed, check_tokenizer_params
 from tokstudy.workflow.study.paths import CELL
 
 if TYPE_CHECKING:
@@ -52,7 +52,9 @@ class TokenizersPlanner:
                 "(known: {known})",
             )
             for language in self.tokenizer_languages(name):
-                check_balance(adapter_class(name), self.train_params(language, name))
+                params = self.train_params(language, name)
+                check_balance(adapter_class(name), params)
+                check_tokenizer_params(name, params, self.tokenizer_languages(name))
             entry = study.config["tokenizers"][name] or {}
             if "train_fraction" in entry:
                 check_fraction(

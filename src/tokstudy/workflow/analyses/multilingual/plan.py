@@ -9,7 +9,12 @@ from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.workflow.analyses.base import AnalysisPlanner
-from tokstudy.workflow.study.checks import check_balance, check_listed, registered_adapter
+from tokstudy.workflow.study.checks import (
+    check_balance,
+    check_listed,
+    check_tokenizer_params,
+    registered_adapter,
+)
 from tokstudy.workflow.study.paths import benchmark_path, expand
 
 MULTILINGUAL_KEY = "config key analyses.multilingual"
@@ -127,7 +132,9 @@ class MultilingualPlanner(AnalysisPlanner):
                     "data sets it); choose a sized tokenizer"
                 )
             first = next(cell for cell in self.cells() if cell.tokenizer == tokenizer)
-            check_balance(adapter, self.spec(tokenizer, first.size)["params"])
+            params = self.spec(tokenizer, first.size)["params"]
+            check_balance(adapter, params)
+            check_tokenizer_params(tokenizer, params, self.languages())
         for size in section["vocab_sizes"]:
             if size < 2:
                 raise TokstudyError(f"{MULTILINGUAL_KEY}.vocab_sizes: {size} is below 2")
