@@ -24,16 +24,22 @@ ALL_SIZES_LABEL = "all"
 CORPUS_SPLITS = ("train", "heldout")
 
 
+def is_data_sized(tokenizer: str) -> bool:
+    """Whether a registered adapter's data sets its size (``char``); a name outside the
+    registry (a named variant, which is always of a sized algorithm; a CharacterBERT run)
+    is sized."""
+    return tokenizer in adapter_names() and not adapter_class(tokenizer).sized
+
+
 def size_label(tokenizer: str, size: Any, kind: str = "trained") -> str:
     """The size label of a cell: :data:`PRETRAINED` for a pretrained tokenizer (``kind``),
     :data:`FULL_SIZE_LABEL` for a tokenizer whose data sets its size (or no size, None),
-    else the size as a whole number. Names outside the tokenizer registry (CharacterBERT
-    runs) keep their size.
+    else the size as a whole number. Names outside the tokenizer registry (named variants,
+    CharacterBERT runs) keep their size.
     """
     if kind == PRETRAINED:
         return PRETRAINED
-    data_sized = tokenizer in adapter_names() and not adapter_class(tokenizer).sized
-    if data_sized or size is None or str(size) == FULL_SIZE_LABEL:
+    if is_data_sized(tokenizer) or size is None or str(size) == FULL_SIZE_LABEL:
         return FULL_SIZE_LABEL
     return str(int(float(size)))
 

@@ -17,17 +17,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tokstudy.cells import FULL_SIZE_LABEL
+from tokstudy.cells import FULL_SIZE_LABEL, is_data_sized
 from tokstudy.figures.layout import PANEL_COLUMNS, panel_grid, save_figure
 from tokstudy.figures.palette import tokenizer_colour
-from tokstudy.tokenizers.registry import adapter_class
 
 
 def _plot_trained(axis: plt.Axes, rows: pd.DataFrame, metric: str) -> None:
     """Trained tokenizers of one language: a line per tokenizer on a log size axis."""
     for tokenizer, group in sorted(rows.groupby("tokenizer"), key=lambda item: item[0]):
         group = group.sort_values("vocab_size")
-        style = "o-" if adapter_class(tokenizer).sized else "o"
+        style = "o" if is_data_sized(tokenizer) else "o-"
         axis.plot(
             group["vocab_size"],
             group["value"],

@@ -114,7 +114,9 @@ class TrainSpec:
 
     ``vocab_size`` is ``None`` for adapters whose size follows from the data (``char``).
     ``train_fraction``: the seeded share of the corpus's lines trained on
-    (:mod:`tokstudy.tokenizers.train_fraction`; 1: all).
+    (:mod:`tokstudy.tokenizers.train_fraction`; 1: all). ``algorithm``: the registered
+    adapter a named variant trains with (a study's ``tokenizers: {name: {algorithm: …}}``);
+    None: the tokenizer's own name is the adapter.
     ``size_policy`` says what happens when the algorithm cannot reach the requested
     size: ``"error"`` raises :class:`VocabSizeError`, ``"adjust"`` keeps the size the
     algorithm reached and logs it (the saved ``meta.json`` records both sizes).
@@ -127,6 +129,7 @@ class TrainSpec:
     size_policy: str = "error"
     label: str = ""
     train_fraction: float = 1.0
+    algorithm: str | None = None
 
     def __post_init__(self) -> None:
         check_fraction(self.train_fraction)
@@ -195,15 +198,19 @@ class Tokenizer(ABC):
     open_params: ClassVar[bool] = False
 
     @classmethod
-    def check_params(cls, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    def check_params(
+        cls, params: Mapping[str, Any] | None, name: str | None = None
+    ) -> dict[str, Any]:
         """``params`` checked against :attr:`params_spec` (and, for an open adapter, the
-        keys beyond it by its library), defaults filled in."""
-        checked = check_params(cls.name, params, cls.params_spec, open_ended=cls.open_params)
+        keys beyond it by its library), defaults filled in; errors name the parameters of
+        tokenizer ``name`` (a named variant's), by default the adapter's own."""
+        name = name or cls.name
+        checked = check_params(name, params, cls.params_spec, open_ended=cls.open_params)
         extra = {key: value for key, value in checked.items() if key not in cls.params_spec}
         if extra:
             for key in sorted(extra):  # one key at a time: the message names the bad one
                 if (problem := cls.check_library_params({key: extra[key]})) is not None:
-                    raise TokstudyError(f"{param_key(cls.name, key)}: {problem}")
+                    raise TokstudyError(f"{param_key(name, key)}: {problem}")
         return checked
 
     @classmethod

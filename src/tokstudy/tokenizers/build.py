@@ -43,7 +43,7 @@ def train_and_save(name: str, corpus: Path, spec: TrainSpec, directory: Path) ->
     ``meta.json``.
     """
     log.info("training %s (%s), requested size %s", name, spec.label, spec.vocab_size)
-    tokenizer = adapter_class(name).train(Path(corpus), spec)
+    tokenizer = adapter_class(spec.algorithm or name).train(Path(corpus), spec)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     tokenizer.save(directory)
@@ -53,9 +53,11 @@ def train_and_save(name: str, corpus: Path, spec: TrainSpec, directory: Path) ->
 
 def training_meta(name: str, spec: TrainSpec) -> dict[str, Any]:
     """The fields of ``meta.json`` that say what was asked of the training
-    (``train_fraction`` only below 1, so that earlier directories stay reusable)."""
+    (``train_fraction`` only below 1 and ``algorithm`` only for a named variant, so that
+    earlier directories stay reusable)."""
     return {
         "tokenizer": name,
+        **({"algorithm": spec.algorithm} if spec.algorithm else {}),
         "language": spec.label,
         "requested_vocab_size": spec.vocab_size,
         "params": spec.params,

@@ -150,10 +150,11 @@ def format_class(fmt: str) -> type[Tokenizer]:
 
 def directory_class(meta: dict[str, Any]) -> type[Tokenizer]:
     """The class that loads a tokenizer directory, from its ``meta.json``: a pretrained
-    tokenizer's names its source ``format``, a trained one's its adapter (``tokenizer``)."""
+    tokenizer's names its source ``format``, a trained one's its adapter (``algorithm``
+    for a named variant, else ``tokenizer``)."""
     if "format" in meta:
         return format_class(meta["format"])
-    return adapter_class(meta["tokenizer"])
+    return adapter_class(meta.get("algorithm", meta["tokenizer"]))
 
 
 def load_tokenizer(directory: Path) -> Tokenizer:

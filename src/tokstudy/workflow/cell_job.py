@@ -155,7 +155,7 @@ def train_and_evaluate(
         )
         costs.phases["train"] = reused
     with costs.phase("metrics"):
-        tokenizer = adapter_class(name).load(directory)
+        tokenizer = adapter_class(spec.algorithm or name).load(directory)
         log.info("metrics of %s on train (%s); its counts are vocab.tsv's", name, corpora["train"])
         train = compute_metrics(tokenizer, corpora["train"])
         meta = finish_directory(

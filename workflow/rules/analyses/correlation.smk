@@ -64,6 +64,7 @@ rule correlation:
         metrics=planners.metrics.names,
         settings=correlation_plan.resampling(),
         nmt_sides=correlation_plan.nmt_metric_sides(),
+        families=planners.tokenizers.families(),
     log:
         out(log_path("correlation")),
     conda:

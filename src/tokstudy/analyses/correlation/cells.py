@@ -386,14 +386,16 @@ def study_cells(
     nmt_metric_files: Sequence[Path],
     nmt_sides: Mapping[str, str],
     flagged_runs: str = "exclude",
+    families: Mapping[str, str] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """The study's cells table (one row per cell and seed, seeds not averaged) and notes on
     what was left out (also logged): runs flagged collapsed, undertrained or lossy (unless
     ``flagged_runs`` is ``keep``: :mod:`~tokstudy.models.run_flags`), cells
     without intrinsic metrics (CharacterBERT), cells of a tokenizer whose data sets its size
     (no vocabulary size to control for), intrinsic columns constant over every cell
-    (nothing to correlate). Each row's ``family`` is its tokenizer's
-    (:func:`tokstudy.tokenizers.registry.family_of`)."""
+    (nothing to correlate). Each row's ``family`` is its tokenizer's: given in
+    ``families`` (a study's, where a named variant has its algorithm's), else
+    :func:`tokstudy.tokenizers.registry.family_of`."""
     parts, notes = [], []
     if model_results is not None:
         intrinsic = _wide_intrinsic(pd.read_csv(metrics_csv), metric_names, str(metrics_csv))
@@ -423,7 +425,9 @@ def study_cells(
             f"(size {FULL_SIZE_LABEL!r}: {', '.join(names)})"
         )
         cells = cells[~unsized]
-    cells = cells.assign(**{FAMILY: cells["tokenizer"].map(family_of)})
+    known = dict(families or {})
+    family = [known.get(name) or family_of(name) for name in cells["tokenizer"]]
+    cells = cells.assign(**{FAMILY: family})
     for column in [c for c in cells.columns if c not in LABELS]:
         if cells[column].nunique() < 2:
             kind = "score" if score_task(column) else "intrinsic"

@@ -229,16 +229,20 @@ def correlation_analysis(
     nmt_sides: Mapping[str, str],
     settings: Mapping[str, Any],
     outputs: Mapping[str, Path],
+    families: Mapping[str, str] | None = None,
 ) -> Correlations:
     """The workflow's analysis: the study's cells table (``cells``, with ``cells_json``
     recording what was left out), then :func:`correlate` and the tables, and the plot
     (``png``); ``sensitivity_csv``/``sensitivity_markdown``: every verdict under both
-    policies for flagged runs (collapsed, undertrained, lossy)."""
+    policies for flagged runs (collapsed, undertrained, lossy). ``families``: each study
+    tokenizer's family (a named variant's is its algorithm's)."""
     from tokstudy.analyses.correlation.plot import plot_correlation_grid
 
     checked = CorrelationSettings(**settings)
     sources = (metrics_csv, metric_names, model_results, nmt_score_files, nmt_metric_files)
-    cells, notes = study_cells(*sources, nmt_sides, flagged_runs=checked.flagged_runs)
+    cells, notes = study_cells(
+        *sources, nmt_sides, flagged_runs=checked.flagged_runs, families=families
+    )
     scores = study_scores(cells)
     # every digit: the tables below are computed from this file as written, exactly what
     # ``tokstudy correlate`` on it computes (rounded values could tie and change ranks)
@@ -258,7 +262,7 @@ def correlation_analysis(
     write_correlations(result, notes, checked, outputs)
     plot_correlation_grid(checked_cells, scores, result.table, checked.plot_split, [outputs["png"]])
     other = OTHER_FLAGGED_RUN_POLICY[checked.flagged_runs]
-    other_cells, _ = study_cells(*sources, nmt_sides, flagged_runs=other)
+    other_cells, _ = study_cells(*sources, nmt_sides, flagged_runs=other, families=families)
     if other_cells.equals(cells):
         log.info("no flagged run: the verdicts under flagged_runs: %s are the same", other)
         other_result = result

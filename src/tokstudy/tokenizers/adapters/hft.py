@@ -63,9 +63,9 @@ class HFT(Tokenizer):
     }
 
     @classmethod
-    def check_params(cls, params: dict[str, Any] | None) -> dict[str, Any]:
+    def check_params(cls, params: dict[str, Any] | None, name: str | None = None) -> dict[str, Any]:
         """The declared check, with ``marks`` completed to all five marks."""
-        checked = super().check_params(params)
+        checked = super().check_params(params, name)
         checked["marks"] = Marks.from_param(checked["marks"]).as_dict()
         return checked
 

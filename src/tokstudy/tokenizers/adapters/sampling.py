@@ -58,12 +58,14 @@ class SampledUnigram(SentencePieceUnigram):
         self.alpha, self.nbest_size = float(alpha), int(nbest_size)
 
     @classmethod
-    def check_params(cls, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    def check_params(
+        cls, params: Mapping[str, Any] | None, name: str | None = None
+    ) -> dict[str, Any]:
         """As declared, and ``nbest_size`` -1 or at least 2 (0 and 1 would not sample)."""
-        checked = super().check_params(params)
+        checked = super().check_params(params, name)
         if checked["nbest_size"] in (0, 1):
             raise TokstudyError(
-                f"{param_key(cls.name, 'nbest_size')}: must be -1 or at least 2, "
+                f"{param_key(name or cls.name, 'nbest_size')}: must be -1 or at least 2, "
                 f"got {checked['nbest_size']}"
             )
         return checked

@@ -44,7 +44,9 @@ class CorporaPlanner:
         for language in study.languages:
             self.source_files(language)
             for name in sorted(self.language_entry(language).get("tokenizer_params") or {}):
-                registered_adapter(f"config key languages.{language}.tokenizer_params.{name}", name)
+                registered_adapter(
+                    f"config key languages.{language}.tokenizer_params.{name}", name, study.config
+                )
 
     def language_entry(self, language: str) -> dict[str, Any]:
         """The config entry of one language (an empty one means: a file under data_root)."""

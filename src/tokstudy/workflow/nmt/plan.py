@@ -17,7 +17,6 @@ from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
 from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY_FILE
-from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.training.config import from_mapping, to_dict
 from tokstudy.workflow.study.checks import registered_adapter
 from tokstudy.workflow.study.paths import fill
@@ -71,7 +70,7 @@ class NMTPlanner:
 
     def _check(self, nmt: NMTConfig) -> None:
         for name in nmt.tokenizers:
-            registered_adapter("config key nmt.tokenizers", name)
+            registered_adapter("config key nmt.tokenizers", name, self.study.config)
         if not nmt.tokenizers or not nmt.vocab_sizes or not nmt.seeds or not nmt.directions:
             raise TokstudyError("config keys nmt.tokenizers, vocab_sizes, seeds, directions: empty")
         for path in self.corpus_files():
@@ -112,7 +111,7 @@ class NMTPlanner:
 
     def vocab_sizes(self, tokenizer: str) -> list[int | None]:
         """The sizes a tokenizer is trained at (``[None]`` when the data sets the size)."""
-        if not adapter_class(tokenizer).sized:
+        if not registered_adapter("config key nmt.tokenizers", tokenizer, self.study.config).sized:
             return [None]
         return sorted(set(self.config.vocab_sizes))
 

@@ -9,9 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell, size_label
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.registry import adapter_class, adapter_names, family_of
 from tokstudy.tokenizers.train_fraction import check_fraction
-from tokstudy.workflow.study.checks import check_balance, check_listed, check_tokenizer_params
+from tokstudy.workflow.study.checks import (
+    check_balance,
+    check_listed,
+    check_tokenizer_params,
+    registered_adapter,
+    tokenizer_algorithm,
+)
 from tokstudy.workflow.study.paths import CELL
 
 if TYPE_CHECKING:
@@ -43,24 +50,79 @@ class TokenizersPlanner:
 
     def __init__(self, study: Study) -> None:
         self.study = study
+        settings: dict[str, tuple] = {}
         for name in study.config["tokenizers"]:
-            adapter_class(name)
+            adapter = self._check_algorithm(name)
             check_listed(
                 self.tokenizer_languages(name),
                 study.config["languages"],
                 f"config key tokenizers.{name}.languages: {{name!r}} is not under languages "
                 "(known: {known})",
             )
+            checked = []
             for language in self.tokenizer_languages(name):
                 params = self.train_params(language, name)
-                check_balance(adapter_class(name), params)
-                check_tokenizer_params(name, params, self.tokenizer_languages(name))
+                check_balance(adapter, params)
+                checked.append(
+                    check_tokenizer_params(name, adapter, params, self.tokenizer_languages(name))
+                )
             entry = study.config["tokenizers"][name] or {}
             if "train_fraction" in entry:
                 check_fraction(
                     entry["train_fraction"], f"config key tokenizers.{name}.train_fraction"
                 )
+            same = (self.algorithm(name), repr(checked), entry.get("train_fraction", 1))
+            sizes = entry.get("vocab_sizes", study.config.get("vocab_sizes"))
+            same += (repr(sorted(set(sizes or []))), repr(self.tokenizer_languages(name)))
+            if same in settings:
+                first, second = sorted([name, settings[same]])
+                raise TokstudyError(
+                    f"config keys tokenizers.{first} and tokenizers.{second}: the same "
+                    "algorithm, params, train_fraction, sizes and languages: one tokenizer "
+                    "trained twice under two names"
+                )
+            settings[same] = name
         self._check_pretrained()
+
+    def _check_algorithm(self, name: str) -> type[Tokenizer]:
+        """A tokenizer's adapter: its own name's, or a named variant's ``algorithm``, which
+        must be a registered, sized adapter; one line naming the key otherwise."""
+        entry = self.study.config["tokenizers"][name] or {}
+        key = f"config key tokenizers.{name}"
+        if "algorithm" not in entry:
+            if name not in adapter_names():
+                raise TokstudyError(
+                    f"{key}: unknown tokenizer {name!r}; valid choices: "
+                    f"{', '.join(adapter_names())} (or a named variant with its algorithm: "
+                    f"tokenizers: {{{name}: {{algorithm: hf_bpe, …}}}})"
+                )
+            return adapter_class(name)
+        algorithm = entry["algorithm"]
+        if name in adapter_names() and algorithm != name:
+            raise TokstudyError(
+                f"{key}.algorithm: {name!r} is itself an algorithm; give the variant of "
+                f"{algorithm!r} another name"
+            )
+        adapter = registered_adapter(f"{key}.algorithm", name, self.study.config)
+        if not adapter.sized:
+            raise TokstudyError(
+                f"{key}.algorithm: {algorithm!r} sets its size from the data; a named variant "
+                "must be of a sized algorithm"
+            )
+        return adapter
+
+    def algorithm(self, name: str) -> str:
+        """The registered adapter tokenizer ``name`` trains with (a named variant's
+        ``algorithm``, else the name)."""
+        return tokenizer_algorithm(self.study.config, name)
+
+    def adapter(self, name: str) -> type[Tokenizer]:
+        """The adapter class tokenizer ``name`` trains with."""
+        return adapter_class(self.algorithm(name))
+
+    def families(self) -> dict[str, str]:
+        """Each trained tokenizer's family: its algorithm's (:func:`family_of`)."""
+        return {name: family_of(self.algorithm(name)) for name in self.study.tokenizers}
 
     def _check_pretrained(self) -> None:
         study = self.study
@@ -87,7 +149,7 @@ class TokenizersPlanner:
 
     def vocab_sizes(self, tokenizer: str) -> list[int | None]:
         """The sizes a tokenizer is trained at, sorted (``[None]`` when the data sets it)."""
-        if not adapter_class(tokenizer).sized:
+        if not self.adapter(tokenizer).sized:
             return [None]
         config = self.study.config
         entry = config["tokenizers"][tokenizer] or {}
@@ -139,7 +201,7 @@ class TokenizersPlanner:
         return [
             name
             for name in self.study.tokenizers
-            if adapter_class(name).sized and self.vocab_sizes(name) == shared
+            if self.adapter(name).sized and self.vocab_sizes(name) == shared
         ]
 
     def is_trained_together(self, cell: Cell) -> bool:
@@ -153,7 +215,8 @@ class TokenizersPlanner:
 
     def train_spec(self, job: Cell) -> dict[str, Any]:
         """JSON-able training settings of one job (also what triggers its rerun); the
-        tokenizer's ``train_fraction`` only where the study gives it.
+        tokenizer's ``train_fraction`` only where the study gives it, and a named variant's
+        ``algorithm``.
 
         A tokenizer or language the study does not list (one trained only for the NMT
         stage, or on a joint text) gets its registry defaults.
@@ -167,6 +230,7 @@ class TokenizersPlanner:
             "size_policy": config["size_policy"],
             "label": job.language,
             **({"train_fraction": entry["train_fraction"]} if "train_fraction" in entry else {}),
+            **({"algorithm": entry["algorithm"]} if "algorithm" in entry else {}),
         }
 
     def train_params(self, language: str, tokenizer: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ def correlation(snakemake: Snakemake) -> None:
         nmt_score_files=[Path(p) for p in snakemake.input.nmt_scores],
         nmt_metric_files=[Path(p) for p in snakemake.input.nmt_metrics],
         nmt_sides=dict(snakemake.params.nmt_sides),
+        families=dict(snakemake.params.families),
         settings=dict(snakemake.params.settings),
         outputs={
             name: Path(getattr(snakemake.output, name))

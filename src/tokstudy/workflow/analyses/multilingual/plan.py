@@ -7,7 +7,6 @@ from typing import Any
 
 from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.workflow.analyses.base import AnalysisPlanner
 from tokstudy.workflow.study.checks import (
     check_balance,
@@ -71,7 +70,7 @@ class MultilingualPlanner(AnalysisPlanner):
         parity-aware one also gets the language of each mixed line (``languages_file``)."""
         cell = find_cell(self.cells(), "+".join(self.languages()), tokenizer, size)
         spec = self.tokenizers.train_spec(cell)
-        if adapter_class(tokenizer).parity_aware:
+        if self.tokenizers.adapter(tokenizer).parity_aware:
             languages = self.study.out(self.MULTILINGUAL_LANGUAGES)
             spec["params"] = {**spec["params"], "languages_file": languages}
         return spec
@@ -125,7 +124,9 @@ class MultilingualPlanner(AnalysisPlanner):
                 f"languages, got {', '.join(sorted(set(languages)))}"
             )
         for tokenizer in section["tokenizers"]:
-            adapter = registered_adapter(f"{MULTILINGUAL_KEY}.tokenizers", tokenizer)
+            adapter = registered_adapter(
+                f"{MULTILINGUAL_KEY}.tokenizers", tokenizer, self.study.config
+            )
             if not adapter.sized:
                 raise TokstudyError(
                     f"{MULTILINGUAL_KEY}.tokenizers: {tokenizer!r} has no vocabulary size (the "
@@ -134,7 +135,7 @@ class MultilingualPlanner(AnalysisPlanner):
             first = next(cell for cell in self.cells() if cell.tokenizer == tokenizer)
             params = self.spec(tokenizer, first.size)["params"]
             check_balance(adapter, params)
-            check_tokenizer_params(tokenizer, params, self.languages())
+            check_tokenizer_params(tokenizer, adapter, params, self.languages())
         for size in section["vocab_sizes"]:
             if size < 2:
                 raise TokstudyError(f"{MULTILINGUAL_KEY}.vocab_sizes: {size} is below 2")
