@@ -605,12 +605,27 @@ def test_study_cells_run_through_the_command_code(tmp_path: Path) -> None:
         "png": tmp_path / "c.png",
         "cells": tmp_path / "cells.csv",
         "cells_json": tmp_path / "cells.json",
+        "sensitivity_csv": tmp_path / "sensitivity.csv",
+        "sensitivity_markdown": tmp_path / "sensitivity.md",
     }
     result = correlation_analysis(
         **_study_files(tmp_path), settings={"bootstrap_samples": 20}, outputs=outputs
     )
     assert set(result.table["scope"]) == {"mr", "en-mr"}
     assert json.loads(outputs["cells_json"].read_text("utf-8"))["rows"] == 16
+    # no run is flagged here: each row of the tables (correlation and family) once per
+    # policy, with the same verdicts under both
+    sensitivity_rows = pd.read_csv(outputs["sensitivity_csv"])
+    by_policy = dict(tuple(sensitivity_rows.groupby("flagged_runs")))
+    assert sorted(by_policy) == ["exclude", "keep"]
+    first, second = (
+        part.drop(columns="flagged_runs").reset_index(drop=True) for part in by_policy.values()
+    )
+    assert len(first) == len(result.table) + len(result.family)
+    pd.testing.assert_frame_equal(first, second)
+    assert "both policies give the same tables" in outputs["sensitivity_markdown"].read_text(
+        "utf-8"
+    )
     again = main(
         [
             "correlate",

@@ -429,6 +429,9 @@ def test_lossy_bytes_counts_the_bytes_decoding_does_not_give_back_by_hand() -> N
     share = lossy_bytes([[1], [2]], ["héllo", "abc"], lambda ids: decoded[ids[0]])
     assert share == pytest.approx(2 / 11)
     assert lossy_bytes([[2]], ["abc"], lambda ids: "abc") == 0.0
+    # a tokenizer that forgets where the spaces were: "ab ab" comes back as "a b a b", all
+    # of the line's 5 bytes are in it but 2 were inserted: 2 of 5 + 1
+    assert lossy_bytes([[3]], ["ab ab"], lambda ids: "a b a b") == pytest.approx(2 / 6)
 
 
 def test_a_run_is_lossy_above_the_tolerance_of_bytes_not_lines() -> None:

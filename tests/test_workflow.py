@@ -201,7 +201,8 @@ def _single(
     [
         (
             {"tokenizers": {"bpe": {}}},
-            r"config error: unknown tokenizer 'bpe'; valid choices: bbpe, bpe_dropout, "
+            r"config error: config key tokenizers.bpe: unknown tokenizer 'bpe'; valid choices: "
+            r"bbpe, bpe_dropout, "
             r".*char, .*sp_bpe",
         ),
         ({"metrics": ["fertilty"]}, r"'fertilty' is not one of \['f95'"),

@@ -82,9 +82,10 @@ def roundtrip_share(
 
 def lossy_bytes(encoded: Sequence[Sequence[int]], lines: Sequence[str], decode: Decode) -> float:
     """Share of the held-out bytes (each line's UTF-8 bytes and its newline, what bits per
-    byte divide by) that decoding ``encoded`` does not give back: for a line that does not
-    decode to itself, its bytes outside the longest matching blocks of line and decoded
-    text (:class:`difflib.SequenceMatcher`, no junk heuristic)."""
+    byte divide by) that decoding ``encoded`` does not give back as they were: for a line
+    that does not decode to itself, the bytes outside the longest matching blocks of line
+    and decoded text (:class:`difflib.SequenceMatcher`, no junk heuristic), on whichever
+    side has more of them (a byte dropped, replaced or inserted counts once)."""
     lost = total = 0
     for ids, line in zip(encoded, lines, strict=True):
         original = line.encode("utf-8")
@@ -92,5 +93,6 @@ def lossy_bytes(encoded: Sequence[Sequence[int]], lines: Sequence[str], decode: 
         decoded = decode(list(ids)).encode("utf-8")
         if decoded != original:
             blocks = difflib.SequenceMatcher(None, original, decoded, autojunk=False)
-            lost += len(original) - sum(block.size for block in blocks.get_matching_blocks())
+            matched = sum(block.size for block in blocks.get_matching_blocks())
+            lost += max(len(original), len(decoded)) - matched
     return lost / total
