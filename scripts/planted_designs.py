@@ -74,7 +74,7 @@ DESIGNS = {
     "zoo": ZOO,
     **{
         f"families_3x{k}": Design(ZOO.languages, ZOO.sizes, (k, k, k), ZOO.seeds)
-        for k in (6, 8, 10)
+        for k in (6, 8, 9, 10)
     },
 }
 SCENARIOS = ("tokenizer_null", "family_interaction", "association")

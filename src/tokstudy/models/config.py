@@ -220,6 +220,15 @@ CLM_PRESETS: dict[str, dict[str, int]] = {
         "max_context": 1024,
         "max_vocab": 65536,
     },
+    # the third CPU scale of the scale ladder (config/predictive_ladder.yaml)
+    "medium": {
+        "num_hidden_layers": 6,
+        "hidden_size": 384,
+        "num_attention_heads": 6,
+        "intermediate_size": 1152,
+        "max_context": 1024,
+        "max_vocab": 65536,
+    },
     "base": {
         "num_hidden_layers": 12,
         "hidden_size": 768,
