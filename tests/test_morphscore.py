@@ -7,6 +7,7 @@ and a dry run."""
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import itertools
 import json
 import math
@@ -15,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import SHARED, UD_ROOT
+from conftest import REPO, SHARED, UD_ROOT
 from figures import capture_figures
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers
 from workflow_support import snakemake
 
+from tokstudy.analyses import heatmap
 from tokstudy.analyses.morphology.chance import above_chance, cut_chance
 from tokstudy.analyses.morphology.spans import ALONE, ENCODINGS, IN_CONTEXT, token_boundaries
 from tokstudy.analyses.morphscore.items import (
@@ -32,7 +34,6 @@ from tokstudy.analyses.morphscore.items import (
     score,
     stem_item,
 )
-from tokstudy.analyses import heatmap
 from tokstudy.analyses.morphscore.tables import plot_morphscore, write_morphscore
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.adapters.char import CharTokenizer
@@ -346,3 +347,36 @@ def test_dry_run_plans_the_morphscore_rules(tmp_path: Path) -> None:
     result = snakemake(tmp_path, "-n", config=config)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "rule morphscore:" in result.stdout and "rule plot_morphscore_heatmap:" in result.stdout
+
+
+def test_the_rankings_script_orders_by_the_published_and_the_study_score() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "morphscore_rankings", REPO / "scripts" / "morphscore_rankings.py"
+    )
+    rankings = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rankings)
+    rows = [  # a: high raw score alone, near chance in context; b the other way round
+        (tokenizer, language, encoding, raw, corrected)
+        for language in ("en", "fi")
+        for tokenizer, encoding, raw, corrected in [
+            ("a", "alone", 0.8, 0.6),
+            ("a", "in_context", 0.5, 0.1 if language == "en" else 0.3),
+            ("b", "alone", 0.5, 0.2),
+            ("b", "in_context", 0.6, 0.4),
+        ]
+    ]
+    table = pd.DataFrame(
+        rows, columns=["tokenizer", "language", "encoding", "morphscore", "morphscore_corrected"]
+    ).assign(morphscore_chance=0.2, precision=0.5, morphscore_single_token_as_0=0.3)
+    frame = rankings.by_tokenizer(table).set_index("tokenizer")
+    assert frame.loc["a", "morphscore_alone"] == 0.8 and frame.loc["a", "languages"] == 2
+    assert frame.loc["a", "morphscore_corrected"] == pytest.approx(0.2)  # (0.1 + 0.3) / 2
+    assert frame[["rank_published", "rank_study"]].to_dict("index") == {
+        "b": {"rank_published": 2.0, "rank_study": 1.0},
+        "a": {"rank_published": 1.0, "rank_study": 2.0},
+    }
+    languages = rankings.by_language(table)
+    assert languages["published_order"].tolist() == ["a > b", "a > b"]
+    assert languages["study_order"].tolist() == ["b > a", "b > a"]
+    assert languages["spearman"].tolist() == pytest.approx([-1.0, -1.0])
+    assert languages["first_changes"].tolist() == [True, True]
