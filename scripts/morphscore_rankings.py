@@ -2,7 +2,7 @@
 study reports it (words in context, above chance): one study's ``morphscore.csv``.
 
     python scripts/morphscore_rankings.py <results>/tables/analysis/morphscore.csv \
-        [--kind pretrained]
+        [--kind pretrained] [--min-items 100]
 
 Prints two Markdown tables: per tokenizer, the means over its languages of the raw score
 alone and in context, the chance level, the corrected score, precision and the score with
@@ -74,10 +74,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("table", type=Path, help="a study's tables/analysis/morphscore.csv")
     parser.add_argument("--kind", help="only tokenizers of this kind (pretrained, trained)")
+    parser.add_argument(
+        "--min-items", type=int, default=0, help="leave out languages with fewer items"
+    )
     args = parser.parse_args()
     table = pd.read_csv(args.table)
     if args.kind:
         table = table[table["kind"] == args.kind]
+    table = table[table["items"] >= args.min_items]
     print(by_tokenizer(table).to_markdown(index=False, floatfmt=".3f"))
     print()
     print(by_language(table).to_markdown(index=False, floatfmt=".2f"))
