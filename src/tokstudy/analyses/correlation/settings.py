@@ -14,6 +14,8 @@ NMT_SIDES = ("target", "source")
 FLAGGED_RUN_POLICIES = ("exclude", "keep")
 #: the fewest cells a correlation is computed on
 MIN_CELLS = 4
+#: the fewest tokenizers of a family the within-family level compares
+MIN_FAMILY_TOKENIZERS = 3
 
 
 @dataclass(frozen=True)
