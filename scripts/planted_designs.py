@@ -38,13 +38,13 @@ import pandas as pd
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+from tokstudy.analyses.correlation.run import called  # noqa: E402
 from tokstudy.analyses.correlation.settings import CorrelationSettings  # noqa: E402
-from tokstudy.analyses.correlation.table import correlation_table  # noqa: E402
+from tokstudy.analyses.correlation.table import SIGNIFICANCE, correlation_table  # noqa: E402
 
 #: standard deviations: a tokenizer's lasting offset, a family's, a cell's own deviation
 #: (metric and score), a seed's deviation of the score
 TOKENIZER_SD, FAMILY_SD, CELL_SD, SEED_SD = 1.0, 1.0, 0.5, 0.3
-SIGNIFICANCE = 0.05
 
 
 @dataclass(frozen=True)
@@ -133,12 +133,6 @@ def true_within_size_spearman(r: float, seeds: int, cell_sd: float = CELL_SD) ->
     return 6 / math.pi * math.asin(pearson / 2)
 
 
-def called(row: pd.Series) -> bool:
-    """Whether a table row is called: interval excludes 0 and p below 0.05."""
-    excludes = row["partial_low"] > 0 or row["partial_high"] < 0
-    return bool(excludes and row["p_within_size"] < SIGNIFICANCE)
-
-
 def rates(
     design: Design,
     scenario: str,
@@ -158,10 +152,11 @@ def rates(
     for _ in range(datasets):
         cells = planted_cells(design, scenario, rng, r, cell_sd)
         for level in levels:
-            row = correlation_table(cells, ["score"], settings, level, pooled_only=True).iloc[0]
+            table = correlation_table(cells, ["score"], settings, level, pooled_only=True)
+            row = table.assign(called=called(table)).iloc[0]
             found[level].append(
                 (
-                    called(row),
+                    bool(row["called"]),
                     row["partial_low"] <= truth <= row["partial_high"],
                     row["p_within_size"] < SIGNIFICANCE,
                 )

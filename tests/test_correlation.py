@@ -20,11 +20,19 @@ from workflow_support import snakemake
 
 from tokstudy.analyses.correlation import table as correlation_module
 from tokstudy.analyses.correlation.cells import SCORE_NOTES, check_cells, study_cells, study_scores
-from tokstudy.analyses.correlation.markdown import correlation_markdown
-from tokstudy.analyses.correlation.run import OUTPUT_FILES, SUMMARY_FILE, correlate
+from tokstudy.analyses.correlation.markdown import correlation_markdown, sensitivity_markdown
+from tokstudy.analyses.correlation.run import (
+    OUTPUT_FILES,
+    SUMMARY_FILE,
+    Correlations,
+    correlate,
+    sensitivity,
+)
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.correlation.table import (
+    COLUMNS,
     FLOOR_PERMUTATIONS,
+    comparison_table,
     correlation_table,
     mixed_table,
     ranking,
@@ -737,6 +745,12 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
     # one tokenizer per family: nothing within families, the two families across
     family = pd.read_csv(results / "tables/analysis/correlation_family.csv")
     assert set(family["level"]) == {"across_family"}
+    # no primary metric declared: nothing compared; each verdict under both run policies
+    comparison = (results / "tables/analysis/correlation_comparison.md").read_text("utf-8")
+    assert "No primary metric was declared" in comparison
+    both = pd.read_csv(results / "tables/analysis/correlation_sensitivity.csv")
+    assert set(both["flagged_runs"]) == {"keep", "exclude"}
+    assert (both["flagged_runs"] == "keep").sum() == len(table) + len(family)
     assert set(cells["family"]) == {"wordpiece", "unigram"}
     assert (results / "plots/analysis/correlation.png").stat().st_size > 5000
     nmt_metrics = pd.read_csv(results / "nmt/metrics/mr/sp_unigram/300.tsv", sep="\t")
@@ -777,3 +791,51 @@ def test_model_scores_come_from_the_task_registry_one_column_per_scale() -> None
         "Kauf & Ivanova" in score_note("mlm_pll_per_word")
         and score_note("clm_bits_per_byte_tiny") == ""
     )
+
+
+def test_the_primary_is_compared_with_each_other_metric_on_the_same_resamples() -> None:
+    metrics = {
+        "signal": lambda s, q, r: np.log(s) + q,
+        "weak": lambda s, q, r: np.log(s) + q + r.normal(0, 2),
+        "reversed": lambda s, q, r: -np.log(s) - q,
+    }
+    rows = _grid(
+        np.random.default_rng(8), metrics, lambda s, q, r: np.log(s) + q + r.normal(0, 0.2)
+    )
+    cells = _cells(rows, ["score"])
+    settings = CorrelationSettings(bootstrap_samples=300, permutations=2000, primary="signal")
+    comparison = comparison_table(cells, ["score"], settings).set_index("other")
+    table = correlation_table(cells, ["score"], settings).set_index("intrinsic")
+    rho = table["partial_spearman"]
+    # oracle: the oriented difference from the analysis's own estimates, by hand
+    weak = comparison.loc["weak"]
+    assert weak["difference"] == pytest.approx(abs(rho["signal"]) - abs(rho["weak"]))
+    assert weak["primary_rho"] == pytest.approx(rho["signal"]) and weak["units"] == 7
+    assert weak["low"] <= weak["difference"] <= weak["high"] and weak["low"] > 0
+    # a metric as strong as the primary in the other direction is not "worse": 0 difference
+    same = comparison.loc["reversed"]
+    assert same["other_rho"] == pytest.approx(-rho["signal"])
+    assert same["difference"] == pytest.approx(0) and same["p"] == pytest.approx(1)
+    # Holm over the two comparisons: the smaller p doubled
+    assert weak["p_adjusted"] == pytest.approx(min(1, 2 * weak["p"]))
+    assert comparison_table(cells, ["score"], FAST).empty  # no primary, nothing compared
+
+
+def test_every_verdict_is_given_under_both_policies_for_flagged_runs() -> None:
+    def rows(low: float, high: float, p: float) -> pd.DataFrame:
+        return pd.DataFrame(
+            [{"score": "s", "intrinsic": "m", "scope": "xx", "level": "cell", "n": 9,
+              "units": 7, "partial_spearman": (low + high) / 2, "partial_low": low,
+              "partial_high": high, "p_adjusted": p}]
+        )  # fmt: skip
+
+    empty = pd.DataFrame(columns=COLUMNS)
+    kept = Correlations(rows(0.2, 0.8, 0.01), empty, empty, empty, empty)
+    left_out = Correlations(rows(-0.1, 0.7, 0.2), empty, empty, empty, empty)
+    table = sensitivity({"keep": kept, "exclude": left_out})
+    assert list(table["flagged_runs"]) == ["keep", "exclude"]
+    assert list(table["called"]) == [True, False]
+    markdown = sensitivity_markdown(table, "keep", same=False)
+    last = markdown.strip().splitlines()[-1]
+    assert [cell.strip() for cell in last.strip("|").split("|")][-1] == "**no**"
+    assert "No run was flagged" in sensitivity_markdown(table, "keep", same=True)

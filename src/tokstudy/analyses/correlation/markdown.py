@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from tokstudy.analyses.correlation.settings import CorrelationSettings
+from tokstudy.analyses.correlation.settings import OTHER_FLAGGED_RUN_POLICY, CorrelationSettings
 from tokstudy.analyses.correlation.table import FLOOR_PERMUTATIONS, POOLED, SIGNIFICANCE
 
 POOLED_WARNING = (
@@ -211,6 +211,94 @@ def family_markdown(family: pd.DataFrame, settings: CorrelationSettings) -> str:
         heading = f"## {score} ({'**pooled**' if scope == POOLED else scope}), {level}"
         lines += [heading, "", shown.to_markdown(index=False, disable_numparse=True), ""]
     return "\n".join(lines)
+
+
+def comparison_markdown(comparison: pd.DataFrame, settings: CorrelationSettings) -> str:
+    """The primary metric against each other one, or why there is none (no primary)."""
+    lines = [
+        "# Is the primary metric the better predictor?",
+        "",
+        f"Per score, scope and level: the primary metric's ρ within size against each other "
+        f"metric's, each oriented by the sign of its own estimate, so `difference` is how "
+        f"much stronger the primary's association is (|ρ primary| − |ρ other|). "
+        f"{settings.confidence:.0%} interval from {settings.bootstrap_samples} resamples of "
+        f"tokenizers (the same resamples for both metrics); `p`: two-sided bootstrap p that "
+        f"the difference is 0, Holm-adjusted over the other metrics (`p (Holm)`). {UNIT_NOTE}",
+        "",
+    ]
+    if comparison.empty:
+        return "\n".join(
+            [*lines, "No primary metric was declared (analyses.correlation.primary).", ""]
+        )
+    for (score, scope, level), rows in comparison.groupby(["score", "scope", "level"], sort=True):
+        shown = pd.DataFrame(
+            {
+                "other": rows["other"],
+                "n": rows["n"],
+                "units": rows["units"],
+                "ρ primary": rows["primary_rho"].map(lambda v: "–" if pd.isna(v) else f"{v:.2f}"),
+                "ρ other": rows["other_rho"].map(lambda v: "–" if pd.isna(v) else f"{v:.2f}"),
+                "difference [CI]": [
+                    _interval(*v) for v in rows[["difference", "low", "high"]].to_numpy(dtype=float)
+                ],
+                "p": rows["p"].map(_p),
+                "p (Holm)": rows["p_adjusted"].map(_p),
+                "note": rows["note"].fillna(""),
+            }
+        )
+        primary = rows["primary"].iloc[0]
+        heading = f"## {score} ({'**pooled**' if scope == POOLED else scope}), {level}: `{primary}`"
+        lines += [heading, "", shown.to_markdown(index=False, disable_numparse=True), ""]
+    return "\n".join(lines)
+
+
+def sensitivity_markdown(table: pd.DataFrame, policy: str, same: bool) -> str:
+    """Each verdict as run and under the other policy for flagged runs, and whether it
+    holds there."""
+    lines = [
+        "# Sensitivity: every verdict with and without flagged runs",
+        "",
+        f"The tables were computed with `analyses.correlation.flagged_runs: {policy}`; here "
+        "each row also under the other policy (runs flagged collapsed, undertrained or lossy "
+        "left out, or kept). `called`: interval excludes 0 and p (Holm) below "
+        f"{SIGNIFICANCE}. A verdict **holds** when it is called, or not, under both (`–`: "
+        "a score or metric that only one policy leaves to correlate).",
+        "",
+    ]
+    if same:
+        return "\n".join([*lines, "No run was flagged: both policies give the same tables.", ""])
+    keys = ["score", "intrinsic", "scope", "level"]
+    values = ["partial_spearman", "partial_low", "partial_high", "p_adjusted", "called"]
+    other = OTHER_FLAGGED_RUN_POLICY[policy]
+    wide = table.pivot_table(
+        index=keys, columns="flagged_runs", values=values, aggfunc="first", dropna=False
+    ).reindex(columns=pd.MultiIndex.from_product([values, [policy, other]]))
+    shown = pd.DataFrame(
+        {
+            "score": wide.index.get_level_values("score"),
+            "scope": wide.index.get_level_values("scope"),
+            "level": wide.index.get_level_values("level"),
+            "intrinsic": wide.index.get_level_values("intrinsic"),
+            **{
+                f"{name} ρ [CI], p (Holm)": [
+                    f"{_interval(rho, low, high)}, {_p(p)}"
+                    for rho, low, high, p in zip(
+                        wide[("partial_spearman", name)],
+                        wide[("partial_low", name)],
+                        wide[("partial_high", name)],
+                        wide[("p_adjusted", name)],
+                        strict=True,
+                    )
+                ]
+                for name in (policy, other)
+            },
+            "holds": [
+                "–" if pd.isna(a) or pd.isna(b) else "yes" if bool(a) == bool(b) else "**no**"
+                for a, b in zip(wide[("called", policy)], wide[("called", other)], strict=True)
+            ],
+        }
+    )
+    return "\n".join([*lines, shown.to_markdown(index=False, disable_numparse=True), ""])
 
 
 def left_out_markdown(notes: Sequence[str]) -> str:

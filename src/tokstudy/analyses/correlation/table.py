@@ -40,7 +40,7 @@ from tokstudy.analyses.correlation.settings import (
     MIN_FAMILY_TOKENIZERS,
     CorrelationSettings,
 )
-from tokstudy.statistics.bootstrap import Interval, cluster_interval
+from tokstudy.statistics.bootstrap import Interval, cluster_interval, paired_bootstrap_p
 from tokstudy.statistics.correlation import spearman, within_strata_ranks, within_strata_spearman
 from tokstudy.statistics.mixed import mixed_coefficient
 from tokstudy.statistics.permutation import (
@@ -80,6 +80,23 @@ COLUMNS = [
     "primary",
     "note",
     "score_note",
+]
+COMPARISON_COLUMNS = [
+    "score",
+    "scope",
+    "level",
+    "primary",
+    "other",
+    "n",
+    "units",
+    "primary_rho",
+    "other_rho",
+    "difference",
+    "low",
+    "high",
+    "p",
+    "p_adjusted",
+    "note",
 ]
 MIXED_COLUMNS = [
     "score",
@@ -420,6 +437,92 @@ def correlation_table(
     table["primary"] = table["primary"].astype(bool)
     table["permutations"] = table["permutations"].astype("Int64")
     return table
+
+
+def _strength(strata: np.ndarray, primary_sign: float, other_sign: float) -> Callable:
+    """The primary's ρ within size minus the other metric's, each oriented by the sign of
+    its own estimate: how much stronger the primary's association is."""
+
+    def difference(primary, other, y, positions):
+        places = strata[positions]
+        return primary_sign * within_strata_spearman(
+            primary, y, places
+        ) - other_sign * within_strata_spearman(other, y, places)
+
+    return difference
+
+
+def _comparison_row(scope: Scope, primary: str, other: str, settings) -> dict:
+    """The primary metric against one other in one scope, on the cells that have both."""
+    both = scope.cells[primary].notna().to_numpy() & scope.cells[other].notna().to_numpy()
+    scope = scope.subset(both)
+    units = scope.units()
+    row = {"n": len(scope.cells), "units": units.informative(), "note": ""}
+    if len(scope.cells) < MIN_CELLS:
+        return row | {"note": f"{len(scope.cells)} cells < {MIN_CELLS}: not computed"}
+    strata, y = scope.strata, scope.scores
+    x_primary = scope.cells[primary].to_numpy(dtype=float)
+    x_other = scope.cells[other].to_numpy(dtype=float)
+    rho_primary = float(within_strata_spearman(x_primary, y, strata))
+    rho_other = float(within_strata_spearman(x_other, y, strata))
+    if np.isnan(rho_primary) or np.isnan(rho_other):
+        return row | {"note": "no variation within a size: undefined"}
+    signs = np.sign(rho_primary) or 1.0, np.sign(rho_other) or 1.0
+    interval = cluster_interval(
+        [x_primary, x_other],
+        scope.replicates,
+        units.clusters,
+        units.blocks,
+        _strength(strata, *signs),
+        n_resamples=settings.bootstrap_samples,
+        confidence=settings.confidence,
+        seed=settings.seed,
+    )
+    defined = interval.distribution[~np.isnan(interval.distribution)]
+    return row | {
+        "primary_rho": rho_primary,
+        "other_rho": rho_other,
+        "difference": signs[0] * rho_primary - signs[1] * rho_other,
+        "low": interval.low,
+        "high": interval.high,
+        "p": paired_bootstrap_p(defined) if len(defined) else np.nan,
+        "note": f"{interval.degenerate} undefined resamples left out"
+        if interval.degenerate
+        else "",
+    }
+
+
+def comparison_table(
+    cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings, level: str = "cell"
+) -> pd.DataFrame:
+    """Is the declared primary metric a better predictor than each other metric? Per score
+    and scope at ``level``: the difference of their associations (ρ within size, each
+    oriented by its own sign: ``|ρ_primary| - |ρ_other|`` as estimated) with an interval
+    from the same tokenizer resamples for both and a two-sided bootstrap p that it is 0,
+    Holm-adjusted over the other metrics. Empty without a primary metric."""
+    intrinsic = intrinsic_columns(cells, scores)
+    primary = settings.primary
+    if not primary or primary not in intrinsic:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    labels = label_columns(cells)
+    rows = []
+    for score in sorted(scores):
+        for scope, left_out in scopes(cells[[*labels, *intrinsic, score]], score, level):
+            if scope.cells.empty:
+                continue
+            group = [
+                {"score": score, "scope": scope.name, "level": level, "primary": primary}
+                | {"other": other}
+                | _comparison_row(scope, primary, other, settings)
+                for other in intrinsic
+                if other != primary
+            ]
+            adjusted = holm([row.get("p", np.nan) for row in group])
+            for row, value in zip(group, adjusted, strict=True):
+                row["p_adjusted"] = value
+                row["note"] = "; ".join(filter(None, [*left_out, row["note"]]))
+            rows += group
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
 def ranking(table: pd.DataFrame) -> pd.DataFrame:
