@@ -16,10 +16,11 @@ treebanks share, three scores side by side:
   Not ``AutoTokenizer``: transformers 5 rebuilds a folder whose config names
   ``GPT2Tokenizer`` with GPT-2's pre-tokenizer, which is not GPT-4o's;
 - ``ours_their_items``: :func:`tokstudy.analyses.morphscore.items.score` on the same
-  items (:func:`~tokstudy.analyses.morphscore.items.morphscore_items`): the difference
-  from ``reference`` is the implementation;
-- ``ours_ud``: the study's score on its UD items (``--ud-table``): the difference from
-  ``ours_their_items`` is the item set.
+  items (:func:`~tokstudy.analyses.morphscore.items.morphscore_items`), each word
+  tokenized alone as MorphScore's code does: the difference from ``reference`` is the
+  implementation;
+- ``ours_ud``: the study's score on its UD items (``--ud-table``, its rows of the words
+  tokenized alone): the difference from ``ours_their_items`` is the item set.
 
 Their code and data are read from the clone and stay out of this repository. Prints a
 Markdown table (and writes ``--csv`` when given), then per language Spearman's ρ between
@@ -37,6 +38,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.analyses.morphology.spans import ALONE
 from tokstudy.analyses.morphscore.items import morphscore_items, score
 from tokstudy.tokenizers.pretrained import PretrainedHF
 
@@ -81,13 +83,15 @@ def compare(clone: Path, pretrained: Path, ud_table: Path | None) -> pd.DataFram
     """One row per (language, pretrained tokenizer): the three scores and the item counts."""
     reference = reference_scorer(clone)
     folders = sorted(p for p in pretrained.iterdir() if (p / "tokenizer.json").is_file())
-    ud = pd.read_csv(ud_table) if ud_table else pd.DataFrame(columns=["tokenizer", "language"])
+    columns = ["tokenizer", "language", "encoding"]
+    ud = pd.read_csv(ud_table) if ud_table else pd.DataFrame(columns=columns)
+    ud = ud[ud["encoding"] == ALONE]
     rows = []
     for language, code in sorted(SHARED_LANGUAGES.items()):
         items = morphscore_items(clone / "data" / f"{language}_morph_data.csv")
         for folder in folders:
             label = tokenizer_label(folder)
-            ours = score(items, PretrainedHF.from_source(folder / "tokenizer.json"))
+            ours = score(items, PretrainedHF.from_source(folder / "tokenizer.json"), ALONE)
             match = ud[(ud["tokenizer"] == label) & (ud["language"] == code)]
             rows.append(
                 {

@@ -19,7 +19,7 @@ from tokstudy.analyses.morphology.alignment import (
     morphological_alignment,
     stem_boundary,
 )
-from tokstudy.analyses.morphology.spans import token_boundaries
+from tokstudy.analyses.morphology.spans import ALONE, ENCODINGS, IN_CONTEXT, token_boundaries
 from tokstudy.analyses.multilingual.multilingual import (
     allocate,
     fertility_by_language,
@@ -85,28 +85,39 @@ GERMAN_PIECES = [
 # --- token boundaries ---------------------------------------------------------------------
 
 
-def test_boundaries_from_wordpiece_pieces() -> None:
-    assert token_boundaries(wordpiece(GERMAN_PIECES), "versteht") == (3, 7)
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_boundaries_from_wordpiece_pieces(encoding: str) -> None:
+    assert token_boundaries(wordpiece(GERMAN_PIECES), "versteht", encoding) == (3, 7)
 
 
-def test_boundaries_from_metaspace_pieces() -> None:
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_boundaries_from_metaspace_pieces(encoding: str) -> None:
     tokenizer = metaspace_unigram(["▁ver", "steh", "en"])
-    assert tokenizer.tokenize("verstehen") == ["▁ver", "steh", "en"]
-    assert token_boundaries(tokenizer, "verstehen") == (3, 7)
+    assert tokenizer.tokenize("verstehen") == ["▁ver", "steh", "en"]  # the dummy prefix: the
+    assert tokenizer.tokenize(" verstehen") == ["▁ver", "steh", "en"]  # same in both
+    assert token_boundaries(tokenizer, "verstehen", encoding) == (3, 7)
 
 
-def test_no_boundary_inside_a_character_split_into_bytes() -> None:
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_no_boundary_inside_a_character_split_into_bytes(encoding: str) -> None:
     tokenizer = byte_level()
     assert len(tokenizer.encode("Bäcker")) == 7  # "ä" is two bytes
-    assert token_boundaries(tokenizer, "Bäcker") == (1, 2, 3, 4, 5)
+    # in context the space is a token of its own, which ends at offset 0: no boundary
+    assert token_boundaries(tokenizer, "Bäcker", encoding) == (1, 2, 3, 4, 5)
 
 
 def test_lowercasing_tokenizers_still_map() -> None:
-    assert token_boundaries(wordpiece(GERMAN_PIECES, lowercase=True), "VERSTEHT") == (3, 7)
+    assert token_boundaries(wordpiece(GERMAN_PIECES, lowercase=True), "VERSTEHT", ALONE) == (3, 7)
 
 
 def test_words_with_unknown_tokens_cannot_be_mapped() -> None:
-    assert token_boundaries(wordpiece(GERMAN_PIECES), "Qualen") is None
+    assert token_boundaries(wordpiece(GERMAN_PIECES), "Qualen", IN_CONTEXT) is None
+
+
+def test_an_unknown_encoding_is_a_clear_error() -> None:
+    expected = r"unknown encoding 'sentence' \(one of in_context, alone\)"
+    with pytest.raises(TokstudyError, match=expected):
+        token_boundaries(wordpiece(GERMAN_PIECES), "versteht", "sentence")
 
 
 # --- segmentation table -------------------------------------------------------------------
@@ -145,6 +156,8 @@ def test_segmentation_table_needs_words() -> None:
         ("ist", "sein", None),  # suppletion: no common prefix
         ("geh", "gehen", None),  # nothing after the stem
         ("Sie", "sie", None),  # not inflected
+        ("aamupalaa", "aamu#pala", 8),  # Finnish compound marker: aamupala|a, not aamu|palaa
+        ("aamupala", "aamu#pala", None),  # not inflected once the marker is removed
     ],
 )
 def test_stem_boundary(form: str, lemma: str, boundary: int | None) -> None:
@@ -178,7 +191,7 @@ CONLLU = """\
 def test_alignment_on_a_hand_made_treebank(tmp_path: Path) -> None:
     path = tmp_path / "tiny.conllu"
     path.write_text(CONLLU, encoding="utf-8")
-    table = morphological_alignment([path], wordpiece(GERMAN_PIECES))
+    table = morphological_alignment([path], wordpiece(GERMAN_PIECES), IN_CONTEXT)
     assert table[
         ["form", "count", "stem_boundary", "token_boundaries", "mappable", "aligned"]
     ].to_dict("records") == [
@@ -221,6 +234,15 @@ def test_alignment_on_a_hand_made_treebank(tmp_path: Path) -> None:
     assert (summary["types"], summary["tokens"], summary["unmappable_types"]) == (4, 5, 1)
     assert summary["aligned_share_types"] == pytest.approx(2 / 3)
     assert summary["aligned_share_tokens"] == pytest.approx(3 / 4)
+    # random cuts, as many as WordPiece's: Kinder 1 of 5 positions, gingen 1 of 5,
+    # versteht 2 of 7 (2 tokens); Qualen is not mappable
+    assert table["chance"].tolist()[:1] + table["chance"].tolist()[2:] == pytest.approx(
+        [1 / 5, 1 / 5, 2 / 7]
+    )
+    assert summary["chance_types"] == pytest.approx((1 / 5 + 1 / 5 + 2 / 7) / 3)  # 8/35
+    assert summary["chance_tokens"] == pytest.approx((1 / 5 + 1 / 5 + 2 * 2 / 7) / 4)  # 17/70
+    assert summary["corrected_types"] == pytest.approx((2 / 3 - 8 / 35) / (1 - 8 / 35))
+    assert summary["corrected_tokens"] == pytest.approx((3 / 4 - 17 / 70) / (1 - 17 / 70))
 
 
 def test_find_treebank_prefers_the_default_then_any_of_the_language(
@@ -247,7 +269,7 @@ def test_malformed_conllu_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.conllu"
     path.write_text("x\tWort\tWort\tNOUN\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
     with pytest.raises(TokstudyError, match=r"bad\.conllu: not valid CoNLL-U"):
-        morphological_alignment([path], wordpiece(GERMAN_PIECES))
+        morphological_alignment([path], wordpiece(GERMAN_PIECES), ALONE)
 
 
 @pytest.mark.shared
@@ -261,12 +283,16 @@ def test_alignment_on_real_german_ud(tmp_path: Path) -> None:
     corpus = tmp_path / "de.txt"
     corpus.write_text("\n".join(text) + "\n", encoding="utf-8")
 
-    chars = morphological_alignment(test_file, CharTokenizer.train(corpus, TrainSpec(None)))
+    chars = morphological_alignment(
+        test_file, CharTokenizer.train(corpus, TrainSpec(None)), IN_CONTEXT
+    )
     assert len(chars) > 500
-    assert alignment_summary(chars).iloc[0]["aligned_share_types"] == 1.0  # every cut exists
+    summary = alignment_summary(chars).iloc[0]
+    assert summary["aligned_share_types"] == 1.0  # every cut exists
+    assert summary["chance_types"] == 1.0 and math.isnan(summary["corrected_types"])
 
     pieces = HFWordPiece.train(corpus, TrainSpec(800, label="de"))
-    table = morphological_alignment(test_file, pieces)
+    table = morphological_alignment(test_file, pieces, IN_CONTEXT)
     assert table["form"].tolist() == chars["form"].tolist()
     share = alignment_summary(table).iloc[0]["aligned_share_types"]
     assert 0.0 < share < 1.0

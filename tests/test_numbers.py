@@ -17,6 +17,7 @@ from workflow_support import snakemake
 
 from tokstudy.analyses.numbers.digits import (
     MAX_DIGITS,
+    digit_cuts,
     generated_numbers,
     groupings,
     number_table,
@@ -69,6 +70,50 @@ def test_known_digit_behaviour_is_found(pattern: str, direction: str, tokens) ->
         sum(tokens(len(group)) for group in n.split(",")) + n.count(",")
         for n in separated["number"]
     ]
+    # over the integer's digits, the commas cut every number in 3s from the right
+    grouped = summarise(separated)
+    assert grouped["runs_of_4_plus"] == 36
+    assert grouped["direction"] == ("single digits" if pattern == SINGLE else "right-to-left")
+    # a decimal's integer part is cut as the plain integer
+    decimal = summarise(table[table["source"] == "decimal"])
+    assert decimal["runs_of_4_plus"] == 36 and decimal["direction"] == direction
+
+
+def test_a_separated_number_is_grouped_right_by_a_left_chunking_regex() -> None:
+    # \d{1,3} chunks from the left, but the commas already cut 1|,|234|,|567
+    tokenizer = regex_tokenizer(LEFT)
+    assert tokenizer.tokenize("1,234,567") == ["1", ",", "234", ",", "567"]
+    table = number_table(tokenizer, [("1,234,567", "x"), ("1,234.56", "x"), ("1234567", "x")])
+    assert table["digits"].tolist() == [7, 4, 7]  # the integer's digits, commas removed
+    assert table["right3"].tolist() == [True, True, False]  # 1|234|567, 1|234 ; 123|456|7
+    assert table["left3"].tolist() == [False, False, True]
+
+
+def test_cuts_are_counted_in_integer_digits_by_hand() -> None:
+    # 1|,|234|,|567: written offsets 1, 2, 5, 6 are after 1, 1, 4, 4 digits
+    assert digit_cuts("1,234,567", [1, 2, 5, 6]) == (7, frozenset({1, 4}))
+    # the cut at the point (offset 7) and in the decimals (9) are not inside the integer
+    assert digit_cuts("1234567.08", [3, 6, 7, 9]) == (7, frozenset({3, 6}))
+    assert digit_cuts("12,345.6", [2, 3]) == (5, frozenset({2}))
+
+
+@given(st.integers(10**3, 10**12 - 1), st.data())
+def test_separators_do_not_move_the_digit_cuts(value: int, data) -> None:
+    """Round trip: cuts placed between digits of the plain integer, carried onto the
+    separated number as written (before or after a comma), read back the same."""
+    plain, written = str(value), f"{value:,}"
+    cuts = data.draw(st.frozensets(st.integers(1, len(plain) - 1)))
+    offsets = [i for i, character in enumerate(written) if character.isdigit()]
+    placed = []
+    for cut in cuts:  # the offset just after the cut-th digit, or after a comma that follows
+        after = offsets[cut - 1] + 1
+        comma = written[after : after + 1] == ","
+        placed.append(after + (comma and data.draw(st.booleans())))
+    assert digit_cuts(written, placed) == (len(plain), cuts)
+    assert digit_cuts(f"{written}.5", [*placed, len(written), len(written) + 1]) == (
+        len(plain),
+        cuts,
+    )
 
 
 def test_the_cuts_of_one_number_by_hand() -> None:

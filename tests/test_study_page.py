@@ -227,9 +227,10 @@ def test_recommendation_reads_the_study_tables(
         {"tokenizer": ["hf_bpe 300", "char", "gpt_4o"], "language": "fa", "premium": [1.2, 1.5, 2]}
     )
     parity.to_csv(tmp_path / "parity.csv", index=False)
-    morphology = pd.DataFrame(
-        {"language": ["fa", "en"], "tokenizer": "hf_bpe", "vocab_size": 300}
-        | {"aligned_share_types": [0.4, 0.9]}
+    morphology = pd.DataFrame(  # the criterion: the share above chance, words in context
+        {"language": ["fa", "fa", "en"], "tokenizer": "hf_bpe", "vocab_size": 300}
+        | {"encoding": ["alone", "in_context", "in_context"]}
+        | {"aligned_share_types": [0.7, 0.8, 0.9], "corrected_types": [0.1, 0.4, 0.9]}
     )
     morphology.to_csv(tmp_path / "morphology.csv", index=False)
     given = {"cost": "cost.csv", "parity": "parity.csv", "morphology": "morphology.csv"}
@@ -470,11 +471,13 @@ def test_morphscore_and_robustness_are_criteria_read_by_label() -> None:
             for t, s, k, v in [("sp_bpe", 1000, "trained", 1.5), ("gpt_4o", 0, "pretrained", 2.0)]
         ]
     )
-    morphscore = pd.DataFrame(
+    morphscore = pd.DataFrame(  # the criterion: the corrected score of the words in context
         {
-            "tokenizer": ["sp_bpe 1000", "gpt_4o", "gpt_4o"],
-            "language": ["xx", "xx", "yy"],
-            "morphscore": [0.25, 0.75, 0.1],
+            "tokenizer": ["sp_bpe 1000", "sp_bpe 1000", "gpt_4o", "gpt_4o", "gpt_4o"],
+            "language": ["xx", "xx", "xx", "xx", "yy"],
+            "encoding": ["in_context", "alone", "alone", "in_context", "in_context"],
+            "morphscore": [0.9, 0.9, 0.9, 0.9, 0.9],
+            "morphscore_corrected": [0.25, -0.5, 0.6, 0.75, 0.1],
         }
     )
     robustness = pd.DataFrame(  # mean over perturbations and sources: 0.2 and 0.5

@@ -278,6 +278,11 @@ def test_analyses_tables(tmp_path: Path) -> None:
     alignment = pd.read_csv(tables / "morphological_alignment.csv")
     assert set(alignment["language"]) == {"en", "mr"}
     assert alignment["aligned_share_types"].between(0, 1).all()
+    assert sorted(set(alignment["encoding"])) == ["alone", "in_context"]
+    assert alignment["chance_types"].between(0, 1).all()
+    chars = alignment[alignment["tokenizer"] == "char"]  # every position cut: chance 1
+    assert (chars["aligned_share_types"] == 1).all() and (chars["chance_types"] == 1).all()
+    assert chars["corrected_types"].isna().all()
     parity = pd.read_csv(tables / "parity.csv")
     assert set(parity["tokenizer"]) == {"sp_bpe", "char"} and (parity["lines"] == 40).all()
     assert (parity["mean"] > 0).all()

@@ -20,18 +20,27 @@ def plot_heatmap(
     title: str,
     outputs: Sequence[Path],
     cmap: str = "viridis",
+    centre: float | None = None,
 ) -> None:
     """``value`` of ``table`` with a row per ``rows`` (sorted) and a column per ``columns``
-    (table order); an empty cell is a pair the table has no value for."""
+    (table order); an empty cell is a pair the table has no value for. With ``centre``,
+    the colour scale is symmetric about it (for a diverging ``cmap``: values below and
+    above ``centre`` take the two hues)."""
     matrix = table.pivot_table(index=rows, columns=columns, values=value, aggfunc="mean")
     matrix = matrix.reindex(columns=list(dict.fromkeys(table[columns]))).sort_index()
     values = matrix.to_numpy(dtype=np.float64)
     height, width = matrix.shape
     figure, axis = plt.subplots(figsize=(3 + 0.75 * width, 3.5 + 0.4 * height))
-    image = axis.imshow(np.ma.masked_invalid(values), cmap=cmap, aspect="auto")
+    limits = {}
+    if centre is not None:
+        reach = float(np.nanmax(np.abs(values - centre), initial=0.0)) or 1.0
+        limits = {"vmin": centre - reach, "vmax": centre + reach}
+    image = axis.imshow(np.ma.masked_invalid(values), cmap=cmap, aspect="auto", **limits)
     for (row, column), cell in np.ndenumerate(values):
         if np.isfinite(cell):
-            colour = "white" if float(image.norm(cell)) < 0.5 else "black"  # dark cells
+            shade = float(image.norm(cell))
+            dark = abs(shade - 0.5) > 0.3 if centre is not None else shade < 0.5
+            colour = "white" if dark else "black"
             axis.text(
                 column, row, f"{cell:.2f}", ha="center", va="center", fontsize=7, color=colour
             )

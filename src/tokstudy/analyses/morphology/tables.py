@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.analyses.morphology.alignment import alignment_summary, morphological_alignment
+from tokstudy.analyses.morphology.spans import ENCODINGS
 from tokstudy.analyses.table_files import write_table
 from tokstudy.corpora.ud import find_ud_treebank, treebank_files
 from tokstudy.tokenizers.registry import load_tokenizer
@@ -20,7 +21,8 @@ log = logging.getLogger(__name__)
 def write_morphological_alignment(
     ud_root: Path, tokenizer_dirs: Mapping[tuple[str, str, str], Path], csv: Path, markdown: Path
 ) -> None:
-    """Share of inflected UD words whose stem boundary is a token boundary, per job.
+    """Share of inflected UD words whose stem boundary is a token boundary, with its
+    chance level, per job and encoding (in context, then alone).
 
     Languages without a UD treebank under ``ud_root`` are skipped with a logged note.
     """
@@ -31,24 +33,27 @@ def write_morphological_alignment(
             treebanks[language] = find_ud_treebank(Path(ud_root), language)
         if treebanks[language] is None:
             continue
-        table = morphological_alignment(
-            treebank_files(treebanks[language]), load_tokenizer(Path(path))
-        )
-        summary = alignment_summary(table).iloc[0].to_dict()
-        rows.append(
-            {
-                "language": language,
-                "tokenizer": tokenizer,
-                "vocab_size": size,
-                "treebank": treebanks[language].name,
-                **summary,
-            }
-        )
-        log.info(
-            "%s %s %s: aligned share %.3f",
-            language,
-            tokenizer,
-            size,
-            summary["aligned_share_types"],
-        )
+        loaded = load_tokenizer(Path(path))
+        for encoding in ENCODINGS:
+            table = morphological_alignment(treebank_files(treebanks[language]), loaded, encoding)
+            summary = alignment_summary(table).iloc[0].to_dict()
+            rows.append(
+                {
+                    "language": language,
+                    "tokenizer": tokenizer,
+                    "vocab_size": size,
+                    "treebank": treebanks[language].name,
+                    "encoding": encoding,
+                    **summary,
+                }
+            )
+            log.info(
+                "%s %s %s %s: aligned share %.3f (chance %.3f)",
+                language,
+                tokenizer,
+                size,
+                encoding,
+                summary["aligned_share_types"],
+                summary["chance_types"],
+            )
     write_table(pd.DataFrame(rows), csv, markdown, "Morphological alignment with UD lemmas")

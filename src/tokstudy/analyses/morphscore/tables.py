@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from tokstudy.analyses.heatmap import plot_heatmap
+from tokstudy.analyses.morphology.spans import ENCODINGS, IN_CONTEXT
 from tokstudy.analyses.morphscore.items import build_items, score
 from tokstudy.analyses.table_files import write_table
 from tokstudy.corpora.ud import treebank_files
@@ -28,9 +29,11 @@ def write_morphscore(
     notes: Path,
     uncovered: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
-    """One row per tokenizer × language it covers; a language whose treebanks have no
-    lemma is skipped and listed in ``notes`` with the words that gave no item, as are the
-    study languages no treebank covers (``uncovered``: language → closest codes)."""
+    """One row per tokenizer × language it covers × encoding (in context, then alone:
+    :data:`tokstudy.analyses.morphology.spans.ENCODINGS`); a language whose treebanks have
+    no lemma is skipped and listed in ``notes`` with the words that gave no item, as are
+    the study languages no treebank covers (``uncovered``: language → closest codes).
+    ``notes`` also gives each language's items that come from compound lemmas."""
     uncovered = dict(uncovered or {})
     for language, close in sorted(uncovered.items()):
         log.warning("%s: no UD treebank (closest codes: %s)", language, ", ".join(close))
@@ -41,6 +44,7 @@ def write_morphscore(
         record = {
             "treebanks": [Path(f).name for f in folders],
             "items": len(items.stems),
+            "items_from_compound_lemmas": len(items.compounds),
             "segmented_words": len(items.morphemes),
             "words_without_item": dict(sorted(items.skipped.items())),
         }
@@ -56,18 +60,27 @@ def write_morphscore(
         for language in entry["languages"]:
             if language not in items_of:
                 continue
-            result = score(items_of[language], tokenizer)
-            rows.append(
-                {"tokenizer": entry["label"], "kind": entry["kind"], "language": language, **result}
-            )
-            log.info(
-                "%s %s: MorphScore %.3f on %d of %d items",
-                entry["label"],
-                language,
-                result["morphscore"],
-                result["scored"],
-                result["items"],
-            )
+            for encoding in ENCODINGS:
+                result = score(items_of[language], tokenizer, encoding)
+                rows.append(
+                    {
+                        "tokenizer": entry["label"],
+                        "kind": entry["kind"],
+                        "language": language,
+                        "encoding": encoding,
+                        **result,
+                    }
+                )
+                log.info(
+                    "%s %s %s: MorphScore %.3f (chance %.3f) on %d of %d items",
+                    entry["label"],
+                    language,
+                    encoding,
+                    result["morphscore"],
+                    result["morphscore_chance"],
+                    result["scored"],
+                    result["items"],
+                )
     table = pd.DataFrame(rows)
     write_table(table, csv, markdown, "MorphScore-style alignment with UD lemmas")
     Path(notes).write_text(
@@ -77,6 +90,17 @@ def write_morphscore(
 
 
 def plot_morphscore(table: Path, outputs: Sequence[Path]) -> None:
-    """Heat map: languages × tokenizers, coloured by MorphScore."""
+    """Heat map: languages × tokenizers, coloured by MorphScore above chance, the words
+    encoded in context (an empty cell: no value, or chance 1)."""
     frame = pd.read_csv(table)
-    plot_heatmap(frame, "language", "tokenizer", "morphscore", "MorphScore (UD lemmas)", outputs)
+    frame = frame[frame["encoding"] == IN_CONTEXT]
+    plot_heatmap(
+        frame,
+        "language",
+        "tokenizer",
+        "morphscore_corrected",
+        "MorphScore above chance (UD lemmas, words in context)",
+        outputs,
+        cmap="RdBu",
+        centre=0.0,
+    )

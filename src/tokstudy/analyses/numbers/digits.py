@@ -12,21 +12,26 @@ over ASCII digits (:data:`NUMBER`).
 **Per number**, the tokenizer encodes the number alone; its boundaries inside the number
 come from its decoder (:func:`tokstudy.analyses.morphology.spans.token_boundaries`; a
 number whose tokens cannot be mapped back is counted as ``unmappable`` and left out of
-the shares). The *digit run* of a number is its first run of digits (the integer part);
-only runs of at least 4 digits say anything about grouping. With ``L`` digits and the
-token boundaries ``B`` strictly inside the run:
+the shares). The *integer digits* of a number are the digits before its decimal point,
+thousands separators removed (``1,234,567.08`` → ``1234567``, ``L = 7``); only ``L ≥ 4``
+says anything about grouping. The boundaries are those of the number as written, each
+counted in integer digits before it (:func:`digit_cuts`): in ``1|,|234|,|567`` the cuts
+after ``1`` and after ``1,`` are both at 1 digit, those around the second comma at 4, so
+the cuts are ``{1, 4}``; cuts in the decimal part, or at its point, are not inside the
+integer digits. With the set ``B`` of cuts strictly inside the ``L`` integer digits:
 
 * ``right3``: ``B`` is exactly ``{L-3, L-6, …} ∩ (0, L)``: chunks of three counted from
-  the right (``1|234|567``), the thousands grouping;
+  the right (``1|234|567``, or ``1|,|234|,|567`` as written), the thousands grouping;
 * ``left3``: ``B`` is exactly ``{3, 6, …} ∩ (0, L)``: chunks of three from the left
   (``123|456|7``);
 * ``single``: every position is a boundary (one token per digit).
 
-When ``L`` is a multiple of 3 both groupings are the same cut: such a run counts for
+When ``L`` is a multiple of 3 both groupings are the same cut: such a number counts for
 ``right3`` and ``left3`` but not for the direction. The **direction** of a tokenizer is
-``right-to-left`` when at least half of its runs of ``L`` not a multiple of 3 are
+``right-to-left`` when at least half of its numbers of ``L ≥ 4`` not a multiple of 3 are
 ``right3``, ``left-to-right`` when at least half are ``left3``, ``single digits`` when at
-least half are ``single``, and ``mixed`` otherwise.
+least half are ``single``, and ``mixed`` otherwise. (``runs_of_4_plus`` in the summary
+counts the mappable numbers of ``L ≥ 4``.)
 """
 
 from __future__ import annotations
@@ -37,11 +42,12 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from tokstudy.analyses.morphology.spans import token_boundaries
+from tokstudy.analyses.morphology.spans import ALONE, token_boundaries
 from tokstudy.tokenizers.base import Tokenizer
 
 NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?", re.ASCII)
-DIGIT_RUN = re.compile(r"\d+", re.ASCII)
+#: what separates the integer part from the decimals in :data:`NUMBER`
+DECIMAL_POINT = "."
 MAX_DIGITS = 12
 FORMS = ("plain", "separated", "decimal")
 COLUMNS = ("number", "source", "digits", "tokens", "mappable", "right3", "left3", "single")
@@ -77,16 +83,29 @@ def groupings(length: int) -> tuple[frozenset[int], frozenset[int]]:
     return right, left
 
 
+def digit_cuts(number: str, boundaries: Iterable[int]) -> tuple[int, frozenset[int]]:
+    """``L``, the integer digits of ``number`` (separators removed), and its
+    ``boundaries`` (character offsets of the number as written) counted in integer digits
+    before each, those strictly inside the integer digits (module docstring)."""
+    integer = number.split(DECIMAL_POINT, 1)[0]
+    digits_before, count = [0], 0
+    for character in integer:
+        count += character.isdigit()
+        digits_before.append(count)
+    inside = frozenset(
+        digits_before[b] for b in boundaries if b < len(integer) and 0 < digits_before[b] < count
+    )
+    return count, inside
+
+
 def number_row(tokenizer: Tokenizer, number: str) -> dict[str, object]:
-    """One number's tokens and grouping (``None`` for a run shorter than 4 digits)."""
-    run = DIGIT_RUN.search(number)
-    length = len(run.group()) if run else 0
-    found = token_boundaries(tokenizer, number)
+    """One number's tokens and grouping (``None`` for fewer than 4 integer digits)."""
+    found = token_boundaries(tokenizer, number, ALONE)
+    length, inside = digit_cuts(number, found or ())
     row: dict[str, object] = {"number": number, "digits": length, "mappable": found is not None}
     row["tokens"] = len(tokenizer.encode(number))
     if found is None or length < 4:
         return {**row, "right3": None, "left3": None, "single": None}
-    inside = frozenset(b - run.start() for b in found if run.start() < b < run.end())
     right, left = groupings(length)
     return {
         **row,
@@ -104,7 +123,7 @@ def number_table(tokenizer: Tokenizer, numbers: Sequence[tuple[str, str]]) -> pd
 
 def direction(rows: pd.DataFrame) -> str:
     """``right-to-left``, ``left-to-right``, ``single digits`` or ``mixed`` (module
-    docstring) over the rows whose run says which; ``n/a`` without such rows."""
+    docstring) over the rows whose integer digits say which; ``n/a`` without such rows."""
     telling = rows[(rows["digits"] >= 4) & (rows["digits"] % 3 != 0) & rows["right3"].notna()]
     if telling.empty:
         return "n/a"

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from tokstudy.analyses.correlation.cells import score_higher_is_better
+from tokstudy.analyses.morphology.spans import IN_CONTEXT
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 
 CELL = ["tokenizer", "size"]
@@ -78,12 +79,16 @@ def _cost_values(cost: pd.DataFrame, language: str) -> pd.DataFrame:
 
 
 def _labelled_values(
-    table: pd.DataFrame, language: str, column: str
+    table: pd.DataFrame, language: str, column: str, where: Mapping[str, str]
 ) -> dict[tuple[str, str | None], float]:
-    """``column`` by (tokenizer, size), its mean over the language's rows: the labels of
-    the parity, MorphScore and robustness tables are ``tokenizer size`` for a sized trained
+    """``column`` by (tokenizer, size), its mean over the language's rows that have the
+    values of ``where`` (a column the table lacks is not filtered on): the labels of the
+    parity, MorphScore and robustness tables are ``tokenizer size`` for a sized trained
     tokenizer, the bare name for ``char`` and pretrained ones."""
     rows = table[table["language"] == language]
+    for key, value in where.items():
+        if key in rows.columns:
+            rows = rows[rows[key] == value]
     means = rows.groupby(rows["tokenizer"].astype(str), sort=True)[column].mean()
     found = {}
     for label, value in means.items():
@@ -93,11 +98,19 @@ def _labelled_values(
 
 
 #: the criteria read from tables labelled like the parity's: key of StudyTables, column,
-#: criterion name, label, better
+#: the rows read (column → value), criterion name, label, better; MorphScore is the
+#: chance-corrected score of the words in context (docs/world-analyses.md)
 LABELLED = (
-    ("parity", "premium", "premium", "premium against the reference (PUD)", "lower"),
-    ("morphscore", "morphscore", "morphscore", "MorphScore (UD lemmas)", "higher"),
-    ("robustness", "inflation", "noise_inflation", "token inflation under noise", "lower"),
+    ("parity", "premium", {}, "premium", "premium against the reference (PUD)", "lower"),
+    (
+        "morphscore",
+        "morphscore_corrected",
+        {"encoding": IN_CONTEXT},
+        "morphscore",
+        "MorphScore above chance (UD lemmas, in context)",
+        "higher",
+    ),
+    ("robustness", "inflation", {}, "noise_inflation", "token inflation under noise", "lower"),
 )
 
 
@@ -147,19 +160,24 @@ def recommendation_table(study: StudyTables, language: str) -> tuple[pd.DataFram
         (t, None if s in (PRETRAINED, FULL_SIZE_LABEL) else s)
         for t, s in zip(cells["tokenizer"], cells["size"], strict=True)
     ]
-    for key, column, name, label, better in LABELLED:
+    for key, column, where, name, label, better in LABELLED:
         table = getattr(study, key)
         if table is not None and column in table.columns:
-            found = _labelled_values(table, language, column)
+            found = _labelled_values(table, language, column, where)
             cells[name] = [found.get(k, np.nan) for k in keys]
             criteria.append(Criterion(name, label, better))
     if study.morphology is not None and len(study.morphology):
         morphology = study.morphology.assign(size=study.morphology["vocab_size"].astype(str))
         morphology = morphology[morphology["language"] == language]
-        shares = morphology.set_index(CELL)["aligned_share_types"].rename("morphological_alignment")
+        morphology = morphology[morphology["encoding"] == IN_CONTEXT]  # words in context
+        shares = morphology.set_index(CELL)["corrected_types"].rename("morphological_alignment")
         cells = cells.merge(shares.reset_index(), on=CELL, how="left")
         criteria.append(
-            Criterion("morphological_alignment", "morphological alignment (UD)", "higher")
+            Criterion(
+                "morphological_alignment",
+                "morphological alignment above chance (UD, in context)",
+                "higher",
+            )
         )
     if study.cost is not None:
         cells = cells.merge(_cost_values(study.cost, language), on=CELL, how="left")
