@@ -19,6 +19,7 @@ from tokstudy.models.data import (
     TokenCorpus,
     gather_blocks,
     pretokenize,
+    unit_counts,
     with_cls_sep,
     write_corpus,
 )
@@ -142,6 +143,37 @@ def test_write_corpus_round_trip(tmp_path_factory, lines):
     corpus = write_corpus(out, rows, {"ids": np.dtype(np.uint32)}, {"fingerprint": "x"})
     assert corpus.n_tokens == sum(map(len, lines))
     assert [corpus.line(i).tolist() for i in range(corpus.n_lines)] == lines
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 70000), max_size=7), min_size=1, max_size=12),
+    st.integers(1, 4),
+    st.data(),
+)
+def test_a_corpus_written_in_chunks_reads_back_in_chunks(tmp_path_factory, lines, width, data):
+    out = tmp_path_factory.mktemp("corpus") / "c"
+    rows = [
+        {"ids": np.asarray(line), "spans": np.arange(2 * len(line)).reshape(-1, 2) + 7 * i}
+        for i, line in enumerate(lines)
+    ]
+    chunks = [rows[i : i + width] for i in range(0, len(rows), width)]  # several writes
+    dtypes = {"ids": np.dtype(np.uint32), "spans": np.dtype(np.int32)}
+    corpus = write_corpus(out, chunks, dtypes, {"fingerprint": "x"})
+    ids = [i for line in lines for i in line]
+    assert np.load(out / "line_offsets.npy").tolist() == np.cumsum([0, *map(len, lines)]).tolist()
+    assert not (out / "lengths.scratch").exists()
+    start = data.draw(st.integers(0, len(ids)))
+    stop = data.draw(st.integers(start, len(ids)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("tokstudy.models.data.COUNT_CHUNK", 3)  # pieces cross the chunks
+        read = list(corpus.chunks("ids", start, stop))
+        spans = list(corpus.chunks("spans", start, stop))
+    assert all(len(piece) <= 3 for piece in read)
+    assert [i for piece in read for i in piece.tolist()] == ids[start:stop]
+    expected = np.concatenate([row["spans"] for row in rows])[start:stop].tolist()
+    assert [pair for piece in spans for pair in piece.tolist()] == expected
+    assert unit_counts(read, 5).tolist() == np.bincount(ids[start:stop], minlength=5).tolist()
 
 
 @settings(max_examples=30, deadline=None)

@@ -20,6 +20,7 @@ import logging
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 
 META_FILE = "corpus.json"
 OFFSETS_FILE = "line_offsets.npy"
+#: the lines' token counts while a corpus is written (removed when it is complete)
+LENGTHS_SCRATCH = "lengths.scratch"
 FORMAT_VERSION = 1
 
 
@@ -43,6 +46,23 @@ def vocab_fingerprint(vocab: dict[str, int]) -> str:
     for token, index in sorted(vocab.items(), key=lambda item: item[1]):
         digest.update(f"{index}\t{token}\n".encode())
     return digest.hexdigest()[:16]
+
+
+#: values of a memory-mapped array counted at a time (a copy of this many intp values)
+COUNT_CHUNK = 1 << 22
+
+
+def unit_counts(chunks: Iterable[np.ndarray], minlength: int = 0) -> np.ndarray:
+    """How often each value ``0, 1, …`` occurs in chunks of non-negative integers (at least
+    ``minlength`` entries): :meth:`TokenCorpus.chunks` reads a corpus this way without
+    mapping it into memory."""
+    counts = np.zeros(minlength, dtype=np.int64)
+    for chunk in chunks:
+        found = np.bincount(chunk, minlength=minlength)
+        if len(found) > len(counts):
+            counts = np.pad(counts, (0, len(found) - len(counts)))
+        counts[: len(found)] += found
+    return counts
 
 
 def id_dtype(vocab_size: int) -> np.dtype:
@@ -73,6 +93,25 @@ class TokenCorpus:
     def n_lines(self) -> int:
         """Number of lines."""
         return len(self.line_offsets) - 1
+
+    def chunks(
+        self, name: str = "ids", start: int = 0, stop: int | None = None
+    ) -> Iterator[np.ndarray]:
+        """Entries ``start … stop-1`` of array ``name``, :data:`COUNT_CHUNK` at a time, read
+        from its file (a scan of the whole corpus does not map its pages into memory)."""
+        stop = self.n_tokens if stop is None else stop
+        array = self.arrays[name]
+        if not isinstance(array, np.memmap):
+            yield from (array[i : i + COUNT_CHUNK] for i in range(start, stop, COUNT_CHUNK))
+            return
+        tail = array.shape[1:]
+        per_row = int(np.prod(tail, dtype=np.int64))
+        with open(self.directory / f"{name}.bin", "rb") as handle:
+            handle.seek(start * per_row * array.dtype.itemsize)
+            for first in range(start, stop, COUNT_CHUNK):
+                count = min(COUNT_CHUNK, stop - first)
+                block = np.fromfile(handle, dtype=array.dtype, count=count * per_row)
+                yield block.reshape(count, *tail)
 
     def line(self, index: int) -> np.ndarray:
         """Token ids of line ``index``."""
@@ -105,7 +144,7 @@ class TokenCorpus:
                 arrays[name] = np.zeros(shape, dtype=spec["dtype"])
             else:
                 arrays[name] = np.memmap(path, dtype=spec["dtype"], mode="r", shape=shape)
-        offsets = np.load(directory / OFFSETS_FILE)
+        offsets = np.load(directory / OFFSETS_FILE, mmap_mode="r")
         return cls(directory, meta, arrays, offsets)
 
 
@@ -117,32 +156,38 @@ def write_corpus(
 ) -> TokenCorpus:
     """Write a corpus from chunks of per-line arrays; atomic (temp dir, then rename).
 
-    Each line is a dict ``field → array`` whose first axis runs over its tokens.
+    Each line is a dict ``field → array`` whose first axis runs over its tokens. A chunk
+    is written as it comes (each field's arrays joined, the lines' token counts to a
+    scratch file), so memory holds one chunk whatever the corpus's size.
     """
     out_dir = Path(out_dir)
     tmp_dir = out_dir.with_name(out_dir.name + ".tmp")
     shutil.rmtree(tmp_dir, ignore_errors=True)
     tmp_dir.mkdir(parents=True)
-    handles = {name: (tmp_dir / f"{name}.bin").open("wb") for name in dtypes}
     shapes: dict[str, list[int]] = {name: [] for name in dtypes}
-    offsets = [0]
-    try:
+    lengths_path = tmp_dir / LENGTHS_SCRATCH
+    with ExitStack() as files:
+        handles = {
+            name: files.enter_context((tmp_dir / f"{name}.bin").open("wb")) for name in dtypes
+        }
+        lengths = files.enter_context(lengths_path.open("wb"))
         for chunk in chunks:
-            for line in chunk:
-                for name, handle in handles.items():
-                    array = np.ascontiguousarray(line[name], dtype=dtypes[name])
-                    shapes[name] = list(array.shape[1:])
-                    array.tofile(handle)
-                offsets.append(offsets[-1] + len(line["ids"]))
-    finally:
-        for handle in handles.values():
-            handle.close()
-    np.save(tmp_dir / OFFSETS_FILE, np.asarray(offsets, dtype=np.int64))
+            for name, handle in handles.items():
+                arrays = [np.asarray(line[name], dtype=dtypes[name]) for line in chunk]
+                arrays = [array for array in arrays if len(array)]
+                if arrays:
+                    shapes[name] = list(arrays[-1].shape[1:])
+                    np.concatenate(arrays).tofile(handle)
+            counts = np.fromiter((len(line["ids"]) for line in chunk), np.int64, len(chunk))
+            counts.tofile(lengths)
+    n_lines = lengths_path.stat().st_size // np.dtype(np.int64).itemsize
+    n_tokens = _offsets_from_lengths(lengths_path, tmp_dir / OFFSETS_FILE, n_lines)
+    lengths_path.unlink()
     full_meta = {
         "format": FORMAT_VERSION,
         **meta,
-        "n_tokens": offsets[-1],
-        "n_lines": len(offsets) - 1,
+        "n_tokens": n_tokens,
+        "n_lines": n_lines,
         "arrays": {
             name: {"dtype": np.dtype(dtypes[name]).name, "shape": shapes[name]} for name in dtypes
         },
@@ -150,8 +195,23 @@ def write_corpus(
     (tmp_dir / META_FILE).write_text(json.dumps(full_meta, indent=1), encoding="utf-8")
     shutil.rmtree(out_dir, ignore_errors=True)
     os.replace(tmp_dir, out_dir)
-    log.info("wrote %s: %d lines, %d tokens", out_dir, len(offsets) - 1, offsets[-1])
+    log.info("wrote %s: %d lines, %d tokens", out_dir, n_lines, n_tokens)
     return TokenCorpus.open(out_dir)
+
+
+def _offsets_from_lengths(lengths: Path, offsets: Path, n_lines: int, start: int = 0) -> int:
+    """Write ``line_offsets.npy`` (``start``, then the running sum of the int64 token
+    counts of ``lengths``) a block at a time, with file writes (no page of it stays
+    mapped); the last offset."""
+    header = {"descr": "<i8", "fortran_order": False, "shape": (n_lines + 1,)}
+    total = start
+    with offsets.open("wb") as out, lengths.open("rb") as handle:
+        np.lib.format.write_array_header_1_0(out, header)
+        np.array([start], dtype="<i8").tofile(out)
+        while len(block := np.fromfile(handle, dtype=np.int64, count=COUNT_CHUNK)):
+            (total + np.cumsum(block)).astype("<i8").tofile(out)
+            total += int(block.sum())
+    return total
 
 
 def pretokenize(

@@ -215,10 +215,9 @@ class Tokenizer(ABC):
         set_library_threads(spec.threads)
         if spec.train_fraction == 1:
             return cls.fit(corpus, checked)
-        lines = list(corpus_lines(corpus))
         with tempfile.TemporaryDirectory(prefix="tokstudy-sample-") as folder:
             sample = Path(folder) / corpus.name
-            write_sample(lines, spec.train_fraction, spec.seed, sample)
+            write_sample(corpus, spec.train_fraction, spec.seed, sample)
             return cls.fit(sample, checked)
 
     @classmethod
