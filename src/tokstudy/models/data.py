@@ -19,16 +19,17 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tokstudy.corpus_io import batched, iter_nonblank_lines
+from tokstudy.corpus_io import batched, iter_shard_lines
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
@@ -148,22 +149,39 @@ class TokenCorpus:
         return cls(directory, meta, arrays, offsets)
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """Consecutive lines of a corpus being written: ``lengths`` (tokens per line) and
+    ``arrays`` (field → the entries of every line, joined; first axis: tokens)."""
+
+    lengths: np.ndarray
+    arrays: dict[str, np.ndarray]
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[Mapping[str, np.ndarray]], dtypes: Mapping[str, Any]) -> Chunk:
+        """The chunk of per-line rows (field → that line's array)."""
+        lengths = np.fromiter((len(row["ids"]) for row in rows), np.int64, len(rows))
+        arrays = {}
+        for name, dtype in dtypes.items():
+            parts = [np.asarray(row[name], dtype=dtype) for row in rows if len(row[name])]
+            arrays[name] = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+        return cls(lengths, arrays)
+
+
 def write_corpus(
     out_dir: Path,
-    chunks: Iterable[list[dict[str, np.ndarray]]],
+    chunks: Iterable[Chunk],
     dtypes: dict[str, np.dtype],
     meta: dict[str, Any],
 ) -> TokenCorpus:
-    """Write a corpus from chunks of per-line arrays; atomic (temp dir, then rename).
+    """Write a corpus from :class:`Chunk` s; atomic (temp dir, then rename).
 
-    Each line is a dict ``field → array`` whose first axis runs over its tokens. A chunk
-    is written as it comes (each field's arrays joined, the lines' token counts to a
-    scratch file), so memory holds one chunk whatever the corpus's size.
+    A chunk is written as it comes (its arrays to the fields' files, its lines' token
+    counts to a scratch file that becomes the offsets), so memory holds one chunk whatever
+    the corpus's size.
     """
     out_dir = Path(out_dir)
-    tmp_dir = out_dir.with_name(out_dir.name + ".tmp")
-    shutil.rmtree(tmp_dir, ignore_errors=True)
-    tmp_dir.mkdir(parents=True)
+    tmp_dir = _scratch(out_dir)
     shapes: dict[str, list[int]] = {name: [] for name in dtypes}
     lengths_path = tmp_dir / LENGTHS_SCRATCH
     with ExitStack() as files:
@@ -173,29 +191,35 @@ def write_corpus(
         lengths = files.enter_context(lengths_path.open("wb"))
         for chunk in chunks:
             for name, handle in handles.items():
-                arrays = [np.asarray(line[name], dtype=dtypes[name]) for line in chunk]
-                arrays = [array for array in arrays if len(array)]
-                if arrays:
-                    shapes[name] = list(arrays[-1].shape[1:])
-                    np.concatenate(arrays).tofile(handle)
-            counts = np.fromiter((len(line["ids"]) for line in chunk), np.int64, len(chunk))
-            counts.tofile(lengths)
+                array = np.ascontiguousarray(chunk.arrays[name], dtype=dtypes[name])
+                if len(array):
+                    shapes[name] = list(array.shape[1:])
+                    array.tofile(handle)
+            np.asarray(chunk.lengths, dtype=np.int64).tofile(lengths)
     n_lines = lengths_path.stat().st_size // np.dtype(np.int64).itemsize
     n_tokens = _offsets_from_lengths(lengths_path, tmp_dir / OFFSETS_FILE, n_lines)
     lengths_path.unlink()
-    full_meta = {
-        "format": FORMAT_VERSION,
-        **meta,
-        "n_tokens": n_tokens,
-        "n_lines": n_lines,
-        "arrays": {
-            name: {"dtype": np.dtype(dtypes[name]).name, "shape": shapes[name]} for name in dtypes
-        },
+    arrays = {
+        name: {"dtype": np.dtype(dtypes[name]).name, "shape": shapes[name]} for name in dtypes
     }
-    (tmp_dir / META_FILE).write_text(json.dumps(full_meta, indent=1), encoding="utf-8")
+    meta = {"format": FORMAT_VERSION, **meta, "n_tokens": n_tokens, "n_lines": n_lines}
+    return _publish(tmp_dir, out_dir, meta | {"arrays": arrays})
+
+
+def _scratch(out_dir: Path) -> Path:
+    """The empty folder a corpus is written into before it replaces ``out_dir``."""
+    tmp_dir = out_dir.with_name(out_dir.name + ".tmp")
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+    tmp_dir.mkdir(parents=True)
+    return tmp_dir
+
+
+def _publish(tmp_dir: Path, out_dir: Path, meta: dict[str, Any]) -> TokenCorpus:
+    """Write the record into the written folder and put it in place of ``out_dir``."""
+    (tmp_dir / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
     shutil.rmtree(out_dir, ignore_errors=True)
     os.replace(tmp_dir, out_dir)
-    log.info("wrote %s: %d lines, %d tokens", out_dir, n_lines, n_tokens)
+    log.info("wrote %s: %d lines, %d tokens", out_dir, meta["n_lines"], meta["n_tokens"])
     return TokenCorpus.open(out_dir)
 
 
@@ -214,6 +238,34 @@ def _offsets_from_lengths(lengths: Path, offsets: Path, n_lines: int, start: int
     return total
 
 
+def batch_encoder(
+    tokenizer: Any, with_char_spans: bool = False
+) -> Callable[[list[str]], tuple[list[list[int]], list[Any] | None]]:
+    """``lines → (ids per line, character spans per line or None)`` of a ``transformers``
+    tokenizer: a fast tokenizer's own Rust batch encode (``encode_batch_fast``, no offsets
+    computed, when none are needed and the backend neither truncates nor pads), else the
+    tokenizer's call; both give the ids of ``tokenizer(lines, add_special_tokens=False)``."""
+    backend = getattr(tokenizer, "backend_tokenizer", None) if tokenizer.is_fast else None
+    plain = backend is not None and not (backend.truncation or backend.padding)
+    if plain and not with_char_spans:
+        return lambda lines: (
+            [e.ids for e in backend.encode_batch_fast(lines, add_special_tokens=False)],
+            None,
+        )
+
+    def call(lines: list[str]) -> tuple[list[list[int]], list[Any] | None]:
+        encoded = tokenizer(
+            lines,
+            add_special_tokens=False,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+            return_offsets_mapping=with_char_spans,
+        )
+        return encoded["input_ids"], encoded.get("offset_mapping")
+
+    return call
+
+
 def pretokenize(
     tokenizer: Any,
     text_path: Path,
@@ -222,12 +274,16 @@ def pretokenize(
     with_char_spans: bool = False,
     chunk_lines: int = 2000,
     record: Mapping[str, Any] | None = None,
+    shard: tuple[int, int] = (0, 1),
 ) -> TokenCorpus:
     """Tokenize a text file once into a memory-mapped corpus directory.
 
-    ``tokenizer`` is a ``transformers`` tokenizer. ``with_char_spans`` also stores each
-    token's character span (needed by whole-word masking; fast tokenizers only).
-    ``record``: further fields of the corpus record (``corpus.json``).
+    ``tokenizer`` is a ``transformers`` tokenizer (encoded by :func:`batch_encoder`).
+    ``with_char_spans`` also stores each token's character span (needed by whole-word
+    masking; fast tokenizers only). ``record``: further fields of the corpus record
+    (``corpus.json``). ``shard`` ``(k, n)``: only the lines of the ``k``-th of ``n`` byte
+    ranges of the file (:func:`tokstudy.corpus_io.iter_shard_lines`; :func:`merge_corpora`
+    joins the shards into the corpus of the whole file).
     """
     if with_char_spans and not tokenizer.is_fast:
         raise TokstudyError(
@@ -237,35 +293,70 @@ def pretokenize(
     dtypes = {"ids": id_dtype(len(tokenizer))}
     if with_char_spans:
         dtypes["char_spans"] = np.dtype(np.int32)
+    encode = batch_encoder(tokenizer, with_char_spans)
 
-    def encoded_chunks() -> Iterator[list[dict[str, np.ndarray]]]:
+    def encoded_chunks() -> Iterator[Chunk]:
         done = 0
-        for lines in batched(iter_nonblank_lines(text_path), chunk_lines):
-            encoded = tokenizer(
-                lines,
-                add_special_tokens=False,
-                return_attention_mask=False,
-                return_token_type_ids=False,
-                return_offsets_mapping=with_char_spans,
-            )
-            rows = []
-            for index, ids in enumerate(encoded["input_ids"]):
-                row = {"ids": np.asarray(ids)}
-                if with_char_spans:
-                    spans = np.asarray(encoded["offset_mapping"][index], dtype=np.int32)
-                    row["char_spans"] = spans.reshape(len(ids), 2)
-                rows.append(row)
+        for lines in batched(iter_shard_lines(text_path, *shard), chunk_lines):
+            ids, spans = encode(lines)
+            lengths = np.fromiter(map(len, ids), np.int64, len(ids))
+            flat = chain.from_iterable(ids)
+            arrays = {"ids": np.fromiter(flat, dtypes["ids"], int(lengths.sum()))}
+            if spans is not None:
+                pairs = list(chain.from_iterable(spans))
+                arrays["char_spans"] = np.array(pairs, dtype=np.int32).reshape(len(pairs), 2)
             done += len(lines)
-            log.info("%s: tokenized %d lines", text_path, done)
-            yield rows
+            if done % (chunk_lines * 50) < chunk_lines:
+                log.info("%s: tokenized %d lines", text_path, done)
+            yield Chunk(lengths, arrays)
 
     meta = {
         "source": str(text_path),
         "vocab_size": len(tokenizer),
         "fingerprint": vocab_fingerprint(tokenizer.get_vocab()),
         **(record or {}),
+        **({"shard": list(shard)} if shard != (0, 1) else {}),
     }
     return write_corpus(out_dir, encoded_chunks(), dtypes, meta)
+
+
+def merge_corpora(parts: Sequence[Path], out_dir: Path) -> TokenCorpus:
+    """One corpus of the shards ``parts`` (each written by :func:`pretokenize` with
+    ``shard=(k, n)``, in order ``k = 0 … n-1``): their arrays and offsets joined, a block at
+    a time; atomic. Shards of other vocabularies or fields, or a missing shard, are one line
+    naming it."""
+    opened = [TokenCorpus.open(part) for part in parts]
+    first = opened[0].meta
+    same = ("fingerprint", "vocab_size", "arrays", "source")
+    for index, part in enumerate(opened):
+        if differs := [key for key in same if part.meta.get(key) != first.get(key)]:
+            raise TokstudyError(
+                f"{part.directory}: not a shard of {opened[0].directory}'s corpus (differs in "
+                f"{', '.join(differs)})"
+            )
+        if (found := part.meta.get("shard", [0, 1])) != [index, len(parts)]:
+            raise TokstudyError(
+                f"{part.directory}: shard {found[0]} of {found[1]}, expected shard {index} of "
+                f"{len(parts)}"
+            )
+    out_dir = Path(out_dir)
+    tmp_dir = _scratch(out_dir)
+    for name in first["arrays"]:
+        with (tmp_dir / f"{name}.bin").open("wb") as out:
+            for part in opened:
+                with (part.directory / f"{name}.bin").open("rb") as handle:
+                    shutil.copyfileobj(handle, out, 1 << 24)
+    lengths_path = tmp_dir / LENGTHS_SCRATCH
+    with lengths_path.open("wb") as lengths:
+        for part in opened:
+            for start in range(0, part.n_lines, COUNT_CHUNK):
+                block = np.asarray(part.line_offsets[start : start + COUNT_CHUNK + 1])
+                np.diff(block).astype(np.int64).tofile(lengths)
+    n_lines = sum(part.n_lines for part in opened)
+    n_tokens = _offsets_from_lengths(lengths_path, tmp_dir / OFFSETS_FILE, n_lines)
+    lengths_path.unlink()
+    meta = {key: value for key, value in first.items() if key != "shard"}
+    return _publish(tmp_dir, out_dir, meta | {"n_tokens": n_tokens, "n_lines": n_lines})
 
 
 class BlockSampler:
