@@ -13,7 +13,10 @@ split, and a few steps of the tiny ``clm``, BERT MLM and NMT models. Prints one 
 
 ``--scratch``: a folder outside the repository for the corpora (each size removed after
 its stages unless ``--keep``; 5 GB of text needs about 14 GB there). NMT holds its pairs in
-memory (the issue's open item), so it runs only up to ``--nmt-max-gb``. One stage in one
+memory (the issue's open item), so it runs only up to ``--nmt-max-gb``; the tokenizer
+trainings run up to ``--train-max-gb``. Each stage runs on one core (``RAYON_NUM_THREADS``,
+``OMP_NUM_THREADS`` and torch's threads 1); the stages after training use ``hf_bpe`` trained
+on the first 20 MB of the text. One stage in one
 process: ``--run-stage NAME --work FOLDER`` (what the table runs) prints its JSON line.
 """
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import resource
@@ -31,8 +35,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO.parent / "shared" / "corpora" / "hft2022"
@@ -51,6 +53,9 @@ STAGES = (
     "mlm",
     "nmt",
 )
+#: the text the later stages' tokenizer (``hf_bpe``) is trained on: a fixed sample, so
+#: they measure the corpus's size, not a tokenizer trained on more text
+SAMPLE_BYTES = 20_000_000
 CLM_STEPS = 13
 MLM_STEPS = 10
 NMT_STEPS = 10
@@ -126,19 +131,24 @@ def _train(name: str, work: Path, **params: Any) -> dict[str, Any]:
     directory = work / f"tok_{name}"
     spec = TrainSpec(VOCAB, params, seed=42)
     tokenizer = train_and_save(name, work / "train.txt", spec, directory)
-    if name == "hf_bpe":  # the tokenizer of the later stages: its meta.json (no frequencies)
-        from tokstudy.tokenizers.build import finish_directory
-
-        zeros = np.zeros(len(tokenizer.vocab), dtype=np.int64)
-        finish_directory(name, TrainSpec(VOCAB, seed=42), tokenizer.vocab, zeros, directory)
     return {"vocab": len(tokenizer.vocab), "bytes": (work / "train.txt").stat().st_size}
+
+
+def stage_tokenizer(work: Path) -> None:
+    """The tokenizer of the later stages: ``hf_bpe`` trained on the first
+    :data:`SAMPLE_BYTES` of the text (not a measured stage)."""
+    from tokstudy.tokenizers.base import TrainSpec
+    from tokstudy.tokenizers.build import train_to_directory
+
+    make_corpus(work / "sample.txt", SAMPLE_BYTES)
+    train_to_directory("hf_bpe", work / "sample.txt", TrainSpec(VOCAB, seed=42), work / "tok")
 
 
 def stage_metrics(work: Path) -> dict[str, Any]:
     from tokstudy.metrics.compute import compute_metrics
     from tokstudy.tokenizers.registry import load_tokenizer
 
-    metrics, _ = compute_metrics(load_tokenizer(work / "tok_hf_bpe"), work / "heldout.txt")
+    metrics, _ = compute_metrics(load_tokenizer(work / "tok"), work / "heldout.txt")
     return {"bytes": (work / "heldout.txt").stat().st_size, "tokens": metrics["tokens"]}
 
 
@@ -146,7 +156,7 @@ def stage_pretokenize(work: Path) -> dict[str, Any]:
     from tokstudy.models.data import pretokenize
     from tokstudy.models.family import load_transformers_tokenizer
 
-    tokenizer = load_transformers_tokenizer(work / "tok_hf_bpe")
+    tokenizer = load_transformers_tokenizer(work / "tok")
     corpus = pretokenize(tokenizer, work / "train.txt", work / "corpus")
     return {"bytes": (work / "train.txt").stat().st_size, "tokens": corpus.n_tokens}
 
@@ -158,11 +168,11 @@ def stage_clm(work: Path) -> dict[str, Any]:
     from tokstudy.models.family import load_transformers_tokenizer
 
     config = ClmConfig(budget="flops", train_flops=1.0)
-    tokenizer = load_transformers_tokenizer(work / "tok_hf_bpe")
+    tokenizer = load_transformers_tokenizer(work / "tok")
     per_token = train_flops_per_token(llama_config(tokenizer, config), config.context)
     flops = CLM_STEPS * per_token * config.batch_size * config.context
     config = ClmConfig(budget="flops", train_flops=flops)
-    train_clm(work / "tok_hf_bpe", work / "corpus", work / "train.txt", work / "clm", config)
+    train_clm(work / "tok", work / "corpus", work / "train.txt", work / "clm", config)
     summary = json.loads((work / "clm" / "train.json").read_text())
     return {"steps": summary["steps"], "tokens": summary["train_stream_tokens"]}
 
@@ -172,7 +182,7 @@ def stage_mlm(work: Path) -> dict[str, Any]:
     from tokstudy.models.family import load_transformers_tokenizer
     from tokstudy.models.pretrain import pretrain_bert
 
-    tokenizer = load_transformers_tokenizer(work / "tok_hf_bpe")
+    tokenizer = load_transformers_tokenizer(work / "tok")
     pretrain_bert(tokenizer, work / "corpus", work / "mlm", PretrainConfig(steps=MLM_STEPS))
     summary = json.loads((work / "mlm" / "pretrain.json").read_text())
     return {"steps": summary["steps"], "tokens": summary["training_tokens"]}
@@ -184,7 +194,7 @@ def stage_nmt(work: Path) -> dict[str, Any]:
     from tokstudy.nmt.train import train_translation_model
     from tokstudy.tokenizers.registry import load_tokenizer
 
-    tokenizer = load_tokenizer(work / "tok_hf_bpe")
+    tokenizer = load_tokenizer(work / "tok")
     train = read_split(work / "parallel", "train", ("en", "mr"))
     dev = read_split(work / "parallel", "dev", ("en", "mr"))
     config = TrainConfig(max_steps=NMT_STEPS, eval_every=NMT_STEPS, warmup_steps=1)
@@ -194,6 +204,7 @@ def stage_nmt(work: Path) -> dict[str, Any]:
 
 STAGE_FUNCTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "prepare": stage_prepare,
+    "tokenizer": stage_tokenizer,
     "train_sp_bpe": lambda work: _train("sp_bpe", work),
     "train_hf_bpe": lambda work: _train("hf_bpe", work),
     "train_bbpe": lambda work: _train("bbpe", work),
@@ -214,7 +225,7 @@ def run_stage(name: str, work: Path) -> None:
 
     torch.set_num_threads(1)
     start = time.perf_counter()
-    facts = STAGE_FUNCTIONS[name](work)
+    facts = STAGE_FUNCTIONS[name](work) or {}
     seconds = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     line = {"stage": name, "seconds": round(seconds, 1), "max_rss_mb": round(peak_kb / 1024)}
@@ -227,7 +238,8 @@ def run_stage(name: str, work: Path) -> None:
 def measure(stage: str, work: Path) -> dict[str, Any]:
     """One stage in a fresh process: its JSON line, or the error's last line."""
     command = [sys.executable, __file__, "--run-stage", stage, "--work", str(work)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    env = {**os.environ, "RAYON_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}  # one core
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["?"])[-1]
         raise SystemExit(f"stage {stage} failed: {last}")
@@ -242,8 +254,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=float, nargs="+", default=[0.2, 1.0, 5.0])
     parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES)
     parser.add_argument("--nmt-max-gb", type=float, default=0.2)
+    parser.add_argument("--train-max-gb", type=float, default=5.0)
     parser.add_argument("--keep", action="store_true")
-    parser.add_argument("--run-stage", choices=STAGES)
+    parser.add_argument("--run-stage", choices=[*STAGES, "tokenizer"])
     parser.add_argument("--work", type=Path)
     args = parser.parse_args()
     if args.run_stage:
@@ -262,8 +275,11 @@ def main() -> None:
         if "nmt" in args.stages and size <= args.nmt_max_gb:
             (work / "parallel").mkdir()
             make_parallel(work / "parallel", int(size * 1e9))
+        measure("tokenizer", work)
         for stage in args.stages:
             if stage == "nmt" and size > args.nmt_max_gb:
+                continue
+            if stage.startswith("train_") and size > args.train_max_gb:
                 continue
             table[stage][size] = measure(stage, work)
         if not args.keep:
