@@ -192,6 +192,9 @@ class Tokenizer(ABC):
     params_spec: ClassVar[Mapping[str, Param]] = {}
     #: whether keys beyond ``params_spec`` go to the library unchecked
     open_params: ClassVar[bool] = False
+    #: the parameters with which the library samples the training text itself (recorded in
+    #: ``meta.json`` as ``training_sample``, defaults included)
+    sample_params: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def check_params(cls, params: Mapping[str, Any] | None) -> dict[str, Any]:
