@@ -227,8 +227,13 @@ def run_stage(name: str, work: Path) -> None:
     start = time.perf_counter()
     facts = STAGE_FUNCTIONS[name](work) or {}
     seconds = time.perf_counter() - start
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    line = {"stage": name, "seconds": round(seconds, 1), "max_rss_mb": round(peak_kb / 1024)}
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    line = {
+        "stage": name,
+        "seconds": round(seconds, 1),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+        "max_rss_mb": round(usage.ru_maxrss / 1024),
+    }
     print(json.dumps(line | facts))
 
 

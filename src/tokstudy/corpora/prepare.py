@@ -218,11 +218,6 @@ class Take:
         if self.how not in TAKES:
             raise TokstudyError(f"config key take: {self.how!r} is not one of {', '.join(TAKES)}")
 
-    @property
-    def capped(self) -> bool:
-        """Whether a cap may leave lines out."""
-        return self.max_lines is not None or self.max_bytes is not None
-
     def lines_taken(self, lines: int, size: int) -> int:
         """How many of ``lines`` cleaned lines (``size`` bytes) a seeded share takes."""
         taken = lines if self.max_lines is None else min(lines, self.max_lines)
@@ -246,7 +241,9 @@ def _count_taken(lines: Iterator[str], take: Take) -> tuple[int, int, int]:
     return seen, size, seen if take.how == "leading" else take.lines_taken(seen, size)
 
 
-def _taken_lines(lines: Iterator[str], take: Take, seen: int, used: int, seed: int):
+def _taken_lines(
+    lines: Iterator[str], take: Take, seen: int, used: int, seed: int
+) -> Iterator[str]:
     """The ``used`` lines of the second pass that the share takes, in corpus order."""
     if take.how == "seeded" and used < seen:
         members = SeededSubset(seen, used, [seed, TAKE_STREAM], "take: seeded")

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tokstudy.workflow.plan import StudyPlan
 
-#: UTF-8 bytes of English text per token of an 8,000-token BPE (docs/benchmarks.md); larger
-#: vocabularies have more bytes per token, so the estimate errs towards more disk
-BYTES_PER_TOKEN = 4.2
+#: UTF-8 bytes of text per token: 4.95 measured for English and an 8,000-token HF BPE
+#: (docs/benchmarks.md, *Gigabytes of text*); larger vocabularies have more bytes per
+#: token, so the estimate errs towards more disk
+BYTES_PER_TOKEN = 4.9
 #: bytes of text per line (the shipped English lines have about 105; web documents' more)
 BYTES_PER_LINE = 100
 #: text per byte of a gzip-compressed text file (a typical ratio, not measured per file)
