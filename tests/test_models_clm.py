@@ -26,7 +26,13 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models import study_tables
 from tokstudy.models.clm.model import llama_config, train_flops_per_token
 from tokstudy.models.clm.scoring import bits_per_byte, score_clm, unigram_bits
-from tokstudy.models.clm.stream import check_vocabulary, encode_lines, scored_stream, text_bytes
+from tokstudy.models.clm.stream import (
+    LineStream,
+    check_vocabulary,
+    encode_lines,
+    scored_stream,
+    text_bytes,
+)
 from tokstudy.models.clm.train import _check_fits, train_clm
 from tokstudy.models.clm.windows import token_nll, window_plan
 from tokstudy.models.config import ClmConfig, ModelsConfig, from_mapping
@@ -127,13 +133,35 @@ def test_sliding_windows_equal_full_context_when_the_text_fits() -> None:
         np.testing.assert_allclose(nll, by_hand, rtol=1e-5, atol=1e-6)
 
 
+@given(
+    st.lists(st.lists(st.integers(5, 9), max_size=6), min_size=1, max_size=30),
+    st.data(),
+)
+def test_the_memory_mapped_stream_reads_the_blocks_of_the_whole_stream(lines, data) -> None:
+    ids = np.array([i for line in lines for i in line], dtype=np.uint16)
+    offsets = np.cumsum([0, *map(len, lines)])
+    first = data.draw(st.integers(0, len(lines) - 1))
+    last = data.draw(st.integers(first + 1, len(lines)))
+    # the oracle: the stream written out, each line's tokens and then [SEP] (3)
+    whole = [t for line in lines[first:last] for t in [*line, 3]]
+    stream = LineStream(ids, offsets, 3, first, last)
+    assert len(stream) == len(whole) and stream.array().tolist() == whole
+    assert stream.counts(10).tolist() == np.bincount(whole, minlength=10).tolist()
+    length = data.draw(st.integers(1, len(whole)))
+    starts = np.array(data.draw(st.lists(st.integers(0, len(whole) - length), max_size=5)))
+    expected = [whole[s : s + length] for s in starts.tolist()]
+    assert stream.blocks(starts, length).tolist() == expected
+    with pytest.raises(IndexError):
+        stream.blocks(np.array([len(whole) - length + 1]), length)
+
+
 def test_unigram_baseline_by_hand() -> None:
     tokenizer = char_tokenizer()
     train = stream_of(tokenizer, ["ab", "b"])[1:]  # a, b, [SEP], b, [SEP]
     scored = stream_of(tokenizer, ["ab"])[1:]  # a, b, [SEP]
     # add-one over V = 7: p(a) = 2/12, p(b) = 3/12, p([SEP]) = 3/12
     expected = -(math.log2(2 / 12) + math.log2(3 / 12) + math.log2(3 / 12))
-    assert unigram_bits(train, scored, len(VOCAB)) == pytest.approx(expected)
+    assert unigram_bits(np.bincount(train, minlength=len(VOCAB)), scored) == pytest.approx(expected)
 
 
 # --- training on a toy corpus -----------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gzip
 
 import numpy as np
@@ -11,14 +12,18 @@ from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokstudy.corpus_io import read_nonblank_lines
+from tokstudy.corpus_io import iter_nonblank_lines, iter_shard_lines, read_nonblank_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import ModelsConfig, PretrainConfig, from_mapping
 from tokstudy.models.data import (
     BlockSampler,
+    Chunk,
     TokenCorpus,
+    batch_encoder,
     gather_blocks,
+    merge_corpora,
     pretokenize,
+    unit_counts,
     with_cls_sep,
     write_corpus,
 )
@@ -116,6 +121,54 @@ def test_pretokenize_round_trip(tmp_path, english, tokenizer):
     assert not (tmp_path / "corpus.tmp").exists()
 
 
+def test_the_fast_batch_encode_gives_the_tokenizers_ids(english, tokenizer):
+    expected = tokenizer(english[:40], add_special_tokens=False)["input_ids"]
+    assert batch_encoder(tokenizer)(english[:40]) == (expected, None)
+    ids, spans = batch_encoder(tokenizer, with_char_spans=True)(english[:40])
+    assert ids == expected and [len(s) for s in spans] == [len(i) for i in ids]
+    truncating = copy.deepcopy(tokenizer)
+    truncating.backend_tokenizer.enable_truncation(5)  # the call turns it off, so must we
+    assert batch_encoder(truncating)(english[:40])[0] == expected
+
+
+@pytest.mark.parametrize("shards", [2, 3, 7])
+def test_shards_pretokenized_apart_and_merged_are_the_whole_corpus(
+    tmp_path, english, tokenizer, shards
+):
+    text = tmp_path / "train.txt"
+    text.write_text("\n\n".join(english[:60]) + "\n", encoding="utf-8")  # with blank lines
+    pretokenize(tokenizer, text, tmp_path / "whole", with_char_spans=True, chunk_lines=9)
+    parts = [tmp_path / f"part{k}" for k in range(shards)]
+    for k, part in enumerate(parts):
+        pretokenize(tokenizer, text, part, with_char_spans=True, chunk_lines=9, shard=(k, shards))
+    assert sum(TokenCorpus.open(part).n_lines for part in parts) == 60
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("tokstudy.models.data.COUNT_CHUNK", 4)  # offsets copied in pieces
+        merge_corpora(parts, tmp_path / "merged")
+    for name in ("ids.bin", "char_spans.bin", "line_offsets.npy", "corpus.json"):
+        assert (tmp_path / "merged" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+    wrong = rf"part1: shard 1 of {shards}, expected shard 0 of {shards}"
+    with pytest.raises(TokstudyError, match=wrong):
+        merge_corpora(parts[1:] + parts[:1], tmp_path / "bad")
+    pretokenize(train_wordpiece(english, 300), text, tmp_path / "other", shard=(1, shards))
+    other = r"other: not a shard of .*part0's corpus \(differs in fingerprint, vocab_size, arrays"
+    with pytest.raises(TokstudyError, match=other):
+        merge_corpora([parts[0], tmp_path / "other", *parts[2:]], tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(st.sampled_from(["a", "é", "語", " ", "\r", "\t"]), max_size=9), max_size=30),
+    st.integers(1, 8),
+)
+def test_the_shards_of_a_file_give_each_line_once_in_order(tmp_path_factory, lines, shards):
+    path = tmp_path_factory.mktemp("shards") / "text.txt"
+    path.write_bytes("".join(line + "\n" for line in lines).encode())
+    whole = list(iter_nonblank_lines(path))
+    assert [line for k in range(shards) for line in iter_shard_lines(path, k, shards)] == whole
+
+
 def test_corpus_checks_fingerprint_and_size(tmp_path, english, tokenizer):
     text = tmp_path / "train.txt"
     text.write_text("\n".join(english[:20]), encoding="utf-8")
@@ -138,10 +191,42 @@ def test_corpus_checks_fingerprint_and_size(tmp_path, english, tokenizer):
 )
 def test_write_corpus_round_trip(tmp_path_factory, lines):
     out = tmp_path_factory.mktemp("corpus") / "c"
-    rows = [[{"ids": np.asarray(line, dtype=np.int64)} for line in lines]]
-    corpus = write_corpus(out, rows, {"ids": np.dtype(np.uint32)}, {"fingerprint": "x"})
+    dtypes = {"ids": np.dtype(np.uint32)}
+    rows = [Chunk.of_rows([{"ids": np.asarray(line, dtype=np.int64)} for line in lines], dtypes)]
+    corpus = write_corpus(out, rows, dtypes, {"fingerprint": "x"})
     assert corpus.n_tokens == sum(map(len, lines))
     assert [corpus.line(i).tolist() for i in range(corpus.n_lines)] == lines
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 70000), max_size=7), min_size=1, max_size=12),
+    st.integers(1, 4),
+    st.data(),
+)
+def test_a_corpus_written_in_chunks_reads_back_in_chunks(tmp_path_factory, lines, width, data):
+    out = tmp_path_factory.mktemp("corpus") / "c"
+    rows = [
+        {"ids": np.asarray(line), "spans": np.arange(2 * len(line)).reshape(-1, 2) + 7 * i}
+        for i, line in enumerate(lines)
+    ]
+    dtypes = {"ids": np.dtype(np.uint32), "spans": np.dtype(np.int32)}
+    chunks = [Chunk.of_rows(rows[i : i + width], dtypes) for i in range(0, len(rows), width)]
+    corpus = write_corpus(out, chunks, dtypes, {"fingerprint": "x"})
+    ids = [i for line in lines for i in line]
+    assert np.load(out / "line_offsets.npy").tolist() == np.cumsum([0, *map(len, lines)]).tolist()
+    assert not (out / "lengths.scratch").exists()
+    start = data.draw(st.integers(0, len(ids)))
+    stop = data.draw(st.integers(start, len(ids)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("tokstudy.models.data.COUNT_CHUNK", 3)  # pieces cross the chunks
+        read = list(corpus.chunks("ids", start, stop))
+        spans = list(corpus.chunks("spans", start, stop))
+    assert all(len(piece) <= 3 for piece in read)
+    assert [i for piece in read for i in piece.tolist()] == ids[start:stop]
+    expected = np.concatenate([row["spans"] for row in rows])[start:stop].tolist()
+    assert [pair for piece in spans for pair in piece.tolist()] == expected
+    assert unit_counts(read, 5).tolist() == np.bincount(ids[start:stop], minlength=5).tolist()
 
 
 @settings(max_examples=30, deadline=None)

@@ -151,7 +151,7 @@ def test_once_the_corpus_is_normalised_the_normalising_tokenizer_has_no_advantag
 
 def test_data_facts_count_tokens_and_non_embedding_parameters_by_hand() -> None:
     model = torch.nn.Sequential(torch.nn.Embedding(10, 4), torch.nn.Linear(4, 3))
-    facts = data_facts(model, np.array([1, 2, 2, 5, 1, 9]))
+    facts = data_facts(model, np.bincount([1, 2, 2, 5, 1, 9]))
     # the linear layer: 4 x 3 weights + 3 biases; the embedding's 40 are left out
     assert facts == {
         "training_tokens": 6,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import conllu
@@ -10,6 +11,8 @@ import pytest
 import yaml
 from workflow_support import snakemake
 
+from tokstudy.models.data import pretokenize
+from tokstudy.models.family import training_tokenizer
 from tokstudy.models.run_flags import RUN_FACTS
 from tokstudy.models.silver import STTS_TO_UPOS
 
@@ -60,7 +63,9 @@ def models_config(workdir: Path, **models: object) -> Path:
 @pytest.fixture(scope="module")
 def model_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     workdir = tmp_path_factory.mktemp("models")
-    result = snakemake(workdir, "--cores", "2", config=models_config(workdir))
+    # the corpora pretokenized in two shards each (rules pretokenize_shard, merge_pretokenized)
+    config = models_config(workdir, pretokenize_shards=2)
+    result = snakemake(workdir, "--cores", "2", config=config)
     assert result.returncode == 0, result.stderr[-3000:]
     return workdir / "results"
 
@@ -112,6 +117,27 @@ def test_silver_treebank_is_valid_conllu_with_mapped_upos(model_run: Path) -> No
         for token in (t for s in sentences for t in s):
             assert token["upos"] == STTS_TO_UPOS.get(token["xpos"], "X")
     assert sizes["train"] > sizes["dev"] > 0 and sizes["test"] > 0
+
+
+def test_corpora_pretokenized_in_shards_are_those_one_job_writes(
+    model_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(model_run.parent)  # the record names the text as the job does
+    for tokenizer in TOKENIZERS:
+        merged = model_run / f"models/corpora/de/{tokenizer}/300"
+        one_job = tmp_path / tokenizer
+        folder = model_run / f"tokenizers/de/{tokenizer}/300"
+        text = Path("results/corpora/de/train.txt")
+        record = {"sampled_segmentation": None}
+        pretokenize(training_tokenizer(folder)[0], text, one_job, record=record)
+        record = json.loads((merged / "corpus.json").read_text(encoding="utf-8"))
+        assert record == json.loads((one_job / "corpus.json").read_text(encoding="utf-8"))
+        for name in ("ids.bin", "line_offsets.npy"):
+            assert (merged / name).read_bytes() == (one_job / name).read_bytes()
+        assert not merged.with_name("300.shards").exists()  # temporary: removed once merged
+        for shard in (0, 1):
+            log = model_run / f"logs/pretokenize_shard/de/{tokenizer}/300/shard{shard}.log"
+            assert "_pretokenize: finished" in log.read_text(encoding="utf-8")
 
 
 def test_pretraining_used_the_configured_steps(model_run: Path) -> None:

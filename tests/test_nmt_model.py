@@ -21,6 +21,7 @@ from tokstudy.nmt.batching import (
     Example,
     SpecialIds,
     collate,
+    encode_pairs,
     shared_special_ids,
     token_batches,
 )
@@ -112,6 +113,19 @@ def test_token_batches_group_similar_lengths_and_shuffle_by_seed() -> None:
     assert token_batches(lengths, 200, seed=1) != batches
     with pytest.raises(TokstudyError, match="example of 40 tokens does not fit"):
         token_batches(lengths, 39, seed=0)
+
+
+def test_pairs_encoded_in_chunks_keep_their_ids_indices_and_length_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    vocab = [*SPECIAL_TOKENS, "a", "b", "c"]  # a=5, b=6, c=7; [SEP] (3) ends a source
+    tokenizer = WordTokenizer(vocab)
+    pairs = [("a b", "c"), ("a " * 5, "b"), ("c", "a a"), ("b", "c " * 5), ("a", "b")]
+    monkeypatch.setattr("tokstudy.nmt.batching.ENCODE_PAIRS", 2)  # three chunks
+    examples = encode_pairs(tokenizer, tokenizer, pairs, SPECIAL, max_length=4)
+    kept = [(e.index, list(e.source), list(e.target)) for e in examples]
+    # by hand: pair 1's source (5 + [SEP]) and pair 3's target (5 + [CLS]) exceed 4
+    assert kept == [(0, [5, 6, 3], [7]), (2, [7, 3], [5, 5]), (4, [5, 3], [6])]
 
 
 def test_collate_shifts_targets_and_masks_padding() -> None:

@@ -146,7 +146,8 @@ def test_a_stride_outside_one_to_context_minus_one_is_refused(stride: int) -> No
 def test_the_unigram_baseline_smooths_over_the_whole_vocabulary() -> None:
     # training ids 0, 0, 1 of a vocabulary of 5 (ids 2-4 unseen): p(0) = 3/8, p(1) = 2/8
     expected = -(math.log2(3 / 8) + math.log2(2 / 8) + math.log2(1 / 8))
-    assert unigram_bits(np.array([0, 0, 1]), np.array([0, 1, 4]), 5) == pytest.approx(expected)
+    counts = np.bincount([0, 0, 1], minlength=5)
+    assert unigram_bits(counts, np.array([0, 1, 4])) == pytest.approx(expected)
 
 
 def test_training_facts_of_a_run_without_throughput_and_of_a_broken_summary(tmp_path) -> None:

@@ -186,6 +186,10 @@ def _snakemake(tmp_path: Path, **fields: object) -> SimpleNamespace:
     return SimpleNamespace(threads=1, log=Namedlist([str(tmp_path / "rule.log")]), **containers)
 
 
+#: the planner's source settings of a language read from text files
+TEXT_SOURCE = {"format": "text", "field": "text", "dataset": None}
+
+
 def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
     raw = tmp_path / "raw.txt"
     raw.write_text("".join(f"line {i}\n" for i in range(20)) + "\n   \n", encoding="utf-8")
@@ -196,7 +200,7 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
             input=[str(raw)],
             output=outputs,
             params={
-                "settings": {"heldout": 5, "seed": 1},
+                "settings": {"heldout": 5, "seed": 1, "source": TEXT_SOURCE},
                 **_step("tokstudy.workflow.corpora.steps.prepare_corpus"),
             },
             wildcards={"language": "xx"},
@@ -208,11 +212,26 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
     assert sorted(train + heldout) == sorted(f"line {i}" for i in range(20))
     # 22 lines read, the 2 blank ones dropped, 5 of the 20 held out
     stats = json.loads(Path(outputs["stats"]).read_text(encoding="utf-8"))
+    text_bytes = sum(len(f"line {i}\n") for i in range(20))
     assert stats == {
         "lines_read": 22,
         "empty_dropped": 2,
         "lines_kept": 20,
+        "shards": [
+            {
+                "shard": str(raw),
+                "records_read": 22,
+                "bytes_read": text_bytes - 20 + 3,
+                "read_to_end": True,
+            }
+        ],
+        "take": "leading",
+        "max_lines": None,
+        "max_bytes": None,
+        "cleaned_lines_read": 20,
+        "cleaned_bytes_read": text_bytes,
         "lines_used": 20,
+        "bytes_used": text_bytes,
         "heldout_lines": 5,
         "train_lines": 15,
         "invalid_lines_replaced": 0,
@@ -272,7 +291,7 @@ def test_the_dispatcher_runs_the_step_a_rule_names(tmp_path: Path) -> None:
     raw = write_lines(tmp_path / "raw.txt", [f"line {i}" for i in range(10)])
     outputs = {name: str(tmp_path / name) for name in ("train", "heldout", "stats")}
     params = {
-        "settings": {"heldout": 3, "seed": 1},
+        "settings": {"heldout": 3, "seed": 1, "source": TEXT_SOURCE},
         **_step("tokstudy.workflow.corpora.steps.prepare_corpus"),
     }
     job = _snakemake(

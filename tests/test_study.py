@@ -127,7 +127,10 @@ def test_data_root_and_file_pattern(tmp_path: Path) -> None:
             {"languages": {"zz": {"path": "nowhere/zz.txt"}}},
             r"language 'zz': file not found: nowhere/zz\.txt",
         ),
-        ({"languages": {"zz": {}}}, r"languages\.zz: give path, ud, url \+ sha256 or chatterbot"),
+        (
+            {"languages": {"zz": {}}},
+            r"languages\.zz: give path, ud, url \+ sha256, chatterbot or dataset",
+        ),
         (
             {"languages": {"zz": {"ud": "."}}},
             r"languages\.zz\.ud: no \.conllu or \.conllu\.gz files",

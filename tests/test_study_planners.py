@@ -184,7 +184,8 @@ def test_the_line_aligned_parity_compares_two_held_out_corpora(tmp_path: Path) -
     [
         (
             {"languages": {"zz": {}}, "tokenizers": {"sp_bpe": {"vocab_sizes": [50]}}},
-            "config key languages.zz: give path, ud, url + sha256 or chatterbot, or set data_root",
+            "config key languages.zz: give path, ud, url + sha256, chatterbot or dataset, or set "
+            "data_root",
         ),
         (
             {"tokenizers": {"char": {"languages": ["qq"]}}},

@@ -16,6 +16,7 @@ from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.base import CLS, SEP, SPECIAL_TOKENS, Tokenizer, TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
+from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, load_tokenizer
 from tokstudy.workflow.corpora.plan import chatterbot_files
 
@@ -135,6 +136,26 @@ def test_adjust_policy_keeps_a_reachable_size(name: str) -> None:
         corpus(), spec_for(name, vocab_size=20, size_policy="adjust")
     )
     assert len(tokenizer.vocab) > 20
+
+
+def test_meta_records_how_the_library_samples_its_training_text(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # SentencePiece draws input_sentence_size lines (shuffled) when the corpus has more
+    lines = corpus().read_text(encoding="utf-8").count("\n")
+    default = train_to_directory("sp_bpe", corpus(), TrainSpec(200), tmp_path / "default")
+    meta = read_meta(tmp_path / "default")
+    assert meta["training_sample"] == {
+        "input_sentence_size": 2_000_000,
+        "shuffle_input_sentence": True,
+    }
+    spec = TrainSpec(200, {"input_sentence_size": lines // 2})
+    sampled = train_to_directory("sp_bpe", corpus(), spec, tmp_path / "sampled")
+    assert read_meta(tmp_path / "sampled")["training_sample"]["input_sentence_size"] == lines // 2
+    assert f"random sample of input_sentence_size={lines // 2} of the {lines} lines" in caplog.text
+    assert sampled.vocab != default.vocab  # trained on half the lines
+    train_to_directory("hf_bpe", corpus(), TrainSpec(200), tmp_path / "hf")
+    assert "training_sample" not in read_meta(tmp_path / "hf")  # the HF trainers read all
 
 
 def test_unknown_tokenizer_name_lists_valid_choices() -> None:

@@ -32,6 +32,7 @@ from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.registry import META_FILE
 from tokstudy.workflow.config_files import check_schema, load_config_file
+from tokstudy.workflow.footprint import fit_report
 from tokstudy.workflow.plan import plan_study
 
 #: the workflow's config schema, in the source checkout the workflow runs from
@@ -284,7 +285,9 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
 
 def check_config_command(args: argparse.Namespace) -> None:
     """Load the config files strictly, merge them as ``--configfile`` does, validate the
-    result against the schema and resolve it as the workflow does (files, names, keys)."""
+    result against the schema and resolve it as the workflow does (files, names, keys);
+    then say whether this machine's RAM and disk fit the study (an estimate:
+    :mod:`tokstudy.workflow.footprint`)."""
     from snakemake.utils import update_config
 
     config: dict = {}
@@ -294,8 +297,9 @@ def check_config_command(args: argparse.Namespace) -> None:
             raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
         update_config(config, loaded)
     check_schema(config, load_config_file(args.schema))
-    plan_study(config)
+    plan = plan_study(config)
     print(f"{', '.join(map(str, args.configfile))}: ok")
+    print("\n".join(fit_report(plan)))
 
 
 def main(argv: list[str] | None = None) -> int:

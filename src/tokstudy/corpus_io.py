@@ -67,6 +67,46 @@ def iter_nonblank_lines(path: Path) -> Iterator[str]:
     return (line for raw in iter_text_lines(path) if (line := raw.strip()))
 
 
+def shard_bounds(path: Path, shards: int) -> list[int]:
+    """Byte positions where each of ``shards`` ranges of a plain text file begins (and its
+    size, last): the first line start at or after ``k · size / shards``."""
+    size = Path(path).stat().st_size
+    bounds = [0]
+    with open(path, "rb") as handle:
+        for k in range(1, shards):
+            target = k * size // shards
+            handle.seek(max(target - 1, 0))
+            if target:
+                handle.readline()  # to the end of the line holding byte target - 1
+            bounds.append(max(handle.tell(), bounds[-1]))
+    return [*bounds, size]
+
+
+def iter_shard_lines(path: Path, shard: int = 0, shards: int = 1) -> Iterator[str]:
+    """The stripped non-blank lines (as :func:`iter_nonblank_lines`) of the ``shard``-th of
+    ``shards`` byte ranges of a plain text file (:func:`shard_bounds`): the shards, in
+    order, give the file's lines once each."""
+    if shards == 1:
+        yield from iter_nonblank_lines(path)
+        return
+    if not 0 <= shard < shards:
+        raise TokstudyError(f"{path}: shard {shard} of {shards} does not exist")
+    if Path(path).suffix == ".gz":
+        raise TokstudyError(f"{path}: a compressed file cannot be read in shards")
+    start, stop = shard_bounds(path, shards)[shard : shard + 2]
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        position = start
+        while position < stop and (raw := handle.readline()):
+            position += len(raw)
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n").strip()
+            except UnicodeDecodeError as exc:
+                raise TokstudyError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
+            if line:
+                yield line
+
+
 def read_nonblank_lines(path: Path, max_lines: int | None = None) -> list[str]:
     """The first ``max_lines`` stripped non-blank lines (all when ``None``) of a text file."""
     return list(islice(iter_nonblank_lines(path), max_lines))

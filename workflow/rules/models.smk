@@ -62,6 +62,57 @@ rule pretokenize_mlm:
         RUN_STEP
 
 
+# models.pretokenize_shards > 1: each cell's training text is tokenized in that many jobs
+# (byte ranges of the text, spread by the cluster), merged into the corpus one job writes.
+if models_section.pretokenize_shards > 1:
+
+    ruleorder: merge_pretokenized > pretokenize_mlm
+
+    rule pretokenize_shard:
+        input:
+            tokenizer=out(planners.tokenizers.TOKENIZER),
+            train=out(planners.corpora.TRAIN),
+        output:
+            temp(directory(out(models_section.PRETOKENIZED_SHARD))),
+        wildcard_constraints:
+            shard=r"\d+",
+        params:
+            **step("tokstudy.workflow.models.steps.pretokenize_shard"),
+            whole_word_mask=models_section.config.pretrain.whole_word_mask,
+            shards=models_section.pretokenize_shards,
+        log:
+            out(log_path("pretokenize_shard", models_section.SHARD_CELL)),
+        conda:
+            "../../envs/core.yaml"
+        priority: clm_plan.pretokenize_priority
+        threads: planners.threads("pretokenize_shard")
+        resources:
+            **planners.resources("pretokenize_shard"),
+        script:
+            RUN_STEP
+
+
+if models_section.pretokenize_shards > 1:
+
+    rule merge_pretokenized:
+        input:
+            models_section.pretokenized_shards,
+        output:
+            directory(out(models_section.PRETOKENIZED)),
+        params:
+            **step("tokstudy.workflow.models.steps.merge_pretokenized"),
+        log:
+            out(log_path("merge_pretokenized", CELL)),
+        conda:
+            "../../envs/core.yaml"
+        priority: clm_plan.pretokenize_priority
+        threads: planners.threads("merge_pretokenized")
+        resources:
+            **planners.resources("merge_pretokenized"),
+        script:
+            RUN_STEP
+
+
 rule prepare_characterbert:
     input:
         train=out(planners.corpora.TRAIN),

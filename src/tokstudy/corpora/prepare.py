@@ -9,34 +9,39 @@ trailing whitespace is stripped, empty lines are dropped, and a line longer than
 UTF-8 bytes is split at whitespace (at a character boundary where a span has none), so
 every tokenizer trains on the same text (SentencePiece skips lines over 4,192 bytes).
 
-Input may be plain or gzip-compressed (recognised by its magic bytes), the YAML dialog
-files of the ``chatterbot-corpus`` package, or CoNLL-U files (plain or gzip), whose
-``# text =`` sentences are the lines.
+Input: a :class:`~tokstudy.corpora.sources.CorpusSource` (text, gzip, chatterbot, CoNLL-U,
+JSONL or Parquet shards, or a ``datasets`` dataset), or a list of text files.
+
+What is taken (:func:`prepare_corpus`): every cleaned line, or a share capped by
+``max_lines`` and ``max_bytes`` (UTF-8 bytes of the taken lines with their newlines):
+``take: leading`` keeps the first lines within both caps (reading stops there),
+``take: seeded`` a seeded uniform sample of the lines (:class:`SeededSubset`) of
+``max_lines`` lines, or of as many lines as ``max_bytes`` holds at the corpus's mean line
+length. The held-out lines are a seeded uniform sample of the lines taken. Two passes over
+the source (count, then write); memory holds one chunk of the samplers and one shard's
+batch, never the corpus.
 """
 
 from __future__ import annotations
 
 import difflib
-import gzip
 import hashlib
 import json
 import logging
-import random
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from tokstudy.corpora.ud import iter_conllu
+from tokstudy.corpora.sources import CorpusSource, ShardStats
+from tokstudy.corpora.subset import SeededSubset
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
 
-GZIP_MAGIC = b"\x1f\x8b"
 BOM = "\ufeff"
 NUL = "\x00"
 #: longest line (UTF-8 bytes) a prepared corpus holds; below SentencePiece's 4,192
@@ -44,6 +49,10 @@ MAX_LINE_BYTES = 4096
 _LAST_WHITESPACE = re.compile(r"\s+(?=\S*$)")
 #: the Unicode normal forms a study may put its corpora in (``none``: the text as it is)
 NORMAL_FORMS = ("none", "nfc", "nfkc")
+#: how a capped corpus takes its lines (:class:`Take`)
+TAKES = ("leading", "seeded")
+#: the seed stream of a seeded share, apart from the held-out split's
+TAKE_STREAM = 1
 
 
 @dataclass
@@ -59,45 +68,7 @@ class CleaningStats:
     normalized_lines: int = 0
     normalized_chars_changed: int = 0
     lines_kept: int = 0
-
-
-def _open_binary(path: Path):
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    return gzip.open(path, "rb") if magic == GZIP_MAGIC else open(path, "rb")
-
-
-def _raw_lines(path: Path) -> Iterator[bytes]:
-    """Physical lines of a text file, any of ``\\n``, ``\\r\\n`` or ``\\r`` ending a line."""
-    with _open_binary(path) as handle:
-        for raw in handle:
-            yield from raw.splitlines()
-
-
-def _chatterbot_lines(path: Path) -> Iterator[bytes]:
-    """Utterances of a ``chatterbot-corpus`` YAML dialog file."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    for conversation in data.get("conversations", []):
-        for utterance in conversation:
-            yield from str(utterance).encode("utf-8").split(b"\n")
-
-
-def _conllu_lines(path: Path) -> Iterator[bytes]:
-    """The ``# text =`` sentence of each sentence of a CoNLL-U file that has one."""
-    for sentence in iter_conllu(path, errors="surrogateescape"):
-        if "text" in sentence.metadata:
-            yield sentence.metadata["text"].encode("utf-8", errors="surrogateescape")
-
-
-def is_conllu(path: Path) -> bool:
-    """Whether a file name is a CoNLL-U file (``.conllu`` or ``.conllu.gz``)."""
-    return path.name.endswith((".conllu", ".conllu.gz"))
-
-
-def _source_lines(path: Path) -> Iterator[bytes]:
-    if path.suffix in {".yml", ".yaml"}:
-        return _chatterbot_lines(path)
-    return _conllu_lines(path) if is_conllu(path) else _raw_lines(path)
+    shards: list[ShardStats] = field(default_factory=list)
 
 
 def split_long_line(line: str, max_bytes: int) -> list[str]:
@@ -177,8 +148,15 @@ def normalize_line(line: str, form: str, stats: CleaningStats) -> str:
     return normal
 
 
+def as_source(sources: CorpusSource | Sequence[Path]) -> CorpusSource:
+    """A source as given, or text files (plain, gzip, chatterbot or CoNLL-U) in order."""
+    if isinstance(sources, CorpusSource):
+        return sources
+    return CorpusSource(files=tuple(Path(path) for path in sources))
+
+
 def clean_lines(
-    paths: Sequence[Path],
+    sources: CorpusSource | Sequence[Path],
     label: str,
     on_invalid_utf8: str,
     stats: CleaningStats,
@@ -186,7 +164,9 @@ def clean_lines(
     normalize: str = "none",
     replace_hint: str | None = None,
 ) -> Iterator[str]:
-    """Cleaned, non-empty lines of the raw source files of one language, in order.
+    """Cleaned, non-empty lines of the raw source of one language, in order
+    (``sources``: a :class:`CorpusSource` or text files); ``stats`` counts them and what
+    each shard gave (:class:`~tokstudy.corpora.sources.ShardStats`).
 
     ``label`` names the language in errors (empty: a corpus given outside a study);
     ``replace_hint`` ends the error of invalid UTF-8 (default: the study's config keys).
@@ -196,16 +176,20 @@ def clean_lines(
         f"set languages.{label}.on_invalid_utf8 (or corpus_defaults.on_invalid_utf8): replace "
         "to substitute U+FFFD"
     )
-    for path in paths:
-        path = Path(path)
-        if not path.is_file():
-            raise TokstudyError(f"{name}: file not found: {path}")
-        unit = "sentence" if is_conllu(path) else "line"
-        for number, raw in enumerate(_source_lines(path), start=1):
+    for shard in as_source(sources).shards():
+        shard_stats = ShardStats(shard.name)
+        stats.shards.append(shard_stats)
+        raw_lines = shard.lines(shard_stats)
+        while True:
+            try:
+                place, raw = next(raw_lines)
+            except StopIteration:
+                break
+            except TokstudyError as exc:
+                raise TokstudyError(f"{name}: {exc}") from exc
             stats.lines_read += 1
-            where = (f"{name}: {path}", f"{unit} {number}")
-            line = _decode(raw, where, on_invalid_utf8, stats, hint).replace(BOM, "")
-            line = normalize_line(line, normalize, stats).strip()
+            line = _decode(raw, (f"{name}: {shard.name}", place), on_invalid_utf8, stats, hint)
+            line = normalize_line(line.replace(BOM, ""), normalize, stats).strip()
             if not line:
                 stats.empty_dropped += 1
                 continue
@@ -229,8 +213,54 @@ def heldout_count(total: int, heldout: float | int, label: str) -> int:
     return count
 
 
+@dataclass(frozen=True)
+class Take:
+    """What of the cleaned lines a corpus takes: ``how`` (``leading`` or ``seeded``) within
+    ``max_lines`` lines and ``max_bytes`` UTF-8 bytes (with newlines); None: no cap."""
+
+    how: str = "leading"
+    max_lines: int | None = None
+    max_bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.how not in TAKES:
+            raise TokstudyError(f"config key take: {self.how!r} is not one of {', '.join(TAKES)}")
+
+    def lines_taken(self, lines: int, size: int) -> int:
+        """How many of ``lines`` cleaned lines (``size`` bytes) a seeded share takes."""
+        taken = lines if self.max_lines is None else min(lines, self.max_lines)
+        if self.max_bytes is not None and size > self.max_bytes:
+            taken = min(taken, lines * self.max_bytes // size)
+        return taken
+
+
+def _count_taken(lines: Iterator[str], take: Take) -> tuple[int, int, int]:
+    """(cleaned lines read, their bytes, lines taken) of the first pass; a leading share
+    stops reading at its caps."""
+    seen = size = 0
+    for line in lines:
+        length = len(line.encode("utf-8")) + 1
+        if take.how == "leading" and (
+            (take.max_lines is not None and seen == take.max_lines)
+            or (take.max_bytes is not None and size + length > take.max_bytes)
+        ):
+            return seen, size, seen
+        seen, size = seen + 1, size + length
+    return seen, size, seen if take.how == "leading" else take.lines_taken(seen, size)
+
+
+def _taken_lines(
+    lines: Iterator[str], take: Take, seen: int, used: int, seed: int
+) -> Iterator[str]:
+    """The ``used`` lines of the second pass that the share takes, in corpus order."""
+    if take.how == "seeded" and used < seen:
+        members = SeededSubset(seen, used, [seed, TAKE_STREAM], "take: seeded")
+        lines = (line for line, member in zip(lines, members, strict=False) if member)
+    return islice(lines, used)
+
+
 def prepare_corpus(
-    sources: Sequence[Path],
+    sources: CorpusSource | Sequence[Path],
     train_path: Path,
     heldout_path: Path,
     stats_path: Path,
@@ -239,27 +269,87 @@ def prepare_corpus(
     heldout: float | int,
     seed: int,
     max_lines: int | None = None,
+    max_bytes: int | None = None,
+    take: str = "leading",
     on_invalid_utf8: str = "error",
     max_line_bytes: int = MAX_LINE_BYTES,
     normalize: str = "none",
     checksums: dict[str, str] | None = None,
     code: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Clean ``sources`` and write a seeded train / held-out split plus a stats JSON file.
+    """Clean ``sources``, take a share of it and write a seeded train / held-out split plus
+    a stats JSON file (the module docstring says what is taken).
 
-    ``checksums`` (path → SHA-256) are verified before a source is read. Memory holds only
-    the held-out line numbers, never the corpus. ``code`` (the workflow step and the
-    fingerprint of its code: :mod:`tokstudy.workflow.code_fingerprint`) is recorded in the stats.
+    ``checksums`` (path → SHA-256) are verified before a source is read. Memory holds one
+    chunk of the samplers, never the corpus; a failure leaves none of the three files.
+    ``code`` (the workflow step and the fingerprint of its code:
+    :mod:`tokstudy.workflow.code_fingerprint`) is recorded in the stats.
     """
+    source = as_source(sources)
+    share = Take(take, max_lines, max_bytes)
     for path, expected in sorted((checksums or {}).items()):
         verify_checksum(Path(path), expected, _corpus_name(label))
     counting = CleaningStats()
     cleaning = {"max_line_bytes": max_line_bytes, "normalize": normalize}
-    total = sum(1 for _ in clean_lines(sources, label, on_invalid_utf8, counting, **cleaning))
-    if max_lines is not None:
-        total = min(total, max_lines)
-    if total == 0:
-        raise TokstudyError(f"{_corpus_name(label)}: empty after cleaning ({sources[0]})")
+    seen, size, used = _count_taken(
+        clean_lines(source, label, on_invalid_utf8, counting, **cleaning), share
+    )
+    if used == 0:
+        why = f"max_bytes {max_bytes} holds no line" if seen else "empty after cleaning"
+        where = source.shards()[0].name if source.files or source.dataset else "no source"
+        raise TokstudyError(f"{_corpus_name(label)}: {why} ({where})")
+    _log_cleaning(label, counting, max_line_bytes, normalize)
+    picked = SeededSubset(used, heldout_count(used, heldout, label), seed, "heldout")
+    lines = clean_lines(source, label, on_invalid_utf8, CleaningStats(), **cleaning)
+    sizes = {"train": 0, "heldout": 0}
+    outputs = (Path(train_path), Path(heldout_path), Path(stats_path))
+    try:
+        with (
+            open(train_path, "w", encoding="utf-8") as train,
+            open(heldout_path, "w", encoding="utf-8") as held,
+        ):
+            taken = _taken_lines(lines, share, seen, used, seed)
+            for line, member in zip(taken, picked, strict=True):
+                (held if member else train).write(line + "\n")
+                sizes["heldout" if member else "train"] += len(line.encode("utf-8")) + 1
+        summary = {
+            **asdict(counting),
+            "max_line_bytes": max_line_bytes,
+            "normalize": normalize,
+            "take": share.how,
+            "max_lines": max_lines,
+            "max_bytes": max_bytes,
+            "cleaned_lines_read": seen,
+            "cleaned_bytes_read": size,
+            "lines_used": used,
+            "bytes_used": sizes["train"] + sizes["heldout"],
+            "heldout_lines": picked.count,
+            "train_lines": used - picked.count,
+            **({"code": code} if code else {}),
+        }
+        Path(stats_path).write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", "utf-8")
+    except BaseException:
+        for path in outputs:
+            if path.is_file():
+                path.unlink()
+        raise
+    log.info(
+        "%s: took %d of %d cleaned lines read (%s%s%s), %d bytes; %d held out",
+        label,
+        used,
+        seen,
+        share.how,
+        f", max_lines {max_lines}" if max_lines is not None else "",
+        f", max_bytes {max_bytes}" if max_bytes is not None else "",
+        summary["bytes_used"],
+        picked.count,
+    )
+    log.info("%s: %s", label, summary)
+    return summary
+
+
+def _log_cleaning(label: str, counting: CleaningStats, max_line_bytes: int, normalize: str):
+    """Warn about split long lines and normalised lines of the first pass."""
     if counting.long_lines_split:
         log.warning(
             "%s: split %d lines longer than %d bytes into %d lines (at whitespace)",
@@ -268,8 +358,6 @@ def prepare_corpus(
             max_line_bytes,
             counting.long_line_pieces,
         )
-    picked = set(random.Random(seed).sample(range(total), heldout_count(total, heldout, label)))
-    stats = CleaningStats()
     if counting.normalized_lines:
         log.warning(
             "%s: Unicode normal form %s changed %d lines (%d characters)",
@@ -278,25 +366,6 @@ def prepare_corpus(
             counting.normalized_lines,
             counting.normalized_chars_changed,
         )
-    lines = clean_lines(sources, label, on_invalid_utf8, stats, **cleaning)
-    with (
-        open(train_path, "w", encoding="utf-8") as train,
-        open(heldout_path, "w", encoding="utf-8") as held,
-    ):
-        for index, line in zip(range(total), lines, strict=False):
-            (held if index in picked else train).write(line + "\n")
-    summary = {
-        **asdict(counting),
-        "max_line_bytes": max_line_bytes,
-        "normalize": normalize,
-        "lines_used": total,
-        "heldout_lines": len(picked),
-        "train_lines": total - len(picked),
-        **({"code": code} if code else {}),
-    }
-    Path(stats_path).write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", "utf-8")
-    log.info("%s: %s", label, summary)
-    return summary
 
 
 def sha256_of(path: Path) -> str:

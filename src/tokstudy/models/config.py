@@ -348,7 +348,9 @@ class ModelsConfig:
     ``clm``: the causal-LM task's settings (:class:`ClmConfig`); ``clm_scales``: further
     presets on some languages and seeds (:class:`ClmScale`), each its own ``scale``.
     ``characterbert`` (when set) adds a CharacterBERT per language, pretrained with the
-    ``pretrain`` settings and evaluated like the BERTs.
+    ``pretrain`` settings and evaluated like the BERTs. ``pretokenize_shards``: the jobs
+    each cell's training text is pre-tokenized in (byte ranges of the text, merged into one
+    corpus; 1: one job).
     """
 
     languages: tuple[str, ...] = ()
@@ -364,6 +366,7 @@ class ModelsConfig:
     sentence_upos: tuple[str, ...] = ("VERB", "AUX")
     sentence_tsv: dict[str, TsvDataset] = field(default_factory=dict)
     characterbert: CharBertConfig | None = None
+    pretokenize_shards: int = 1
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     finetune: FinetuneConfig = field(default_factory=FinetuneConfig)
     evaluation: EvalConfig = field(default_factory=EvalConfig)
@@ -371,6 +374,10 @@ class ModelsConfig:
     def __post_init__(self) -> None:
         for task in self.tasks:
             choice("models.tasks", task, task_names())
+        if self.pretokenize_shards < 1:
+            raise TokstudyError(
+                f"models.pretokenize_shards must be at least 1, got {self.pretokenize_shards}"
+            )
         keys = [self.clm.preset, *(scale.key for scale in self.clm_scales)]
         if len(set(keys)) < len(keys):
             raise TokstudyError(

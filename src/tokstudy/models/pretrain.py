@@ -31,7 +31,13 @@ from transformers import BertConfig, BertForMaskedLM, get_linear_schedule_with_w
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
-from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, with_cls_sep
+from tokstudy.models.data import (
+    BlockSampler,
+    TokenCorpus,
+    gather_blocks,
+    unit_counts,
+    with_cls_sep,
+)
 from tokstudy.models.masking import LABEL_POSITIONS, Masker, labelled, with_label_positions
 from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
@@ -353,15 +359,16 @@ def pretrain_bert(
         flops_per_token=bert_flops_per_token(model_config, config),
         checkpoint_dir=checkpoint_dir,
     )
+    counts = unit_counts(corpus.chunks(), len(tokenizer))
     summary = {
         "architecture": "bert",
         "config": to_dict(config),
         "corpus": str(corpus_dir),
         "corpus_fingerprint": corpus.meta["fingerprint"],
         "parameters": sum(p.numel() for p in model.parameters()),
-        **data_facts(model, corpus.ids),
+        **data_facts(model, counts),
         **result.__dict__,
-        **learned_or_not(result.final_loss, corpus.ids, config.undertrained_margin, out_dir),
+        **learned_or_not(result.final_loss, counts, config.undertrained_margin, out_dir),
         "devices": distributed.world_size(),
     }
     if not distributed.is_main():  # rank 0 writes the run's files
@@ -370,13 +377,14 @@ def pretrain_bert(
 
 
 def learned_or_not(
-    final_loss: float, train_ids: np.ndarray, margin: float, where: Path
+    final_loss: float, counts: np.ndarray, margin: float, where: Path
 ) -> dict[str, float]:
     """The final MLM loss against the unigram entropy (nats) of the training tokens, the
     loss of predicting each masked token by its frequency alone: ``unigram_entropy``,
     ``below_unigram`` (1 − loss / entropy) and ``undertrained`` (below the ``margin``;
-    logged as a warning)."""
-    entropy = float(stats.entropy(np.bincount(np.asarray(train_ids))))
+    logged as a warning). ``counts``: how often each token id occurs in the training
+    tokens."""
+    entropy = float(stats.entropy(counts))
     below = 1 - final_loss / entropy
     if below < margin:
         log.warning(

@@ -11,6 +11,7 @@ shuffled with a seed.
 from __future__ import annotations
 
 import logging
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,8 @@ log = logging.getLogger(__name__)
 
 #: label value the loss ignores (target padding)
 IGNORE_INDEX = -100
+#: pairs encoded at a time (:func:`encode_pairs`)
+ENCODE_PAIRS = 4096
 
 
 @dataclass(frozen=True)
@@ -64,13 +67,14 @@ def shared_special_ids(source: Tokenizer, target: Tokenizer) -> SpecialIds:
     return target_ids
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Example:
-    """One encoded pair: source ids (with end token) and target ids (without specials)."""
+    """One encoded pair: source ids (with end token) and target ids (without specials),
+    each a sequence of ints (:func:`encode_pairs` keeps them as 4-byte ``array``s)."""
 
     index: int
-    source: list[int]
-    target: list[int]
+    source: Sequence[int]
+    target: Sequence[int]
 
     @property
     def length(self) -> int:
@@ -85,15 +89,19 @@ def encode_pairs(
     special: SpecialIds,
     max_length: int,
 ) -> list[Example]:
-    """Training examples of ``pairs``; pairs with a side over ``max_length`` are left out."""
-    sources = [
-        [*ids, special.eos] for ids in source_tokenizer.encode_batch([src for src, _ in pairs])
-    ]
-    targets = target_tokenizer.encode_batch([target for _, target in pairs])
-    examples = [
-        Example(index, source, target)
-        for index, (source, target) in enumerate(zip(sources, targets, strict=True))
-    ]
+    """Training examples of ``pairs``; pairs with a side over ``max_length`` are left out.
+
+    Encoded :data:`ENCODE_PAIRS` pairs at a time, each side's ids kept as a 4-byte
+    ``array``: a library's per-line encoding objects never pile up for the whole corpus."""
+    examples = []
+    for start in range(0, len(pairs), ENCODE_PAIRS):
+        chunk = pairs[start : start + ENCODE_PAIRS]
+        sources = source_tokenizer.encode_batch([source for source, _ in chunk])
+        targets = target_tokenizer.encode_batch([target for _, target in chunk])
+        examples += [
+            Example(start + offset, array("i", [*source, special.eos]), array("i", target))
+            for offset, (source, target) in enumerate(zip(sources, targets, strict=True))
+        ]
     kept = [example for example in examples if example.length <= max_length]
     if len(kept) < len(examples):
         log.info(

@@ -287,7 +287,7 @@ def train_translation_model(
     parameters = sum(p.numel() for p in model.parameters())
     # the data for the model's size: the target tokens, which the loss predicts
     targets = itertools.chain.from_iterable(example.target for example in examples)
-    facts = data_facts(model, np.fromiter(targets, dtype=np.int64))
+    facts = data_facts(model, np.bincount(np.fromiter(targets, dtype=np.int64)))
     log.info(
         "training %s NMT (%d parameters) on %s: %d training pairs, %d dev pairs",
         config.preset,

@@ -196,6 +196,9 @@ class Tokenizer(ABC):
     #: whether keys beyond ``params_spec`` go to the library's trainer, which checks them
     #: (:meth:`check_library_params`)
     open_params: ClassVar[bool] = False
+    #: the parameters with which the library samples the training text itself (recorded in
+    #: ``meta.json`` as ``training_sample``, defaults included)
+    sample_params: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def check_params(
@@ -244,10 +247,9 @@ class Tokenizer(ABC):
         set_library_threads(spec.threads)
         if spec.train_fraction == 1:
             return cls.fit(corpus, checked)
-        lines = list(corpus_lines(corpus))
         with tempfile.TemporaryDirectory(prefix="tokstudy-sample-") as folder:
             sample = Path(folder) / corpus.name
-            write_sample(lines, spec.train_fraction, spec.seed, sample)
+            write_sample(corpus, spec.train_fraction, spec.seed, sample)
             return cls.fit(sample, checked)
 
     @classmethod

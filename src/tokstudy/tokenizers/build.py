@@ -54,7 +54,11 @@ def train_and_save(name: str, corpus: Path, spec: TrainSpec, directory: Path) ->
 def training_meta(name: str, spec: TrainSpec) -> dict[str, Any]:
     """The fields of ``meta.json`` that say what was asked of the training
     (``train_fraction`` only below 1 and ``algorithm`` only for a named variant, so that
-    earlier directories stay reusable)."""
+    earlier directories stay reusable; ``training_sample``: the settings with which the
+    library samples the training text, defaults included, for an adapter that has them)."""
+    adapter = adapter_class(spec.algorithm or name)
+    checked = adapter.check_params(spec.params, name=name)
+    sample = {key: checked[key] for key in adapter.sample_params}
     return {
         "tokenizer": name,
         **({"algorithm": spec.algorithm} if spec.algorithm else {}),
@@ -64,6 +68,7 @@ def training_meta(name: str, spec: TrainSpec) -> dict[str, Any]:
         "seed": spec.seed,
         "size_policy": spec.size_policy,
         **({"train_fraction": spec.train_fraction} if spec.train_fraction != 1 else {}),
+        **({"training_sample": sample} if sample else {}),
     }
 
 

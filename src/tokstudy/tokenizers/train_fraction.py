@@ -1,10 +1,11 @@
 """``train_fraction``: train on a seeded share of a corpus's lines.
 
-The share keeps ``round(fraction · lines)`` lines (at least one), chosen without
-replacement by ``numpy``'s generator seeded with the study's seed and kept in corpus
-order, so that the same seed draws the same lines and a smaller share of one corpus is
-a different sample, not a prefix. The family and size stay fixed while the training text
-shrinks (compression moves with it).
+The share keeps ``round(fraction · lines)`` lines (at least one), a uniform sample drawn
+with the study's seed (:class:`~tokstudy.corpora.subset.SeededSubset`, a chunk at a time)
+and kept in corpus order, so that the same seed draws the same lines and a smaller share
+of one corpus is a different sample, not a prefix. The family and size stay fixed while
+the training text shrinks (compression moves with it). The corpus is read twice (counted,
+then sampled), never held in memory.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tokstudy.corpus_io import write_text_lines
+from tokstudy.corpora.subset import SeededSubset
+from tokstudy.corpus_io import count_lines, iter_lines, write_text_lines
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
@@ -34,15 +36,22 @@ def lines_used(total: int, fraction: float) -> int:
     return 0 if total == 0 else max(1, round(fraction * total))
 
 
+def share(total: int, fraction: float, seed: int) -> SeededSubset:
+    """The lines kept of ``total``: ``lines_used(total, fraction)`` of them, seeded."""
+    return SeededSubset(total, lines_used(total, fraction), seed, "train_fraction")
+
+
 def sampled_indices(total: int, fraction: float, seed: int) -> np.ndarray:
     """The indices of the lines kept, ascending."""
-    rng = np.random.default_rng(seed)
-    return np.sort(rng.choice(total, lines_used(total, fraction), replace=False))
+    return np.fromiter(share(total, fraction, seed).indices(), dtype=np.int64)
 
 
-def write_sample(lines: list[str], fraction: float, seed: int, output: Path) -> int:
-    """Write the seeded share of ``lines`` to ``output``; return how many were kept."""
-    kept = sampled_indices(len(lines), fraction, seed)
-    write_text_lines(output, (lines[i] for i in kept))
-    log.info("train_fraction %g: training on %d of %d lines", fraction, len(kept), len(lines))
-    return len(kept)
+def write_sample(corpus: Path, fraction: float, seed: int, output: Path) -> int:
+    """Write the seeded share of the lines of ``corpus`` to ``output`` (streamed); return
+    how many were kept."""
+    total = count_lines(corpus)
+    kept = share(total, fraction, seed)
+    lines = (line for line, member in zip(iter_lines(corpus), kept, strict=True) if member)
+    write_text_lines(output, lines)
+    log.info("train_fraction %g: training on %d of %d lines", fraction, kept.count, total)
+    return kept.count

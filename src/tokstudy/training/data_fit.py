@@ -8,9 +8,12 @@ import numpy as np
 import torch
 
 
-def data_facts(model: torch.nn.Module, train_ids: np.ndarray) -> dict[str, float | int]:
+def data_facts(model: torch.nn.Module, counts: np.ndarray) -> dict[str, float | int]:
     """How much data a from-scratch run had for its size: training tokens, distinct
-    training tokens, non-embedding parameters and training tokens per such parameter."""
+    training tokens, non-embedding parameters and training tokens per such parameter.
+
+    ``counts``: how often each token id occurs in the training tokens (``np.bincount``;
+    :func:`tokstudy.models.data.unit_counts` for a memory-mapped corpus)."""
     embedding = {
         id(p)
         for module in model.modules()
@@ -18,10 +21,10 @@ def data_facts(model: torch.nn.Module, train_ids: np.ndarray) -> dict[str, float
         for p in module.parameters()
     }
     non_embedding = sum(p.numel() for p in model.parameters() if id(p) not in embedding)
-    tokens = len(train_ids)
+    tokens = int(np.sum(counts))
     return {
         "training_tokens": tokens,
-        "unique_training_tokens": len(np.unique(train_ids)),
+        "unique_training_tokens": int(np.count_nonzero(counts)),
         "non_embedding_parameters": non_embedding,
         "tokens_per_parameter": tokens / non_embedding if non_embedding else math.inf,
     }

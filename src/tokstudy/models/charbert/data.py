@@ -13,6 +13,7 @@ from tokstudy.corpus_io import batched, iter_nonblank_lines
 from tokstudy.models.charbert.spelling import Speller, build_vocabularies
 from tokstudy.models.config import CharBertConfig, PretrainConfig, to_dict
 from tokstudy.models.data import (
+    Chunk,
     TokenCorpus,
     gather_blocks,
     vocab_fingerprint,
@@ -34,16 +35,17 @@ def pretokenize_words(
     The corpus metadata keeps ``config`` (key ``charbert``) for pretraining.
     """
 
-    def rows() -> Iterator[list[dict[str, np.ndarray]]]:
+    dtypes = {"ids": np.dtype(np.int32), "word_chars": np.dtype(np.uint16)}
+
+    def rows() -> Iterator[Chunk]:
         for lines in batched(iter_nonblank_lines(text_path), 2000):
             chunk = []
             for line in lines:
                 words = line.split()
                 ids = np.asarray(tokenizer.convert_tokens_to_ids(words), dtype=np.int64)
                 chunk.append({"ids": ids, "word_chars": speller.spell_all(words)})
-            yield chunk
+            yield Chunk.of_rows(chunk, dtypes)
 
-    dtypes = {"ids": np.dtype(np.int32), "word_chars": np.dtype(np.uint16)}
     meta = {
         "source": str(text_path),
         "vocab_size": len(tokenizer),

@@ -19,10 +19,10 @@ from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.models import noise
 from tokstudy.models.clm.stream import (
+    LineStream,
     check_vocabulary,
     encode_lines,
     line_bytes,
-    line_stream,
     scored_stream,
 )
 from tokstudy.models.clm.train import SUMMARY_FILE
@@ -58,9 +58,10 @@ def unigram_log2_probs(counts: np.ndarray) -> np.ndarray:
     return np.log2(counts + 1) - np.log2(counts.sum() + len(counts))
 
 
-def unigram_bits(train_stream: np.ndarray, scored: np.ndarray, vocab_size: int) -> float:
-    """Bits of the ``scored`` tokens under the add-one unigram of ``train_stream``."""
-    log2p = unigram_log2_probs(np.bincount(train_stream, minlength=vocab_size))
+def unigram_bits(train_counts: np.ndarray, scored: np.ndarray) -> float:
+    """Bits of the ``scored`` tokens under the add-one unigram of the training tokens'
+    ``train_counts`` (one per vocabulary id)."""
+    log2p = unigram_log2_probs(train_counts)
     return float(-log2p[scored].sum())
 
 
@@ -124,7 +125,8 @@ def score_clm(
     tokenizer = load_transformers_tokenizer(tokenizer_dir)
     check_vocabulary(tokenizer, str(tokenizer_dir))
     corpus = TokenCorpus.open(corpus_dir, vocab_fingerprint(tokenizer.get_vocab()))
-    train_stream = line_stream(corpus.ids, corpus.line_offsets, tokenizer.sep_token_id)
+    training = LineStream(corpus.ids, corpus.line_offsets, tokenizer.sep_token_id)
+    train_counts = training.counts(len(tokenizer), corpus.chunks())
     lines = read_nonblank_lines(heldout, config.heldout_max_lines or None)
     if not lines:
         raise TokstudyError(f"{heldout}: no text lines to score")
@@ -153,7 +155,7 @@ def score_clm(
         low, high = bits_per_byte_interval(
             per_line_nats, per_line_bytes, resamples=config.bootstrap_resamples, seed=config.seed
         )
-        unigram_bpb = unigram_bits(train_stream, stream[1:], len(tokenizer)) / n_bytes
+        unigram_bpb = unigram_bits(train_counts, stream[1:]) / n_bytes
         below = 1 - model_bpb / unigram_bpb
         results[level] = {
             "bits_per_byte": model_bpb,
@@ -222,7 +224,7 @@ def score_clm(
         "stride": config.window_stride,
         "unigram": "add-one smoothed token frequencies of the training text over the "
         "whole vocabulary",
-        "train_tokens_for_unigram": len(train_stream),
+        "train_tokens_for_unigram": int(train_counts.sum()),
         "training": _training_facts(Path(model_dir).parent / SUMMARY_FILE),
         "levels": details,
     }

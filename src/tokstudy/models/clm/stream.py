@@ -3,12 +3,13 @@ line's newline); the scored stream starts with one ``[SEP]`` (:mod:`tokstudy.mod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from tokstudy.errors import TokstudyError
+from tokstudy.models.data import unit_counts
 
 
 def check_vocabulary(tokenizer: Any, where: str) -> None:
@@ -31,6 +32,80 @@ def line_stream(ids: np.ndarray, offsets: np.ndarray, eol_id: int) -> np.ndarray
     """The tokens of each line (``ids[offsets[i]:offsets[i+1]]``), each line followed by
     ``eol_id``, as one int64 array."""
     return np.insert(np.asarray(ids, dtype=np.int64), np.asarray(offsets[1:]), eol_id)
+
+
+class LineStream:
+    """Lines ``first … last-1`` of a memory-mapped corpus as :func:`line_stream` gives them,
+    read a block at a time and never materialised: a training stream of any size.
+
+    ``ids`` and ``offsets`` as in :class:`tokstudy.models.data.TokenCorpus` (line ``i`` is
+    ``ids[offsets[i]:offsets[i + 1]]``). Position ``p`` of the stream lies in line ``l``
+    where ``start(l) <= p < start(l + 1)``, ``start(l) = offsets[l] - offsets[first] + l -
+    first`` (each earlier line adds its end-of-line token), found by bisection over the
+    memory-mapped offsets.
+    """
+
+    def __init__(
+        self, ids: np.ndarray, offsets: np.ndarray, eol_id: int, first: int = 0, last: int = -1
+    ) -> None:
+        self.ids = ids
+        self.offsets = offsets
+        self.eol_id = eol_id
+        self.first = first
+        self.last = len(offsets) - 1 if last < 0 else last
+        self.base = int(offsets[first])
+
+    def __len__(self) -> int:
+        return int(self.offsets[self.last]) - self.base + self.last - self.first
+
+    def _start(self, lines: np.ndarray) -> np.ndarray:
+        """Stream position of the first token of each line (``last``: the stream's end)."""
+        return np.asarray(self.offsets[lines], dtype=np.int64) - self.base + lines - self.first
+
+    def _line_at(self, positions: np.ndarray) -> np.ndarray:
+        """The line each stream position lies in."""
+        low = np.full(len(positions), self.first, dtype=np.int64)
+        high = np.full(len(positions), self.last, dtype=np.int64)
+        while np.any(high - low > 1):  # start(low) <= position < start(high)
+            middle = (low + high) // 2
+            below = self._start(middle) <= positions
+            low, high = np.where(below, middle, low), np.where(below, high, middle)
+        return low
+
+    def blocks(self, starts: np.ndarray, length: int) -> np.ndarray:
+        """Rows ``stream[s : s + length]`` for every start ``s`` (int64), stacked."""
+        starts = np.asarray(starts, dtype=np.int64)
+        if len(starts) and (starts.min() < 0 or starts.max() + length > len(self)):
+            raise IndexError(f"a block of {length} past the stream's {len(self)} tokens")
+        firsts, lasts = self._line_at(starts), self._line_at(starts + length - 1)
+        rows = np.empty((len(starts), length), dtype=np.int64)
+        for row, (start, first, last) in enumerate(zip(starts, firsts, lasts, strict=True)):
+            offsets = np.asarray(self.offsets[first : last + 2], dtype=np.int64)
+            tokens = line_stream(
+                self.ids[offsets[0] : offsets[-1]], offsets - offsets[0], self.eol_id
+            )
+            skip = start - self._start(np.array([first]))[0]
+            rows[row] = tokens[skip : skip + length]
+        return rows
+
+    def counts(self, vocab_size: int, chunks: Iterable[np.ndarray] | None = None) -> np.ndarray:
+        """How often each id occurs in the stream (the end-of-line token once per line);
+        ``chunks``: the stream's ids read in pieces (:meth:`TokenCorpus.chunks`), so a
+        memory-mapped corpus is not mapped in whole (default: its slice of ``ids``)."""
+        if chunks is None:
+            chunks = [np.asarray(self.ids[self.base : int(self.offsets[self.last])])]
+        counts = unit_counts(chunks, vocab_size)
+        counts[self.eol_id] += self.last - self.first
+        return counts
+
+    def _lines(self, first: int, last: int) -> np.ndarray:
+        """The stream of lines ``first … last-1`` as one array (:func:`line_stream`)."""
+        offsets = np.asarray(self.offsets[first : last + 1], dtype=np.int64)
+        return line_stream(self.ids[offsets[0] : offsets[-1]], offsets - offsets[0], self.eol_id)
+
+    def array(self) -> np.ndarray:
+        """The whole stream as one array: for short streams only (validation text)."""
+        return self._lines(self.first, self.last)
 
 
 def encode_lines(tokenizer: Any, lines: Sequence[str]) -> list[list[int]]:

@@ -18,10 +18,10 @@ from transformers import LlamaForCausalLM
 from tokstudy.corpus_io import iter_nonblank_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.models.clm.model import llama_config, train_flops_per_token, training_steps
-from tokstudy.models.clm.stream import check_vocabulary, line_stream
+from tokstudy.models.clm.stream import LineStream, check_vocabulary
 from tokstudy.models.clm.windows import LogitsModel, token_nll
 from tokstudy.models.config import CLM_PRESETS, ClmConfig, to_dict
-from tokstudy.models.data import BlockSampler, TokenCorpus, gather_blocks, vocab_fingerprint
+from tokstudy.models.data import BlockSampler, TokenCorpus, vocab_fingerprint
 from tokstudy.models.family import load_transformers_tokenizer
 from tokstudy.models.pretrain import MODEL_DIR, build_optimizer
 from tokstudy.training import distributed
@@ -67,36 +67,40 @@ NON_TRAINING_KEYS = frozenset(
 class StreamBatches:
     """Blocks of ``context + 1`` tokens drawn per ``(seed, step)``: inputs and next tokens."""
 
-    def __init__(self, stream: np.ndarray, config: ClmConfig) -> None:
+    def __init__(self, stream: LineStream, config: ClmConfig) -> None:
         self.stream = stream
         self.block_len = config.context + 1
         self.sampler = BlockSampler(len(stream), self.block_len, config.batch_size, config.seed)
 
     def __call__(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
-        blocks = gather_blocks(self.stream, self.sampler.starts(step), self.block_len)
-        blocks = torch.from_numpy(blocks)
+        blocks = torch.from_numpy(self.stream.blocks(self.sampler.starts(step), self.block_len))
         return blocks[:, :-1], blocks[:, 1:]
 
 
 def _split_corpus(corpus: TokenCorpus, train_text: Path, config: ClmConfig, eol: int) -> dict:
-    """Training and validation streams (the last ``validation_lines`` lines) and bytes."""
+    """Training and validation streams (the last ``validation_lines`` lines) and the bytes
+    of the training lines; the training stream stays memory-mapped (:class:`LineStream`)."""
     lines = corpus.n_lines
     if config.validation_lines >= lines:
         raise TokstudyError(
             f"{corpus.directory}: {lines} lines do not leave training text beside "
             f"models.clm.validation_lines ({config.validation_lines})"
         )
-    sizes = [len(line.encode("utf-8")) + 1 for line in iter_nonblank_lines(train_text)]
-    if len(sizes) != lines:
-        raise TokstudyError(
-            f"{train_text}: {len(sizes)} lines, but its pre-tokenized corpus has {lines}"
-        )
     cut = lines - config.validation_lines
+    text_lines = train_bytes = 0
+    for line in iter_nonblank_lines(train_text):
+        if text_lines < cut:
+            train_bytes += len(line.encode("utf-8")) + 1
+        text_lines += 1
+    if text_lines != lines:
+        raise TokstudyError(
+            f"{train_text}: {text_lines} lines, but its pre-tokenized corpus has {lines}"
+        )
     ids, offsets = corpus.ids, corpus.line_offsets
     return {
-        "train": line_stream(ids[: offsets[cut]], offsets[: cut + 1], eol),
-        "validation": line_stream(ids[offsets[cut] :], offsets[cut:] - offsets[cut], eol),
-        "train_bytes": sum(sizes[:cut]),
+        "train": LineStream(ids, offsets, eol, 0, cut),
+        "validation": LineStream(ids, offsets, eol, cut, lines).array(),
+        "train_bytes": train_bytes,
         "train_lines": cut,
     }
 
@@ -171,7 +175,8 @@ def train_clm(
     device = resolve_device(config.device, config.on_missing_gpu)
     torch.manual_seed(config.seed)
     model = LlamaForCausalLM(model_config).to(device)
-    facts = data_facts(model, data["train"])
+    train_ids = corpus.chunks(stop=int(corpus.line_offsets[data["train_lines"]]))
+    facts = data_facts(model, data["train"].counts(len(tokenizer), train_ids))
     _check_data(config, facts, str(corpus_dir))
     settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
     fingerprint = settings_fingerprint(settings, corpus.meta["fingerprint"])

@@ -138,6 +138,7 @@ class SentencePieceTokenizer(Tokenizer):
     lossless = True
     params_spec = SENTENCEPIECE_PARAMS
     open_params = True
+    sample_params = ("input_sentence_size", "shuffle_input_sentence")
 
     def __init__(self, model_proto: bytes) -> None:
         self._proto = model_proto

@@ -30,6 +30,9 @@ class ModelsSection:
     RUN = f"models/runs/{RUN_CELL}"
     #: the training corpus of a cell, pretokenized (BERT MLM and the causal LM read it)
     PRETOKENIZED = f"models/corpora/{CELL}"
+    #: one shard of it (``models.pretokenize_shards`` > 1), removed once merged
+    SHARD_CELL = f"{CELL}/shard{{shard}}"
+    PRETOKENIZED_SHARD = f"models/corpora/{CELL}.shards/{{shard}}"
 
     def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.study = study
@@ -71,6 +74,19 @@ class ModelsSection:
     def config(self) -> ModelsConfig:
         """The models section (defaults when the study has none; then no job uses it)."""
         return self.models or ModelsConfig()
+
+    @property
+    def pretokenize_shards(self) -> int:
+        """Jobs each cell's training text is pre-tokenized in (``models.pretokenize_shards``)."""
+        return self.config.pretokenize_shards
+
+    def pretokenized_shards(self, wildcards: Any) -> list[str]:
+        """The shard folders of a cell's pretokenized corpus, in order."""
+        cell = {key: wildcards[key] for key in ("language", "tokenizer", "size")}
+        return [
+            self.study.out(self.PRETOKENIZED_SHARD, shard=shard, **cell)
+            for shard in range(self.pretokenize_shards)
+        ]
 
     def cells(self) -> list[Cell]:
         """Every (language, tokenizer, size) that gets models, in a stable order.

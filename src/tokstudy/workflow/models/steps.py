@@ -23,7 +23,7 @@ from tokstudy.models.config import (
     PretrainConfig,
     from_mapping,
 )
-from tokstudy.models.data import pretokenize
+from tokstudy.models.data import merge_corpora, pretokenize
 from tokstudy.models.family import (
     family_for_tokenizer,
     training_tokenizer,
@@ -63,10 +63,40 @@ def pretokenize_mlm(snakemake: Snakemake) -> None:
     )
 
 
-def _pretokenize(tokenizer_dir: Path, text: Path, out_dir: Path, *, whole_word_mask: bool) -> None:
-    """The memory-mapped corpus of ``text`` under the tokenizer folder's training tokenizer
-    (one sampled segmentation per line for a sampling adapter: its record's
-    ``sampled_segmentation`` and the log say so)."""
+def pretokenize_shard(snakemake: Snakemake) -> None:
+    """Tokenize one byte range (shard ``{shard}`` of ``params.shards``) of a training text."""
+    run_step(
+        snakemake.log[0],
+        _pretokenize,
+        Path(snakemake.input.tokenizer),
+        Path(snakemake.input.train),
+        Path(snakemake.output[0]),
+        whole_word_mask=snakemake.params.whole_word_mask,
+        shard=(int(snakemake.wildcards.shard), snakemake.params.shards),
+    )
+
+
+def merge_pretokenized(snakemake: Snakemake) -> None:
+    """Join a training text's pretokenized shards into its one corpus."""
+    run_step(
+        snakemake.log[0],
+        merge_corpora,
+        [Path(path) for path in snakemake.input],
+        Path(snakemake.output[0]),
+    )
+
+
+def _pretokenize(
+    tokenizer_dir: Path,
+    text: Path,
+    out_dir: Path,
+    *,
+    whole_word_mask: bool,
+    shard: tuple[int, int] = (0, 1),
+) -> None:
+    """The memory-mapped corpus of ``text`` (or of its ``shard``) under the tokenizer
+    folder's training tokenizer (one sampled segmentation per line for a sampling adapter:
+    its record's ``sampled_segmentation`` and the log say so)."""
     tokenizer, sampling = training_tokenizer(tokenizer_dir)
     if sampling:
         log.warning(
@@ -81,6 +111,7 @@ def _pretokenize(tokenizer_dir: Path, text: Path, out_dir: Path, *, whole_word_m
         out_dir,
         with_char_spans=whole_word_mask,
         record={"sampled_segmentation": sampling or None},
+        shard=shard,
     )
 
 

@@ -25,6 +25,10 @@ DEFAULTS: dict[str, Any] = {
     "corpus_defaults": {
         "heldout": 0.1,
         "max_lines": None,
+        "max_bytes": None,
+        "take": "leading",
+        "file_format": "text",
+        "field": "text",
         "on_invalid_utf8": "error",
         "max_line_bytes": MAX_LINE_BYTES,
         "normalize": "none",

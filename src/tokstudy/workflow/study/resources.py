@@ -50,6 +50,8 @@ RULES: dict[str, RuleResources] = {
     **_rules("import_pretrained", 4000, 30, 1, "import_pretrained"),
     **_rules("silver_treebank", 2000, 30, 1, "silver_treebank"),
     **_rules("pretokenize_mlm", 4000, 60, 1, "pretokenize_mlm"),
+    **_rules("pretokenize_shard", 4000, 60, 1, "pretokenize_shard"),
+    **_rules("merge_pretokenized", 2000, 30, 1, "merge_pretokenized"),
     **_rules("prepare_characterbert", 4000, 60, 1, "prepare_characterbert"),
     **_rules("pretrain_mlm", 8000, 240, 2, "pretrain_mlm"),
     **_rules("evaluate_mlm", 4000, 60, 1, "evaluate_mlm"),
