@@ -9,32 +9,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
-from dataclasses import asdict
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from tokstudy.corpora.prepare import MAX_LINE_BYTES, CleaningStats, clean_lines
-from tokstudy.corpus_io import write_text_lines
+# Only what the parser needs is imported here: ``tokstudy --help`` stays fast (each command
+# imports its own modules; docs/benchmarks.md, "Start-up of the command line").
+from tokstudy.corpora.prepare import MAX_LINE_BYTES
 from tokstudy.errors import TokstudyError, one_line
-from tokstudy.metrics.compute import METRICS, check_metric_names, compute_metrics
-from tokstudy.output_paths import (
-    atomic_output,
-    check_not_an_input,
-    check_output_file,
-    check_output_folder,
-)
-from tokstudy.report.tables import tidy_rows
-from tokstudy.tokenizers.base import Tokenizer
-from tokstudy.tokenizers.external import load_any
-from tokstudy.tokenizers.registry import META_FILE
-from tokstudy.workflow.config_files import check_schema, load_config_file
-from tokstudy.workflow.plan import StudyPlan
-from tokstudy.workflow.study.core import Study
+from tokstudy.metrics.compute import METRICS
 
-#: the workflow's config schema, in the source checkout the workflow runs from
-DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tokstudy.tokenizers.base import Tokenizer
+
+#: the workflow's config schema, shipped inside the package (``pip install .`` carries it)
+DEFAULT_SCHEMA = Path(str(resources.files("tokstudy.workflow").joinpath("config.schema.yaml")))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -127,7 +118,13 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
     correlate.add_argument(
         "--out", type=Path, default=Path("."), help="folder for the tables (default: .)"
     )
-    correlate.add_argument("--bootstrap-samples", type=int, default=1000)
+    correlate.add_argument(
+        "--bootstrap-samples",
+        type=int,
+        default=1000,
+        help="bootstrap resamples (over cells and seeds) of each confidence interval "
+        "(default: 1000)",
+    )
     correlate.add_argument(
         "--permutations",
         type=int,
@@ -140,8 +137,18 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
         help="the intrinsic column declared before the analysis: listed first, its p "
         "Holm-adjusted alone (the others among themselves)",
     )
-    correlate.add_argument("--confidence", type=float, default=0.95)
-    correlate.add_argument("--seed", type=int, default=0)
+    correlate.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="level of the bootstrap confidence intervals, between 0 and 1 (default: 0.95)",
+    )
+    correlate.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the bootstrap and of the random orderings (default: 0)",
+    )
 
 
 def _names(value: str | None) -> tuple[str, ...]:
@@ -165,6 +172,8 @@ def correlate_command(args: argparse.Namespace) -> None:
             raise TokstudyError(f"{flag} must be at least {least}, got {value}")
     if not 0 < args.confidence < 1:
         raise TokstudyError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    from tokstudy.output_paths import check_not_an_input, check_output_folder
+
     check_output_folder(args.out, [args.cells], "--out")
     for name in (*OUTPUT_FILES.values(), SUMMARY_FILE):
         check_not_an_input(args.out / name, [args.cells], "--out")
@@ -185,6 +194,9 @@ def correlate_command(args: argparse.Namespace) -> None:
 
 def _load_tokenizer(path: Path) -> Tokenizer:
     """The tokenizer at ``path``; a missing or unreadable one is a one-line error naming it."""
+    from tokstudy.tokenizers.external import load_any
+    from tokstudy.tokenizers.registry import META_FILE
+
     if path.is_dir() and not any((path / name).is_file() for name in (META_FILE, "tokenizer.json")):
         raise TokstudyError(
             f"--tokenizer {path}: a directory without a tokenizer (no {META_FILE} or "
@@ -198,33 +210,16 @@ def _load_tokenizer(path: Path) -> Tokenizer:
         raise TokstudyError(f"--tokenizer {path}: cannot be loaded ({one_line(exc)})") from exc
 
 
-def _check_corpus(corpus: Path) -> None:
-    """One-line error for a corpus that is missing, a directory or a device (``/dev/zero``
-    would never end); a regular file or a pipe is read."""
-    if corpus.is_dir():
-        raise TokstudyError(f"--corpus {corpus}: is a directory, expected a text file")
-    if not corpus.exists():
-        raise TokstudyError(f"--corpus {corpus}: no such file")
-    if corpus.is_char_device() or corpus.is_block_device() or corpus.is_socket():
-        raise TokstudyError(f"--corpus {corpus}: is a device, expected a text file")
-
-
 def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str, max_line_bytes: int) -> Path:
     """``corpus`` cleaned as ``prepare_corpus`` cleans it, written into ``folder``.
 
     What cleaning changed is reported on stderr; no line left is an error.
     """
-    _check_corpus(corpus)
-    stats = CleaningStats()
+    from tokstudy.corpora.prepare import clean_corpus_file, cleaning_changes
+
     path = folder / "corpus.txt"
-    write_text_lines(path, clean_lines([corpus], "", on_invalid_utf8, stats, max_line_bytes))
-    if stats.lines_kept == 0:
-        raise TokstudyError(
-            f"--corpus {corpus}: no lines after cleaning ({stats.lines_read} read, all empty)"
-        )
-    changes = {
-        k: v for k, v in asdict(stats).items() if v and k not in ("lines_read", "lines_kept")
-    }
+    stats = clean_corpus_file(corpus, path, f"--corpus {corpus}", on_invalid_utf8, max_line_bytes)
+    changes = cleaning_changes(stats)
     if changes:
         counts = ", ".join(f"{key} {value}" for key, value in changes.items())
         print(f"tokstudy: note: --corpus {corpus}: {counts}", file=sys.stderr)
@@ -233,6 +228,15 @@ def cleaned_corpus(corpus: Path, folder: Path, on_invalid_utf8: str, max_line_by
 
 def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     """Compute the metrics table the ``metrics`` subcommand prints."""
+    import tempfile
+
+    import pandas as pd
+
+    from tokstudy.corpora.prepare import check_corpus_file
+    from tokstudy.metrics.compute import check_metric_names, compute_metrics
+    from tokstudy.output_paths import check_output_file
+    from tokstudy.report.tables import tidy_rows
+
     selected = args.metric or list(METRICS)
     check_metric_names(selected)
     for option, value, least in (
@@ -242,7 +246,7 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
         if value < least:
             raise TokstudyError(f"{option} must be at least {least}, got {value}")
     for corpus in args.corpus:
-        _check_corpus(corpus)
+        check_corpus_file(corpus, f"--corpus {corpus}")
     if args.output is not None:
         check_output_file(args.output, [args.tokenizer, *args.corpus], "--output")
     tokenizer = _load_tokenizer(args.tokenizer)
@@ -262,6 +266,10 @@ def check_config_command(args: argparse.Namespace) -> None:
     """Load the config files strictly, merge them as ``--configfile`` does, validate the
     result against the schema and resolve it as the workflow does (files, names, keys)."""
     from snakemake.utils import update_config
+
+    from tokstudy.workflow.config_files import check_schema, load_config_file
+    from tokstudy.workflow.plan import StudyPlan
+    from tokstudy.workflow.study.core import Study
 
     config: dict = {}
     for path in args.configfile:
@@ -294,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tokstudy: error: {exc}", file=sys.stderr)
         return 1
     if args.output:
+        from tokstudy.output_paths import atomic_output
+
         with atomic_output(args.output) as staged:
             table.to_csv(staged, index=False)
     print(table.drop(columns=["language"]).to_string(index=False))
