@@ -86,6 +86,23 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free)")
     _add_correlate_parser(commands)
+    status = commands.add_parser(
+        "status",
+        help="where a run of a study stands: jobs done, running, failed and left per stage, "
+        "and each running job's last log line (its progress)",
+    )
+    status.add_argument(
+        "results",
+        type=Path,
+        nargs="?",
+        default=Path("results"),
+        help="the study's results folder (default: results)",
+    )
+    status.add_argument(
+        "--directory",
+        type=Path,
+        help="the folder snakemake runs in (default: the one the run's lock names, else .)",
+    )
     return parser
 
 
@@ -296,6 +313,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "correlate":
             correlate_command(args)
+            return 0
+        if args.command == "status":
+            from tokstudy.workflow.status import status_report
+
+            print(status_report(args.results, args.directory))
             return 0
         table = metrics_command(args)
     except TokstudyError as exc:

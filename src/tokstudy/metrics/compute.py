@@ -41,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from tokstudy.corpus_io import batched, iter_lines
+from tokstudy.corpus_io import batched, count_lines, iter_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.progress import progress
 from tokstudy.tokenizers.base import Tokenizer, TokenStarts
 from tokstudy.words import batch_words
 
@@ -217,13 +218,14 @@ def compute_metrics(
     id_counts = np.zeros(len(tokenizer.vocab), dtype=np.int64)
     counts = dict.fromkeys(BATCH_COUNTS, 0)
     batches = tokenizer.encode_batches_starts(batched(iter_lines(corpus), batch_lines))
+    bar = progress(count_lines(corpus), f"scoring {Path(corpus).name}", log, unit="line")
     for lines, encoded in batches:
         id_counts += np.bincount(encoded.ids, minlength=len(id_counts))
         batch = EncodedBatch(lines, encoded)
         for name, count in BATCH_COUNTS.items():
             counts[name] += count(batch)
-        if counts["lines"] % (batch_lines * 10) == 0:
-            log.info("%d lines, %d tokens", counts["lines"], counts["tokens"])
+        bar.update(len(lines))
+    bar.close()
     if counts["lines"] == 0:
         raise TokstudyError(f"{corpus}: no lines to compute metrics on")
     counts |= {name: count(tokenizer, id_counts) for name, count in PASS_COUNTS.items()}
