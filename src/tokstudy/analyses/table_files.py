@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.markdown import markdown_table
+
 
 def write_table(table: pd.DataFrame, csv: Path, markdown: Path, title: str) -> None:
     """A table as CSV and as Markdown under a ``# title`` heading (``(no rows)`` when empty)."""
     table.to_csv(csv, index=False)
-    body = table.to_markdown(index=False, floatfmt=".4g") if len(table) else "(no rows)"
+    body = markdown_table(table)
     Path(markdown).write_text(f"# {title}\n\n{body}\n", encoding="utf-8")
