@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import write_lines
+import yaml
+from conftest import REPO, write_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from page_support import LANGUAGES, WORDS, tiny_study
@@ -27,6 +28,8 @@ from tokstudy.report.page.uncertainty import (
 )
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.registry import adapter_class
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 FERTILITY = Criterion("fertility", "fertility (tokens per word)", "lower")
 BYTES = Criterion("bytes_per_token", "bytes per token", "higher")
@@ -215,3 +218,12 @@ def test_the_page_opens_on_the_configs_first_language(tmp_path: Path) -> None:
         panel = data["recommendation"][language]["cells"]
         assert all(len(cell["intervals"]["fertility"]) == 2 for cell in panel)
     assert language_name("xx") == "xx"
+
+
+def test_the_page_rule_pairs_each_language_with_its_table_in_the_configs_order() -> None:
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    page = StudyPlan(Study(config, REPO)).page
+    assert list(page.heldout()) == list(config["languages"]) == ["en", "de", "fa", "bn"]
+    # the step zips heldout()'s languages with the rule's recommendation outputs
+    tables = [Path(path).name for path in page.recommendations()]
+    assert tables == [f"recommendation_{language}.csv" for language in page.heldout()]

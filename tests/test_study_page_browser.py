@@ -1,9 +1,6 @@
 """The study page and ``tokstudy serve`` in a real browser: Debian's Chromium driven by
 Selenium (headless). Without Chromium the tests are skipped with the reason; with ``CI``
 set a missing Chromium is a failure.
-
-``TOKSTUDY_DOCS_SCREENSHOT=1`` also writes the page's screenshot to
-``docs/img/study-page.png`` (docs/study-page.md).
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO
 from page_support import build_tiny_page, tiny_study
 
 from tokstudy.report.page.build import PageCell
@@ -33,7 +29,6 @@ DRIVER = shutil.which("chromedriver")
 WAIT_SECONDS = 20
 #: the two tokenizers picked in the viewer
 PICKED = ("hf_bpe", "hf_bytelevel_bpe")
-DOCS_SCREENSHOT = REPO / "docs" / "img" / "study-page.png"
 
 
 @pytest.fixture(scope="module")
@@ -145,12 +140,6 @@ def test_the_study_page_from_disk(
     assert browser.find_element(By.ID, "metric-count").text.startswith("4 of ")  # 4 cells
     browser.save_screenshot(str(tmp_path / "study-page.png"))
     assert (tmp_path / "study-page.png").stat().st_size > 10_000
-    if os.environ.get("TOKSTUDY_DOCS_SCREENSHOT") == "1":
-        browser.find_element(By.ID, "metric-filter").clear()
-        browser.find_element(By.ID, "metric-summary").click()
-        browser.execute_script("window.scrollTo(0, 0)")
-        browser.set_window_size(1100, 900)
-        browser.save_screenshot(str(DOCS_SCREENSHOT))
 
 
 @pytest.fixture(scope="module")

@@ -54,8 +54,6 @@ rule correlation:
         nmt_sides=correlation_plan.nmt_metric_sides(),
     log:
         out(log_path("correlation")),
-    conda:
-        "../../../envs/report.yaml"
     threads: planners.threads("correlation")
     resources:
         **planners.resources("correlation"),
