@@ -127,8 +127,8 @@ def summarize(
     table["recommended"] = False
     table["indistinguishable"] = False
     method = (
-        f"{confidence:.0%} bootstrap intervals over {lines} held-out lines "
-        f"({resamples} resamples; scipy.stats.bootstrap, percentile)"
+        f"{confidence:.0%} percentile bootstrap intervals over each language's held-out lines "
+        f"({resamples} resamples; scipy.stats.bootstrap)"
     )
     summary: dict[str, Any] = {"cell": None, "method": method, "lines": lines}
     placed = [i for i, key in enumerate(keys) if key in estimates]
