@@ -22,6 +22,7 @@ import tokstudy
 from tokstudy import api
 from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
+from tokstudy.workflow.code_fingerprint import CodeIndex
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +179,19 @@ def test_a_built_wheel_carries_the_schema_and_the_page_template(tmp_path: Path) 
     from tokstudy.cli import DEFAULT_SCHEMA
 
     assert DEFAULT_SCHEMA.parent == REPO / "src/tokstudy/workflow"
+
+
+def test_the_api_is_no_part_of_a_workflow_steps_code() -> None:
+    # importing any step runs tokstudy/__init__.py, whose lazy __getattr__ names the API:
+    # were that a fingerprinted import, an API change would rerun every job of every study
+    index = CodeIndex(REPO / "src" / "tokstudy")
+    for step in (
+        "tokstudy.workflow.corpora.steps.prepare_corpus",
+        "tokstudy.workflow.tokenizers.steps.train_tokenizer",
+        "tokstudy.workflow.report.steps.study_page",
+    ):
+        modules = index.modules_of(step)
+        assert "tokstudy" in modules and "tokstudy.api" not in modules, step
+    assert "tokstudy.report.page.uncertainty" not in index.modules_of(
+        "tokstudy.workflow.corpora.steps.prepare_corpus"
+    )

@@ -21,7 +21,10 @@ __all__ = ["__version__", "correlate", "load_tokenizer", "measure", "segment", "
 def __getattr__(name: str) -> Any:
     """``tokstudy.<function>``: the function of :mod:`tokstudy.api`, imported on first use."""
     if name in __all__:
-        return getattr(import_module("tokstudy.api"), name)
+        # relative: a module named in a string literal counts as imported by this package
+        # for the workflow's code fingerprints, and every step's code would then include
+        # the API (tokstudy.workflow.code_fingerprint), which no step runs
+        return getattr(import_module(".api", __name__), name)
     raise AttributeError(f"module 'tokstudy' has no attribute {name!r}")
 
 

@@ -13,19 +13,43 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-# Only what the parser needs is imported here: ``tokstudy --help`` stays fast (each command
-# imports its own modules; docs/benchmarks.md, "Start-up of the command line").
-from tokstudy.corpora.prepare import MAX_LINE_BYTES
+# Nothing heavy is imported here: ``tokstudy --help`` stays fast (each command imports its
+# own modules; docs/benchmarks.md, "Start-up of the command line").
 from tokstudy.errors import TokstudyError, one_line
-from tokstudy.metrics.compute import METRICS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from tokstudy.tokenizers.base import Tokenizer
 
 #: the workflow's config schema, shipped inside the package (``pip install .`` carries it)
 DEFAULT_SCHEMA = Path(str(resources.files("tokstudy.workflow").joinpath("config.schema.yaml")))
+
+
+class _ShownInHelp:
+    """A value of a help text computed only when the help is shown (argparse fills a help's
+    ``%(name)s`` from the action's attributes then): what it needs is imported only for
+    ``--help``."""
+
+    def __init__(self, value: Callable[[], object]) -> None:
+        self.value = value
+
+    def __str__(self) -> str:
+        return str(self.value())
+
+
+def _metric_names() -> str:
+    from tokstudy.metrics.compute import METRICS
+
+    return ", ".join(METRICS)
+
+
+def _max_line_bytes() -> int:
+    from tokstudy.corpora.prepare import MAX_LINE_BYTES
+
+    return MAX_LINE_BYTES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,16 +78,17 @@ def _parser() -> argparse.ArgumentParser:
         default="error",
         help="invalid UTF-8 or NUL bytes: stop naming file and line, or replace by U+FFFD",
     )
-    metrics.add_argument(
+    longest = metrics.add_argument(
         "--max-line-bytes",
         type=int,
-        default=MAX_LINE_BYTES,
         help="split longer lines at whitespace, as corpus_defaults.max_line_bytes does "
-        f"(default: {MAX_LINE_BYTES})",
+        "(default: %(limit)s)",
     )
-    metrics.add_argument(
-        "--metric", action="append", help=f"metric to report (default: all of {', '.join(METRICS)})"
+    longest.limit = _ShownInHelp(_max_line_bytes)
+    metric = metrics.add_argument(
+        "--metric", action="append", help="metric to report (default: all of %(names)s)"
     )
+    metric.names = _ShownInHelp(_metric_names)
     metrics.add_argument("--output", type=Path, help="write the tidy table to this CSV file")
     metrics.add_argument("--batch-lines", type=int, default=2048, help="lines encoded per batch")
     check = commands.add_parser(
@@ -250,12 +275,14 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     import pandas as pd
 
     from tokstudy.corpora.prepare import check_corpus_file
-    from tokstudy.metrics.compute import check_metric_names, compute_metrics
+    from tokstudy.metrics.compute import METRICS, check_metric_names, compute_metrics
     from tokstudy.output_paths import check_output_file
     from tokstudy.report.tables import tidy_rows
 
     selected = args.metric or list(METRICS)
     check_metric_names(selected)
+    if args.max_line_bytes is None:
+        args.max_line_bytes = _max_line_bytes()
     for option, value, least in (
         ("--batch-lines", args.batch_lines, 1),
         ("--max-line-bytes", args.max_line_bytes, 64),
