@@ -154,3 +154,20 @@ def packages_run(name: str, targets: set[str], modules: set[str]) -> set[str]:
         for target in targets
         for depth in range(1, target.count(".") + 1)
     } & modules - own - {name}
+
+
+def cell_interval(columns, replicates, statistic, **resampling):
+    """:func:`tokstudy.statistics.bootstrap.cluster_interval` with every cell its own
+    cluster in one block: cells resampled one by one, then seeds within them;
+    ``statistic(*columns, scores, axis=-1)``."""
+    from tokstudy.statistics.bootstrap import cluster_interval
+
+    cells = len(replicates)
+    return cluster_interval(
+        columns,
+        replicates,
+        [[cell] for cell in range(cells)],
+        [0] * cells,
+        lambda *values: statistic(*values[:-1], axis=-1),
+        **resampling,
+    )

@@ -1,17 +1,21 @@
-"""The causal-LM scale agreement: Kendall's τ and the larger-minus-smaller difference
-against hand computations and scipy called directly."""
+"""The causal-LM scale agreement with the tokenizer as the unit: Kendall's τ within size
+and the larger-minus-smaller difference against hand computations, brute-force
+relabelling of the tokenizers and scipy called directly."""
+
+import itertools
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from tokstudy.models.clm_scales import scale_agreement
+from tokstudy.models.clm_scales import scale_agreement, tau_within_size
+
+CELLS = [(t, size) for t in ("bpe", "unigram", "wordpiece", "hft") for size in (1000, 2000)]
 
 
 def clm_rows(scale: str, language: str, seed: int, values: list[float]) -> list[dict]:
-    """Rows of four cells: (bpe, 1000), (bpe, 2000), (unigram, 1000), (unigram, 2000)."""
-    cells = [("bpe", 1000), ("bpe", 2000), ("unigram", 1000), ("unigram", 2000)]
+    """Rows of eight cells: four tokenizers at 1000 and 2000, in :data:`CELLS` order."""
     return [
         {
             "scale": scale,
@@ -21,44 +25,73 @@ def clm_rows(scale: str, language: str, seed: int, values: list[float]) -> list[
             "seed": seed,
             "bits_per_byte": value,
         }
-        for (tokenizer, size), value in zip(cells, values, strict=True)
+        for (tokenizer, size), value in zip(CELLS, values, strict=True)
     ]
 
 
-TINY = [1.0, 2.0, 3.0, 4.0]
-SMALL = [0.9, 2.2, 1.9, 3.5]  # one discordant pair of six: cells 2 and 3
+#: at 1000 the tokenizers rank 1, 2, 3, 4 at tiny and 1, 3, 2, 4 at small (one discordant
+#: pair of six: τ = 4/6); at 2000 alike at both (τ = 1): τ within size = (4/6 + 1) / 2
+TINY = [1.0, 0.5, 2.0, 1.5, 3.0, 2.5, 4.0, 3.5]
+SMALL = [0.9, 0.4, 2.2, 1.4, 1.9, 2.4, 3.5, 3.0]
 
 
 def table(*groups: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([row for group in groups for row in group])
 
 
-def test_tau_and_difference_by_hand():
+def test_tau_within_size_and_difference_by_hand():
     frame = table(
         clm_rows("tiny", "en", 0, TINY),
-        clm_rows("tiny", "en", 1, [9.0, 9.0, 9.0, 9.0]),  # seed 1: small has none, left out
+        clm_rows("tiny", "en", 1, [9.0] * 8),  # seed 1: small has none, left out
         clm_rows("small", "en", 0, SMALL),
     )
     row = scale_agreement(frame, bootstrap_resamples=200, bootstrap_seed=0).iloc[0]
-    assert (row["smaller"], row["larger"], row["seeds"], row["cells"]) == ("tiny", "small", "0", 4)
-    assert row["kendall_tau"] == pytest.approx((5 - 1) / 6)  # 5 concordant, 1 discordant
-    assert row["mean_bpb_smaller"] == pytest.approx(2.5)
-    assert row["mean_bpb_larger"] == pytest.approx((0.9 + 2.2 + 1.9 + 3.5) / 4)
-    assert row["mean_difference"] == pytest.approx((-0.1 + 0.2 - 1.1 - 0.5) / 4)
-    assert row["larger_better_cells"] == 3
-    assert row["p_tau"] == pytest.approx(stats.kendalltau(TINY, SMALL).pvalue)
-    assert row["p_difference"] == pytest.approx(stats.wilcoxon(SMALL, TINY).pvalue)
+    assert (row["smaller"], row["larger"], row["seeds"], row["cells"]) == ("tiny", "small", "0", 8)
+    assert row["tokenizers"] == 4
+    assert row["kendall_tau"] == pytest.approx((4 / 6 + 1) / 2)
+    assert row["mean_bpb_smaller"] == pytest.approx(np.mean(TINY))
+    assert row["mean_difference"] == pytest.approx(np.mean(np.subtract(SMALL, TINY)))
+    assert row["larger_better_cells"] == int(np.sum(np.array(SMALL) < np.array(TINY)))
+    # Wilcoxon over the 4 tokenizers' mean differences, not over the 8 cells
+    per_tokenizer = np.subtract(SMALL, TINY).reshape(4, 2).mean(axis=1)
+    assert row["p_difference"] == pytest.approx(stats.wilcoxon(per_tokenizer).pvalue)
     assert row["p_tau_adjusted"] == row["p_tau"]  # one row: Holm leaves it
 
 
-def test_intervals_are_scipy_bootstrap_over_cells():
+def test_taus_p_relabels_the_tokenizers_by_brute_force():
+    # oracle: every relabelling of the 4 tokenizers at the larger scale (4! = 24), the same
+    # at both sizes, τ within size recomputed by scipy; scipy's two-sided p over them
+    frame = table(clm_rows("tiny", "en", 0, TINY), clm_rows("small", "en", 0, SMALL))
+    row = scale_agreement(frame, bootstrap_resamples=50, bootstrap_seed=0).iloc[0]
+    tiny, small = np.array(TINY).reshape(4, 2), np.array(SMALL).reshape(4, 2)
+
+    def tau(larger: np.ndarray) -> float:
+        return np.mean([stats.kendalltau(tiny[:, s], larger[:, s]).statistic for s in (0, 1)])
+
+    null = np.array([tau(small[list(order)]) for order in itertools.permutations(range(4))])
+    observed = tau(small)
+    less, greater = np.mean(null <= observed + 1e-12), np.mean(null >= observed - 1e-12)
+    assert row["p_tau"] == pytest.approx(min(1, 2 * min(less, greater)))
+
+
+def test_intervals_resample_tokenizers_with_their_cells():
+    # oracle: scipy's bootstrap over the 4 tokenizers in name order (same generator), each
+    # drawn tokenizer's two cells gathered by hand
     frame = table(clm_rows("tiny", "en", 0, TINY), clm_rows("small", "en", 0, SMALL))
     row = scale_agreement(frame, bootstrap_resamples=300, bootstrap_seed=7).iloc[0]
     a, b = np.array(TINY), np.array(SMALL)
+    names = [tokenizer for tokenizer, size in CELLS[::2]]
+    first = {name: 2 * names.index(name) for name in names}  # each one's cells in CELLS
+
+    def mean_difference(drawn: np.ndarray) -> float:
+        starts = [first[sorted(names)[int(t)]] for t in drawn]
+        cells = np.concatenate([[start, start + 1] for start in starts])
+        return float(np.mean(b[cells] - a[cells]))
+
     expected = stats.bootstrap(
-        (a, b),
-        lambda x, y, axis=-1: np.mean(y - x, axis=axis),
-        paired=True,
+        (np.arange(4),),
+        mean_difference,
+        vectorized=False,
         n_resamples=300,
         method="percentile",
         rng=np.random.default_rng(7),
@@ -69,8 +102,22 @@ def test_intervals_are_scipy_bootstrap_over_cells():
     assert row["tau_low"] <= row["kendall_tau"] <= row["tau_high"]
 
 
+def test_tau_within_size_ignores_what_size_alone_orders():
+    # both scales order the cells by size only (bigger vocabulary, fewer bits), the
+    # tokenizers at random within a size: τ over cells is high, τ within size is not
+    sizes = np.array([1000, 2000] * 4)
+    smaller = np.array([3.0, 1.0, 3.1, 1.1, 3.2, 1.2, 3.3, 1.3])
+    larger = np.array([2.3, 0.2, 2.0, 0.3, 2.2, 0.0, 2.1, 0.1])
+    assert stats.kendalltau(smaller, larger).statistic == pytest.approx(3 / 7)
+    by_hand = np.mean(
+        [stats.kendalltau(smaller[sizes == s], larger[sizes == s]).statistic for s in (1000, 2000)]
+    )
+    assert float(tau_within_size(smaller, larger, sizes)) == pytest.approx(by_hand)
+    assert by_hand == pytest.approx(-1 / 3)  # within each size they disagree
+
+
 def test_holm_over_languages_and_preset_order():
-    reversed_small = [4.0, 3.0, 2.0, 1.0]
+    reversed_small = [4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5]
     frame = table(
         clm_rows("small", "fi", 0, reversed_small),  # listed first: order comes from presets
         clm_rows("tiny", "fi", 0, TINY),
@@ -81,12 +128,9 @@ def test_holm_over_languages_and_preset_order():
     assert list(rows["language"]) == ["en", "fi"]
     assert set(rows["smaller"]) == {"tiny"}
     assert rows.loc[1, "kendall_tau"] == pytest.approx(-1.0)
-    p = np.array(
-        [stats.kendalltau(TINY, SMALL).pvalue, stats.kendalltau(TINY, reversed_small).pvalue]
-    )
-    low, high = sorted(p)
+    low, high = sorted(rows["p_tau"])
     holm = {low: min(1, 2 * low), high: max(min(1, 2 * low), min(1, high))}
-    assert list(rows["p_tau_adjusted"]) == pytest.approx([holm[v] for v in p])
+    assert list(rows["p_tau_adjusted"]) == pytest.approx([holm[v] for v in rows["p_tau"]])
 
 
 def test_a_language_with_one_scale_or_one_shared_cell_has_no_row():
@@ -99,7 +143,7 @@ def test_a_language_with_one_scale_or_one_shared_cell_has_no_row():
 
 
 def test_two_budgets_of_one_preset_are_ordered_by_preset_then_name():
-    flops = [1.1, 2.1, 2.9, 4.2]  # every pair concordant with TINY
+    flops = [1.1, 0.6, 2.1, 1.6, 2.9, 2.4, 4.2, 3.7]  # every tokenizer pair as TINY orders it
     frame = table(
         clm_rows("tiny_flops", "en", 0, flops),
         clm_rows("small", "en", 0, SMALL),

@@ -7,6 +7,7 @@ import gc
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,10 +20,19 @@ from workflow_support import snakemake
 
 from tokstudy.analyses.correlation import table as correlation_module
 from tokstudy.analyses.correlation.cells import SCORE_NOTES, check_cells, study_cells, study_scores
-from tokstudy.analyses.correlation.run import OUTPUT_FILES, SUMMARY_FILE, correlate
+from tokstudy.analyses.correlation.markdown import correlation_markdown, sensitivity_markdown
+from tokstudy.analyses.correlation.run import (
+    OUTPUT_FILES,
+    SUMMARY_FILE,
+    Correlations,
+    correlate,
+    sensitivity,
+)
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.correlation.table import (
+    COLUMNS,
     FLOOR_PERMUTATIONS,
+    comparison_table,
     correlation_table,
     mixed_table,
     ranking,
@@ -40,12 +50,15 @@ def _cells(rows: list[dict], scores: list[str]) -> pd.DataFrame:
     return check_cells(pd.DataFrame(rows).astype(str), scores, "test cells")
 
 
-def _grid(rng: np.random.Generator, metrics, score, languages=("xx",), seeds=(0, 1)) -> list:
-    """4 tokenizers × 3 sizes per language; ``metrics``/``score`` map (size, quality, rng)."""
+def _grid(
+    rng: np.random.Generator, metrics, score, languages=("xx",), seeds=(0, 1), tokenizers=7
+) -> list:
+    """``tokenizers`` tokenizers × 3 sizes per language; ``metrics``/``score`` map (size,
+    quality, rng); a tokenizer's quality is its own in every language."""
+    qualities = rng.normal(size=tokenizers)
     rows = []
     for language in languages:
-        for tokenizer in "abcd":
-            quality = rng.normal()
+        for tokenizer, quality in zip("abcdefghijklmnop"[:tokenizers], qualities, strict=True):
             for size in SIZES:
                 values = {name: f(size, quality, rng) for name, f in metrics.items()}
                 for seed in seeds:
@@ -75,15 +88,15 @@ def test_only_size_moves_the_score_no_metric_survives_adjustment(monkeypatch) ->
     monkeypatch.setattr(gc, "collect", lambda *args: 0)
     settings = CorrelationSettings(bootstrap_samples=20, permutations=20000, seed=0)
     significant, plain = 0, 0
-    for replicate in range(100):
+    for replicate in range(200):
         rng = np.random.default_rng(replicate)
         rows = _grid(rng, SIZE_ONLY, lambda s, q, r: np.log(s) + r.normal(0, 0.3))
         table = correlation_table(_cells(rows, ["score"]), ["score"], settings)
         significant += bool((table["p_adjusted"] < 0.05).any())
         plain += bool((table["spearman_low"] > 0).all())
-    assert significant <= 5
+    assert significant <= 14  # 7 %: Holm keeps the family-wise rate near 5 %
     # the size-blind statistic finds every metric "predictive" in nearly every replicate
-    assert plain >= 90
+    assert plain >= 180
 
 
 def test_a_metric_carrying_a_within_size_signal_is_found() -> None:
@@ -92,41 +105,46 @@ def test_a_metric_carrying_a_within_size_signal_is_found() -> None:
         "noise": lambda s, q, r: np.log(s) + r.normal(),
     }
     rows = _grid(
-        np.random.default_rng(7), metrics, lambda s, q, r: np.log(s) + q + r.normal(0, 0.2)
+        np.random.default_rng(8), metrics, lambda s, q, r: np.log(s) + q + r.normal(0, 0.2)
     )
     table = correlation_table(_cells(rows, ["score"]), ["score"], FAST).set_index("intrinsic")
     assert table.loc["signal", "p_adjusted"] < 0.01
     assert table.loc["noise", "p_adjusted"] > 0.05
     assert table.loc["signal", "partial_low"] > 0
+    # 7 tokenizers: 7! = 5040 relabellings, all enumerated; the floor 2/5040
     assert table.loc["signal", "p_method"] == "exact"
+    assert table.loc["signal", "permutations"] == 5040 and table.loc["signal", "units"] == 7
+    assert table.loc["signal", "min_attainable_p"] == pytest.approx(2 / 5040)
 
 
-def test_a_monte_carlo_p_at_its_floor_is_drawn_again_then_approximated() -> None:
+def test_a_monte_carlo_p_at_its_floor_is_drawn_again_and_kept_at_the_new_floor() -> None:
     rng = np.random.default_rng(3)
-    metrics = {"metric": lambda s, q, r: q + r.normal(0, 0.01)}
-    rows = _grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy", "zz"))
+    metrics = {"metric": lambda s, q, r: q}
+    rows = _grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy", "zz"), tokenizers=12)
     pooled = correlation_table(_cells(rows, ["score"]), ["score"], FAST).set_index("scope")
     pooled = pooled.loc["pooled"]
-    # 24⁹ orderings: Monte Carlo; none of the 20000 drawn, nor of the 1,000,000 drawn
-    # after them, is as concordant as the data
+    # 12! orderings of the tokenizers: Monte Carlo; none of the 20000 drawn, nor of the
+    # 1,000,000 drawn after them, is as concordant as the data
     floor = 2 / (FLOOR_PERMUTATIONS + 1)
     assert pooled["permutations"] == FLOOR_PERMUTATIONS
     assert pooled["min_attainable_p"] == pytest.approx(floor)
-    assert pooled["p_method"] == "normal" and "normal approximation" in pooled["note"]
+    assert pooled["p_method"] == "monte_carlo"
     assert f"p at the floor of {FAST.permutations} orderings" in pooled["note"]
-    # oracle: the within-size ρ is 1 over 36 cells in 9 strata of 4, each stratum's
-    # permutation variance of Σ x·y is Σx²·Σy²/3 with centered ranks (Σ = 5 each): z = ρ/σ
-    sigma = math.sqrt(9 * 5 * 5 / 3) / (9 * 5)
-    assert pooled["within_size_spearman"] == pytest.approx(1)
-    assert pooled["p_within_size"] == pytest.approx(2 * stats.norm.sf(1 / sigma))
+    assert (
+        f"no drawn ordering as extreme: p is the floor of {FLOOR_PERMUTATIONS}" in (pooled["note"])
+    )
+    # every stratum ranks the 12 tokenizers alike: only the identity relabelling (1 in
+    # 12! ≈ 4.8·10⁸) is as concordant, so no draw is, and each tail is 1/(B + 1): a valid p
+    assert pooled["partial_spearman"] == pytest.approx(1)
+    assert pooled["p_within_size"] == pytest.approx(floor)
 
 
 def test_a_p_at_the_floor_of_few_orderings_is_measured_with_more(monkeypatch) -> None:
     monkeypatch.setattr(correlation_module, "FLOOR_PERMUTATIONS", 100_000)
     settings = CorrelationSettings(bootstrap_samples=20, permutations=500, seed=1)
-    rng = np.random.default_rng(1)
-    metrics = {"metric": lambda s, q, r: q + r.normal(0, 0.8)}
-    rows = _grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy", "zz"))
+    rng = np.random.default_rng(2)
+    metrics = {"metric": lambda s, q, r: q + r.normal(0, 0.9)}
+    rows = _grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy", "zz"), tokenizers=12)
     cells = _cells(rows, ["score"])
     pooled = correlation_table(cells, ["score"], settings).set_index("scope").loc["pooled"]
     assert pooled["p_method"] == "monte_carlo" and pooled["permutations"] == 100_000
@@ -136,12 +154,14 @@ def test_a_p_at_the_floor_of_few_orderings_is_measured_with_more(monkeypatch) ->
     assert pooled["min_attainable_p"] == pytest.approx(2 / 100_001)
 
 
-def _tiny(score: list[float], metric: list[float], languages=("xx",), sizes=(1000,)) -> list:
+def _tiny(
+    score: list[float], metric: list[float], languages=("xx",), sizes=(1000,), tokenizers="abcd"
+) -> list:
     rows = []
     values = iter(zip(metric, score, strict=True))
     for language in languages:
         for size in sizes:
-            for tokenizer in "abcd":
+            for tokenizer in tokenizers:
                 m, s = next(values)
                 rows.append(
                     {
@@ -157,8 +177,9 @@ def _tiny(score: list[float], metric: list[float], languages=("xx",), sizes=(100
     return rows
 
 
-def test_intervals_are_scipys_bootstrap_at_the_stated_confidence() -> None:
-    # one seed per cell: the hierarchical bootstrap is scipy's paired bootstrap of cells
+def test_intervals_resample_tokenizers_with_all_their_cells_as_scipy_would() -> None:
+    # oracle: scipy's bootstrap over the 7 tokenizers (same generator), each drawn
+    # tokenizer's cells gathered by hand and the statistics computed on them by scipy
     rng = np.random.default_rng(2)
     rows = _grid(
         rng, {"metric": lambda s, q, r: q + r.normal()}, lambda s, q, r: np.log(s) + q, seeds=(0,)
@@ -167,12 +188,28 @@ def test_intervals_are_scipys_bootstrap_at_the_stated_confidence() -> None:
     table = correlation_table(cells, ["score"], FAST).set_index("intrinsic")
     x, y = cells["metric"].to_numpy(), cells["score"].to_numpy()
     log_size = np.log(cells["vocab_size"].to_numpy())
+    names = sorted(cells["tokenizer"].unique())
+    own = [np.flatnonzero(cells["tokenizer"].to_numpy() == name) for name in names]
+    # each tokenizer's cells in the order of their sizes: a drawn one takes those places
+    own = [c[np.argsort(cells["vocab_size"].to_numpy()[c].astype(str), kind="stable")] for c in own]
 
-    def reference(data, statistic):
+    def within(a, b, sizes):
+        ranked = [
+            np.concatenate([stats.rankdata(v[sizes == s]) - (np.sum(sizes == s) + 1) / 2
+                            for s in np.unique(sizes)])
+            for v in (a, b)
+        ]  # fmt: skip
+        return ranked[0] @ ranked[1] / np.sqrt((ranked[0] @ ranked[0]) * (ranked[1] @ ranked[1]))
+
+    def reference(statistic):
+        def on_tokenizers(drawn):
+            picked = np.concatenate([own[int(t)] for t in drawn])
+            places = np.concatenate([own[0]] * len(drawn))  # the sizes, in order
+            return statistic(picked, places)
+
         return stats.bootstrap(
-            data,
-            statistic,
-            paired=True,
+            (np.arange(len(names)),),
+            on_tokenizers,
             vectorized=False,
             n_resamples=200,
             confidence_level=0.95,
@@ -180,53 +217,75 @@ def test_intervals_are_scipys_bootstrap_at_the_stated_confidence() -> None:
             rng=np.random.default_rng(1),
         ).confidence_interval
 
-    def rank_residual_partial(a, s, b):
-        design = np.column_stack([np.ones(len(a)), stats.rankdata(s)])
-        res = [
-            stats.rankdata(v) - design @ np.linalg.lstsq(design, stats.rankdata(v), rcond=None)[0]
-            for v in (a, b)
-        ]
-        return stats.pearsonr(*res).statistic
-
-    plain = reference((x, y), lambda a, b: stats.spearmanr(a, b).statistic)
-    partial = reference((x, log_size, y), rank_residual_partial)
-    size = reference((log_size, y), lambda a, b: stats.spearmanr(a, b).statistic)
+    sizes = cells["vocab_size"].to_numpy()
+    plain = reference(lambda c, p: stats.spearmanr(x[c], y[c]).statistic)
+    partial = reference(lambda c, p: within(x[c], y[c], sizes[p]))
+    size = reference(lambda c, p: stats.spearmanr(log_size[c], y[c]).statistic)
     row = table.loc["metric"]
     assert (row["spearman_low"], row["spearman_high"]) == pytest.approx((plain.low, plain.high))
     assert (row["partial_low"], row["partial_high"]) == pytest.approx((partial.low, partial.high))
     assert (row["size_low"], row["size_high"]) == pytest.approx((size.low, size.high))
     assert row["spearman"] == pytest.approx(stats.spearmanr(x, y).statistic)
-    assert row["partial_spearman"] == pytest.approx(rank_residual_partial(x, log_size, y))
+    assert row["partial_spearman"] == pytest.approx(within(x, y, sizes))
 
 
-def test_within_size_p_by_brute_force_and_holm_by_hand() -> None:
-    # 2 sizes × 4 tokenizers: 24² = 576 within-size orderings, all enumerated here
-    metric = [0.1, 0.4, 0.2, 0.3, 1.5, 1.1, 1.2, 1.9]
-    score = [1.0, 3.0, 2.0, 2.5, 5.0, 4.0, 4.5, 6.0]
-    cells = _cells(_tiny(score, metric, sizes=(1000, 2000)), ["score"])
-    table = correlation_table(cells, ["score"], FAST).set_index("intrinsic")
-    x, y = cells["metric"].to_numpy(), cells["score"].to_numpy()
+def _relabelled_pvalue(cells: pd.DataFrame, metric: str) -> tuple[float, int]:
+    """Oracle: the within-size ρ recomputed from the table for every relabelling of its
+    tokenizers (tokenizer t's scores given to π(t) in every size), and scipy's two-sided p
+    over them; with the number of relabellings."""
+    names = sorted(cells["tokenizer"].unique())
+    score = cells.set_index(["tokenizer", "vocab_size"])["score"]
     sizes = cells["vocab_size"].to_numpy()
-    first, second = np.flatnonzero(sizes == 1000), np.flatnonzero(sizes == 2000)
 
-    def within(values):
-        return np.concatenate([stats.rankdata(values[g]) - 2.5 for g in (first, second)])
+    def rho(mapping: dict) -> float:
+        moved = np.array(
+            [score[mapping[t], s] for t, s in zip(cells["tokenizer"], sizes, strict=True)]
+        )
+        a, b = (
+            np.concatenate(
+                [
+                    stats.rankdata(v[sizes == s]) - (np.sum(sizes == s) + 1) / 2
+                    for s in np.unique(sizes)
+                ]
+            )
+            for v in (cells[metric].to_numpy(), moved)
+        )  # fmt: skip  (both ranked stratum by stratum, in the same cell order)
+        return float(a @ b / np.sqrt((a @ a) * (b @ b)))
 
-    def rho(order):
-        a, b = within(x), within(y[order])
-        return a @ b / np.sqrt((a @ a) * (b @ b))
-
-    null = []
-    for p in itertools.permutations(first):
-        for q in itertools.permutations(second):
-            order = np.arange(8)
-            order[first], order[second] = p, q
-            null.append(rho(order))
-    observed = rho(np.arange(8))
+    null = [rho(dict(zip(names, order, strict=True))) for order in itertools.permutations(names)]
+    observed = rho({t: t for t in names})
     null = np.array(null)
-    expected = min(1, 2 * min(np.mean(null <= observed + 1e-12), np.mean(null >= observed - 1e-12)))
-    assert table.loc["metric", "p_within_size"] == pytest.approx(expected)
-    assert table.loc["metric", "min_attainable_p"] == pytest.approx(2 / 576)
+    less, greater = np.mean(null <= observed + 1e-12), np.mean(null >= observed - 1e-12)
+    return float(min(1, 2 * min(less, greater))), len(null)
+
+
+def _six(metric: list[float], score: list[float]) -> pd.DataFrame:
+    """6 tokenizers × 2 sizes, one seed, the given values in tokenizer-then-size order."""
+    rows = [
+        {"language": "xx", "tokenizer": t, "vocab_size": size, "seed": 0,
+         "metric": m, "other": -m * m, "score": s}
+        for (t, size), m, s in zip(
+            itertools.product("abcdef", (1000, 2000)), metric, score, strict=True
+        )
+    ]  # fmt: skip
+    return _cells(rows, ["score"])
+
+
+SIX_METRIC = [0.1, 1.5, 0.4, 1.1, 0.2, 1.2, 0.3, 1.9, 0.9, 0.7, 0.6, 1.0]
+SIX_SCORE = [1.0, 5.0, 3.0, 4.0, 2.0, 4.5, 2.5, 6.0, 2.2, 3.9, 1.5, 5.5]
+
+
+def test_within_size_p_relabels_tokenizers_by_brute_force_and_holm_by_hand() -> None:
+    # 6 tokenizers at 2 sizes: 6! = 720 relabellings, the same one in both sizes (not
+    # 720² orderings of cells)
+    cells = _six(SIX_METRIC, SIX_SCORE)
+    table = correlation_table(cells, ["score"], FAST).set_index("intrinsic")
+    for metric in ("metric", "other"):
+        expected, count = _relabelled_pvalue(cells, metric)
+        assert count == 720
+        assert table.loc[metric, "p_within_size"] == pytest.approx(expected)
+        assert table.loc[metric, "p_method"] == "exact"
+    assert table.loc["metric", "min_attainable_p"] == pytest.approx(2 / 720)
     # Holm over the two metrics by hand: the smaller p doubled, the larger kept (monotone)
     small, large = sorted(table["p_within_size"])
     by_hand = {small: min(1, 2 * small), large: max(min(1, 2 * small), large)}
@@ -235,9 +294,7 @@ def test_within_size_p_by_brute_force_and_holm_by_hand() -> None:
 
 
 def test_a_primary_metric_comes_first_and_is_adjusted_alone() -> None:
-    metric = [0.1, 0.4, 0.2, 0.3, 1.5, 1.1, 1.2, 1.9]
-    score = [1.0, 3.0, 2.0, 2.5, 5.0, 4.0, 4.5, 6.0]
-    cells = _cells(_tiny(score, metric, sizes=(1000, 2000)), ["score"])
+    cells = _six(SIX_METRIC, SIX_SCORE)
     settings = CorrelationSettings(bootstrap_samples=50, permutations=20000, primary="other")
     table = correlation_table(cells, ["score"], settings)
     assert list(table["intrinsic"]) == ["other", "metric"]  # declared first, listed first
@@ -263,36 +320,42 @@ def test_a_primary_metric_must_be_a_study_metric_with_its_split() -> None:
     )
 
 
-def test_four_cells_per_scope_cannot_reach_005_and_the_floor_is_printed(tmp_path) -> None:
-    # one size, 4 tokenizers: 4! = 24 orderings, two-sided floor 2/24 = 0.083
+def test_four_tokenizers_cannot_reach_005_so_no_p_is_given(tmp_path) -> None:
+    # one size, 4 tokenizers: 4! = 24 relabellings, two-sided floor 2/24 = 0.083
     cells = _cells(_tiny([1, 2, 3, 4.0], [10, 20, 30, 40.0]), ["score"])
     table = correlation_table(cells, ["score"], FAST).set_index("intrinsic")
-    assert table.loc["metric", "p_within_size"] == pytest.approx(2 / 24)
-    assert table.loc["metric", "min_attainable_p"] == pytest.approx(2 / 24)
-    assert math.isnan(table.loc["metric", "size_spearman"])  # one size: no size baseline
+    row = table.loc["metric"]
+    assert math.isnan(row["p_within_size"]) and math.isnan(row["p_adjusted"])
+    assert row["min_attainable_p"] == pytest.approx(2 / 24)
+    assert "the smallest attainable p is 0.0833 > 0.05, no p" in row["note"]
+    assert row["partial_spearman"] == pytest.approx(1)  # the estimate stays, with its interval
+    assert math.isnan(row["size_spearman"])  # one size: no size baseline
+    markdown = correlation_markdown(table.reset_index(), FAST)
+    line = next(line for line in markdown.splitlines() if line.startswith("| metric"))
+    assert re.search(r"\| 0\.083 +\|", line) and line.rstrip(" |").endswith("no p")
 
 
 def test_pooled_rows_only_with_more_than_one_scope() -> None:
     rng = np.random.default_rng(0)
     metrics = {"metric": lambda s, q, r: q + r.normal()}
-    one = correlation_table(
-        _cells(_grid(rng, metrics, lambda s, q, r: q), ["score"]), ["score"], FAST
-    )
+    one_cells = _cells(_grid(rng, metrics, lambda s, q, r: q, tokenizers=8), ["score"])
+    one = correlation_table(one_cells, ["score"], FAST)
     assert list(one["scope"]) == ["xx"]
-    assert mixed_table(
-        _cells(_grid(rng, metrics, lambda s, q, r: q), ["score"]), ["score"], FAST
-    ).empty
-    two_cells = _cells(_grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy")), ["score"])
+    two_cells = _cells(
+        _grid(rng, metrics, lambda s, q, r: q, languages=("xx", "yy"), tokenizers=8), ["score"]
+    )
     two = correlation_table(two_cells, ["score"], FAST)
     assert list(two["scope"]) == ["xx", "yy", "pooled"]
     pooled = two.set_index("scope").loc["pooled"]
-    assert pooled["n"] == 24 and pooled["min_attainable_p"] == pytest.approx(2 / 20001)
-    # 24³ orderings per language, 24⁶ pooled: more than the 20000 drawn (Monte Carlo)
+    # a tokenizer is one unit over both languages: 8, not 16
+    assert pooled["n"] == 48 and pooled["units"] == 8
+    # 8! = 40320 relabellings: more than the 20000 drawn (Monte Carlo)
+    assert pooled["min_attainable_p"] == pytest.approx(2 / 20001)
     assert pooled["p_method"] == "monte_carlo" and pooled["permutations"] == FAST.permutations
-    assert two.set_index("scope").loc["xx", "permutations"] == 24**3
     mixed = mixed_table(two_cells, ["score"], FAST)
-    assert list(mixed["intrinsic"]) == ["metric"] and mixed["groups"].iloc[0] == 2
-    assert list(mixed["random_effect"]) == ["language"] and list(mixed["scope"]) == ["pooled"]
+    # every scope has its model: crossed random intercepts need tokenizers, not languages
+    assert list(mixed["scope"]) == ["xx", "yy", "pooled"]
+    assert set(mixed["random_effect"]) == {"tokenizer"} and set(mixed["groups"]) == {8}
 
 
 def _ranked_table(rows: list[tuple]) -> pd.DataFrame:
@@ -302,6 +365,7 @@ def _ranked_table(rows: list[tuple]) -> pd.DataFrame:
         score="s",
         scope="xx",
         n=12,
+        units=6,
         p_within_size=frame["p_adjusted"],
         min_attainable_p=0.001,
         primary=False,
@@ -343,9 +407,9 @@ def _write(path: Path, rows: list[dict]) -> Path:
 
 
 def test_correlate_command_on_a_hand_made_table(tmp_path: Path, capsys) -> None:
-    # 4 tokenizers, one size: "metric" orders the cells as the score does (ρ = 1, exact
-    # p = 2/24); "other" = −metric² reverses them (ρ = −1, p = 2/24); Holm: 2 · 2/24
-    rows = _tiny([1.0, 2, 3, 4], [1.0, 2, 3, 4])
+    # 6 tokenizers, one size: "metric" orders the cells as the score does (ρ = 1, exact
+    # p = 2/720); "other" = −metric² reverses them (ρ = −1, p = 2/720); Holm: 2 · 2/720
+    rows = _tiny([1.0, 2, 3, 4, 5, 6], [1.0, 2, 3, 4, 5, 6], tokenizers="abcdef")
     cells = _write(tmp_path / "cells.csv", rows)
     out = tmp_path / "out"
     assert (
@@ -383,16 +447,17 @@ def test_correlate_command_on_a_hand_made_table(tmp_path: Path, capsys) -> None:
     assert table.loc["metric", "spearman"] == pytest.approx(1)
     assert table.loc["other", "spearman"] == pytest.approx(-1)
     assert table.loc["metric", "partial_spearman"] == pytest.approx(1)
-    assert table["p_within_size"].tolist() == pytest.approx([2 / 24, 2 / 24], rel=1e-5)
-    assert table["p_adjusted"].tolist() == pytest.approx([4 / 24, 4 / 24], rel=1e-5)
-    assert table["min_attainable_p"].tolist() == pytest.approx([2 / 24, 2 / 24], rel=1e-5)
-    assert (table["scope"] == "xx").all() and (table["n"] == 4).all()
+    assert table["p_within_size"].tolist() == pytest.approx([2 / 720, 2 / 720], rel=1e-5)
+    assert table["p_adjusted"].tolist() == pytest.approx([4 / 720, 4 / 720], rel=1e-5)
+    assert table["min_attainable_p"].tolist() == pytest.approx([2 / 720, 2 / 720], rel=1e-5)
+    assert (table["scope"] == "xx").all() and (table["n"] == 6).all()
     markdown = (out / "correlation.md").read_text("utf-8")
     header = next(line for line in markdown.splitlines() if line.startswith("| intrinsic"))
     row = next(line for line in markdown.splitlines() if line.startswith("| metric"))
     names = [name.strip() for name in header.split("|")]
     values = dict(zip(names, [value.strip() for value in row.split("|")], strict=True))
-    assert values["floor"] == "0.083"  # the floor above 0.05 is printed
+    assert values["floor"] == ""  # printed only above 0.05
+    assert values["p within size"] == "0.003" and values["units"] == "6"
     assert "wrote correlation.csv" in capsys.readouterr().out
 
 
@@ -665,19 +730,27 @@ def test_tiny_study_writes_the_correlation_tables_and_plot(tmp_path: Path) -> No
     assert set(table.score) <= expected and {"mlm_bits_per_char", "nmt_chrf"} <= set(table.score)
     assert set(table.intrinsic) <= {"mu_train", "mu_heldout", "nu_train", "nu_heldout"}
     assert (table["n"] <= 4).all()  # 2 tokenizers × 2 sizes per scope
-    # 2 tokenizers per size: 2!² = 4 orderings, the floor 2/4 is printed
-    assert (table["min_attainable_p"].dropna() == 0.5).all()
+    # 2 tokenizers: 2! = 2 relabellings, the floor 2/2 = 1: no p at all
+    assert (table["min_attainable_p"].dropna() == 1.0).all() and table["p_within_size"].isna().all()
     cells = pd.read_csv(results / "tables/analysis/correlation_cells.csv")
     assert len(cells) == 8  # 4 cells × one seed, in two scopes
     ranked = pd.read_csv(results / "tables/analysis/correlation_ranking.csv")
     assert ranked.groupby(["score", "scope"])["rank"].min().eq(1).all()
     markdown = (results / "tables/analysis/correlation.md").read_text("utf-8")
     assert "Kauf & Ivanova 2023" in markdown
-    # one scope per score: no language effect; the two families' one, in every scope
+    # crossed tokenizer and family intercepts in every scope; 2 tokenizers are too few
     mixed = pd.read_csv(results / "tables/analysis/correlation_mixed.csv")
-    assert set(mixed["random_effect"]) == {"family"} and set(mixed["groups"]) == {2}
+    assert set(mixed["random_effect"]) == {"tokenizer + family"} and set(mixed["groups"]) == {2}
+    assert mixed["note"].str.startswith("not fitted").all()
+    # one tokenizer per family: nothing within families, the two families across
     family = pd.read_csv(results / "tables/analysis/correlation_family.csv")
-    assert set(family["level"]) == {"within_family", "across_family"}
+    assert set(family["level"]) == {"across_family"}
+    # no primary metric declared: nothing compared; each verdict under both run policies
+    comparison = (results / "tables/analysis/correlation_comparison.md").read_text("utf-8")
+    assert "No primary metric was declared" in comparison
+    both = pd.read_csv(results / "tables/analysis/correlation_sensitivity.csv")
+    assert set(both["flagged_runs"]) == {"keep", "exclude"}
+    assert len(both) == 2 * (len(table) + len(family))
     assert set(cells["family"]) == {"wordpiece", "unigram"}
     assert (results / "plots/analysis/correlation.png").stat().st_size > 5000
     nmt_metrics = pd.read_csv(results / "nmt/metrics/mr/sp_unigram/300.tsv", sep="\t")
@@ -718,3 +791,51 @@ def test_model_scores_come_from_the_task_registry_one_column_per_scale() -> None
         "Kauf & Ivanova" in score_note("mlm_pll_per_word")
         and score_note("clm_bits_per_byte_tiny") == ""
     )
+
+
+def test_the_primary_is_compared_with_each_other_metric_on_the_same_resamples() -> None:
+    metrics = {
+        "signal": lambda s, q, r: np.log(s) + q,
+        "weak": lambda s, q, r: np.log(s) + q + r.normal(0, 2),
+        "reversed": lambda s, q, r: -np.log(s) - q,
+    }
+    rows = _grid(
+        np.random.default_rng(8), metrics, lambda s, q, r: np.log(s) + q + r.normal(0, 0.2)
+    )
+    cells = _cells(rows, ["score"])
+    settings = CorrelationSettings(bootstrap_samples=300, permutations=2000, primary="signal")
+    comparison = comparison_table(cells, ["score"], settings).set_index("other")
+    table = correlation_table(cells, ["score"], settings).set_index("intrinsic")
+    rho = table["partial_spearman"]
+    # oracle: the oriented difference from the analysis's own estimates, by hand
+    weak = comparison.loc["weak"]
+    assert weak["difference"] == pytest.approx(abs(rho["signal"]) - abs(rho["weak"]))
+    assert weak["primary_rho"] == pytest.approx(rho["signal"]) and weak["units"] == 7
+    assert weak["low"] <= weak["difference"] <= weak["high"] and weak["low"] > 0
+    # a metric as strong as the primary in the other direction is not "worse": 0 difference
+    same = comparison.loc["reversed"]
+    assert same["other_rho"] == pytest.approx(-rho["signal"])
+    assert same["difference"] == pytest.approx(0) and same["p"] == pytest.approx(1)
+    # Holm over the two comparisons: the smaller p doubled
+    assert weak["p_adjusted"] == pytest.approx(min(1, 2 * weak["p"]))
+    assert comparison_table(cells, ["score"], FAST).empty  # no primary, nothing compared
+
+
+def test_every_verdict_is_given_under_both_policies_for_flagged_runs() -> None:
+    def rows(low: float, high: float, p: float) -> pd.DataFrame:
+        return pd.DataFrame(
+            [{"score": "s", "intrinsic": "m", "scope": "xx", "level": "cell", "n": 9,
+              "units": 7, "partial_spearman": (low + high) / 2, "partial_low": low,
+              "partial_high": high, "p_adjusted": p}]
+        )  # fmt: skip
+
+    empty = pd.DataFrame(columns=COLUMNS)
+    kept = Correlations(rows(0.2, 0.8, 0.01), empty, empty, empty, empty)
+    left_out = Correlations(rows(-0.1, 0.7, 0.2), empty, empty, empty, empty)
+    table = sensitivity({"keep": kept, "exclude": left_out})
+    assert list(table["flagged_runs"]) == ["keep", "exclude"]
+    assert list(table["called"]) == [True, False]
+    markdown = sensitivity_markdown(table, "keep", same=False)
+    last = markdown.strip().splitlines()[-1]
+    assert [cell.strip() for cell in last.strip("|").split("|")][-1] == "**no**"
+    assert "No run was flagged" in sensitivity_markdown(table, "keep", same=True)

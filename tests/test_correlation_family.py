@@ -1,13 +1,13 @@
-"""The family analyses of the correlation (issue 37): a metric told apart from a tokenizer
-family. Oracles: planted designs, residualised ranks by hand, permutation floors counted
-by hand, family means by hand, and the registry's families."""
+"""The family analyses of the correlation (issues 37 and 53): a metric told apart from a
+tokenizer family, tokenizers the units. Oracles: planted designs, within-family ranks by
+hand, permutation floors counted by hand, family means by hand, and the registry's
+families."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from tokstudy.analyses.correlation.cells import check_cells, study_cells
 from tokstudy.analyses.correlation.run import correlate
@@ -55,14 +55,15 @@ def test_a_metric_that_only_tells_families_apart_is_found_across_not_within() ->
     plain = correlation_table(cells, ["score"], SETTINGS).set_index("intrinsic")
     within = correlation_table(cells, ["score"], SETTINGS, "within_family").set_index("intrinsic")
     across = correlation_table(cells, ["score"], SETTINGS, "across_family").set_index("intrinsic")
-    assert plain.loc["metric", "p_within_size"] < 0.001  # cells: the family effect shows
+    assert plain.loc["metric", "p_within_size"] < 0.001  # tokenizers: the family effect shows
     assert within.loc["metric", "p_within_size"] > 0.05  # nothing inside a family
     assert abs(within.loc["metric", "partial_spearman"]) < 0.4
-    assert across.loc["metric", "within_size_spearman"] == pytest.approx(1.0)
+    assert across.loc["metric", "partial_spearman"] == pytest.approx(1.0)
     assert across.loc["metric", "n"] == 12  # 4 families × 3 sizes
-    # 4! orderings per size, 3 sizes: exact, and perfect agreement reaches the floor
-    assert across.loc["metric", "permutations"] == 24**3
-    assert across.loc["metric", "p_within_size"] == pytest.approx(2 / 24**3)
+    # the families are the units: 4! = 24 relabellings, floor 2/24 > 0.05, so no p
+    assert across.loc["metric", "units"] == 4
+    assert across.loc["metric", "min_attainable_p"] == pytest.approx(2 / 24)
+    assert np.isnan(across.loc["metric", "p_within_size"])
 
 
 def test_a_metric_that_works_inside_families_is_found_within() -> None:
@@ -74,43 +75,66 @@ def test_a_metric_that_works_inside_families_is_found_within() -> None:
         lambda f, m, s, r: offset[f] + m + r.normal(0, 0.05),
     )
     within = correlation_table(cells, ["score"], SETTINGS, "within_family").set_index("intrinsic")
-    assert within.loc["metric", "within_size_spearman"] == pytest.approx(1.0)
-    assert within.loc["metric", "p_within_size"] < 0.001
+    assert within.loc["metric", "partial_spearman"] == pytest.approx(1.0)
+    # tokenizers relabelled within their family: 3!⁴ = 1296 orderings, all enumerated;
+    # only the data's own reaches ρ = 1, so p is the floor 2/1296
+    assert within.loc["metric", "p_method"] == "exact"
+    assert within.loc["metric", "p_within_size"] == pytest.approx(2 / 1296)
     assert within.loc["metric", "level"] == "within_family"
 
 
-def test_within_family_partial_rho_is_residualised_ranks_by_hand() -> None:
+def test_the_within_family_rho_ranks_tokenizers_within_size_and_family_by_hand() -> None:
     cells = _design(
         lambda f, m, s, r: r.normal() + 0.1 * f,
         lambda f, m, s, r: r.normal() + 0.3 * m,
         seeds=(0,),
     )
     within = correlation_table(cells, ["score"], SETTINGS, "within_family")
-    x, y = cells["metric"].to_numpy(float), cells["score"].to_numpy(float)
-    families = pd.get_dummies(cells["family"], drop_first=True).to_numpy(float)
-    design = np.column_stack([np.ones(len(x)), np.log(cells["vocab_size"]), families])
+    strata = cells["vocab_size"].astype(str) + cells["family"]
 
-    def residual(values: np.ndarray) -> np.ndarray:
-        ranks = stats.rankdata(values)
-        return ranks - design @ np.linalg.lstsq(design, ranks, rcond=None)[0]
+    def centered(values: pd.Series) -> np.ndarray:
+        ranks = values.groupby(strata).rank()
+        return (ranks - ranks.groupby(strata).transform("mean")).to_numpy()
 
-    expected = stats.pearsonr(residual(x), residual(y)).statistic
+    a, b = centered(cells["metric"].astype(float)), centered(cells["score"].astype(float))
+    expected = a @ b / np.sqrt((a @ a) * (b @ b))
     assert within["partial_spearman"].iloc[0] == pytest.approx(expected)
 
 
-def test_family_strata_set_the_permutation_floor() -> None:
-    # 2 families × 2 tokenizers, one size: within families 2 × 2 = 4 orderings (floor 2/4);
-    # over cells 4! = 24 (floor 2/24)
+def test_family_blocks_set_the_permutation_floor() -> None:
+    # families of 3 and 4 tokenizers, one size: within families 3!·4! = 144 relabellings
+    # (floor 2/144); across tokenizers 7! = 5040 (2/5040); two families: 2 cells, too few
     rows = [
         {"language": "xx", "tokenizer": t, "family": t[0], "vocab_size": 1000, "seed": 0,
          "metric": value, "score": value + 0.5 * (t[0] == "b")}
-        for t, value in (("a1", 1.0), ("a2", 2.0), ("b1", 3.0), ("b2", 4.0))
+        for value, t in enumerate(("a1", "a2", "a3", "b1", "b2", "b3", "b4"))
     ]  # fmt: skip
     cells = check_cells(pd.DataFrame(rows).astype(str), ["score"], "test cells")
     within = correlation_table(cells, ["score"], SETTINGS, "within_family")
     plain = correlation_table(cells, ["score"], SETTINGS)
-    assert within["min_attainable_p"].iloc[0] == pytest.approx(2 / 4)
-    assert plain["min_attainable_p"].iloc[0] == pytest.approx(2 / 24)
+    across = correlation_table(cells, ["score"], SETTINGS, "across_family")
+    assert within["min_attainable_p"].iloc[0] == pytest.approx(2 / 144)
+    assert plain["min_attainable_p"].iloc[0] == pytest.approx(2 / 5040)
+    assert across["note"].iloc[0] == "2 cells < 4: not computed"
+
+
+def test_small_families_of_a_study_are_left_out_within_and_noted() -> None:
+    rows = [
+        {"language": "xx", "tokenizer": t, "family": t[0], "vocab_size": 1000, "seed": 0,
+         "metric": value, "score": value}
+        for value, t in enumerate(("a1", "a2", "a3", "b1", "b2", "c1"))
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows).astype(str)
+    with pytest.raises(TokstudyError) as error:  # a user's table: refused
+        check_cells(frame, ["score"], "cells.csv")
+    assert str(error.value) == (
+        "cells.csv: column 'family': family 'b' has 2 tokenizers (b1, b2); a family compared "
+        "within needs at least 3 (give them their own families, or one with more)"
+    )
+    cells = check_cells(frame, ["score"], "cells.csv", study_table=True)
+    (row,) = correlation_table(cells, ["score"], SETTINGS, "within_family").itertuples()
+    assert row.n == 3 and row.units == 3  # family a alone
+    assert "families of fewer than 3 tokenizers left out: b (2), c (1)" in row.note
 
 
 def test_across_family_cells_are_the_family_means_per_seed() -> None:
@@ -126,13 +150,13 @@ def test_across_family_cells_are_the_family_means_per_seed() -> None:
                  "vocab_size": 1000, "seed": seed, "metric": metric, "score": score}
             )  # fmt: skip
     cells = check_cells(pd.DataFrame(rows).astype(str), ["score"], "test cells", study_table=True)
-    (scope,) = scopes(cells, "score", "across_family")
-    assert list(scope.cells["tokenizer"]) == ["a", "b"]
+    ((scope, notes),) = scopes(cells, "score", "across_family")
+    assert list(scope.cells["tokenizer"]) == ["a", "b"] and notes == []
     assert list(scope.cells["metric"]) == [2.0, 5.0]
     assert [list(r) for r in scope.replicates] == [[15.0, 17.0], [30.0, 34.0]]
 
 
-def test_the_family_mixed_model_recovers_a_planted_slope_beside_family_levels() -> None:
+def test_the_mixed_model_recovers_a_planted_slope_beside_family_levels() -> None:
     level = [4.0, -2.0, 1.0, 0.0]
     cells = _design(
         lambda f, m, s, r: r.normal(),
@@ -146,7 +170,7 @@ def test_the_family_mixed_model_recovers_a_planted_slope_beside_family_levels() 
     cells["score"] = np.array(level)[family] + 0.8 * metric + noise
     mixed = mixed_table(cells, ["score"], SETTINGS)
     (row,) = mixed.itertuples()
-    assert (row.scope, row.random_effect, row.groups, row.n) == ("xx", "family", 4, 48)
+    assert (row.scope, row.random_effect, row.groups, row.n) == ("xx", "tokenizer + family", 16, 48)
     assert row.low > 0 and row.p < 0.001  # the slope shows once the levels are allowed for
 
 
@@ -167,7 +191,7 @@ def test_family_column_errors_are_one_line() -> None:
 def test_without_a_family_column_the_family_table_is_empty() -> None:
     cells = _design(lambda f, m, s, r: r.normal(), lambda f, m, s, r: r.normal())
     result = correlate(cells.drop(columns="family"), ["score"], SETTINGS)
-    assert result.family.empty and set(result.mixed["random_effect"]) <= {"language"}
+    assert result.family.empty and set(result.mixed["random_effect"]) == {"tokenizer"}
     with_family = correlate(cells, ["score"], SETTINGS)
     assert set(with_family.family["level"]) == {"within_family", "across_family"}
 

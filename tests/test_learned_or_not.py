@@ -54,9 +54,35 @@ def test_an_mlm_near_its_unigram_entropy_is_undertrained() -> None:
 def _results() -> pd.DataFrame:
     rows = []
     runs = [
-        ("clm", "tiny", "en", "sp_bpe", "1000", 0, {"undertrained": 0.0, "roundtrip": 0.97}),
-        ("clm", "tiny", "en", "bbpe", "1000", 0, {"undertrained": 0.0, "roundtrip": 1.0}),
-        ("clm", "tiny", "en", "hft", "1000", 0, {"undertrained": 1.0, "roundtrip": 1.0}),
+        # sp_bpe loses 0.4 % of the held-out bytes: lossy; bbpe loses a byte in a few lines,
+        # 0.05 % of the bytes: under the tolerance, not flagged
+        (
+            "clm",
+            "tiny",
+            "en",
+            "sp_bpe",
+            "1000",
+            0,
+            {"undertrained": 0.0, "roundtrip": 0.97, "lossy_bytes": 0.004},
+        ),
+        (
+            "clm",
+            "tiny",
+            "en",
+            "bbpe",
+            "1000",
+            0,
+            {"undertrained": 0.0, "roundtrip": 0.99, "lossy_bytes": 0.0005},
+        ),
+        (
+            "clm",
+            "tiny",
+            "en",
+            "hft",
+            "1000",
+            0,
+            {"undertrained": 1.0, "roundtrip": 1.0, "lossy_bytes": 0.0},
+        ),
         ("pos", "", "en", "bbpe", "1000", 0, {"collapsed": 1.0, "majority_accuracy": 0.16}),
         ("pos", "", "en", "hft", "1000", 0, {"collapsed": 0.0, "majority_accuracy": 0.16}),
     ]

@@ -41,7 +41,12 @@ from tokstudy.models.clm.scoring import _training_facts, unigram_bits
 from tokstudy.models.clm.stream import check_vocabulary, encode_lines
 from tokstudy.models.clm.windows import window_plan
 from tokstudy.models.fast_transformers_tokenizer import word_level
-from tokstudy.models.heldout import bits_per_byte_interval, decoder_for, roundtrip_share
+from tokstudy.models.heldout import (
+    bits_per_byte_interval,
+    decoder_for,
+    lossy_bytes,
+    roundtrip_share,
+)
 from tokstudy.models.masking import Masker, labelled, step_seed
 from tokstudy.models.mlm_scoring import SCORE_COLUMNS, BertScorer, mlm_metrics, score_lines
 from tokstudy.nmt.scoring import (
@@ -414,3 +419,23 @@ def test_a_runs_scores_against_sacrebleu_and_by_hand(
         str(split / "test.mr"),
         str(tmp_path / "hyp.txt"),
     )
+
+
+def test_lossy_bytes_counts_the_bytes_decoding_does_not_give_back_by_hand() -> None:
+    # "héllo" decodes as "hello": é (2 bytes in UTF-8) comes back as e; the matching
+    # blocks are "h" and "llo" (4 bytes), so 2 of its 6 bytes are lost; "abc" comes back
+    # whole. Bytes divided by: 6 + 1 and 3 + 1 (each line's newline) = 11
+    decoded = {1: "hello", 2: "abc"}
+    share = lossy_bytes([[1], [2]], ["héllo", "abc"], lambda ids: decoded[ids[0]])
+    assert share == pytest.approx(2 / 11)
+    assert lossy_bytes([[2]], ["abc"], lambda ids: "abc") == 0.0
+
+
+def test_a_run_is_lossy_above_the_tolerance_of_bytes_not_lines() -> None:
+    from tokstudy.models.run_flags import FLAGS, LOSSY_TOLERANCE
+
+    metric, test = FLAGS["lossy"]
+    assert metric == "lossy_bytes" and LOSSY_TOLERANCE == 0.001
+    # many lines may differ in a byte or two (a lowercasing tokenizer on names) and still
+    # lose less than the tolerance; a tokenizer losing 0.5 % of the bytes is lossy
+    assert not test(0.0009) and not test(LOSSY_TOLERANCE) and test(0.005)

@@ -1,22 +1,30 @@
 """Does the tokenizer ranking of a small causal LM hold at a larger scale? Per language
-and pair of scales: Kendall's τ between the cells' bits per byte at the two scales, and
-whether the larger scale is lower (better), each with a bootstrap interval over cells and a
-Holm-adjusted p-value. Seeds are held fixed: only the seeds both scales trained are used."""
+and pair of scales: Kendall's τ between the tokenizers' bits per byte at the two scales
+within each vocabulary size (averaged over the sizes), and whether the larger scale is
+lower (better). The tokenizer is the unit: intervals resample tokenizers with all their
+cells, τ's p relabels tokenizers at the larger scale (the same relabelling at every
+size), the difference's p is Wilcoxon's over the tokenizers' mean differences; each kind
+of p Holm-adjusted over the rows. Seeds are held fixed: only the seeds both scales trained
+are used."""
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from tokstudy.models.config import CLM_PRESETS
-from tokstudy.statistics.bootstrap import bootstrap_interval
+from tokstudy.statistics.bootstrap import cluster_interval
+from tokstudy.statistics.permutation import stratified_permutation_test
 from tokstudy.statistics.significance import holm
 
 #: a cell of the comparison: one tokenizer at one vocabulary size
 CELL_KEYS = ["tokenizer", "vocab_size"]
+#: relabellings of the tokenizers for τ's p (all of them when there are no more)
+PERMUTATIONS = 2000
 
 COLUMNS = [
     "language",
@@ -24,6 +32,7 @@ COLUMNS = [
     "larger",
     "seeds",
     "cells",
+    "tokenizers",
     "kendall_tau",
     "tau_low",
     "tau_high",
@@ -40,12 +49,60 @@ COLUMNS = [
 ]
 
 
-def _kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
-    return float(stats.kendalltau(x, y).statistic)
+def tau_within_size(smaller: np.ndarray, larger: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Kendall's τ of the two scales' bits per byte over the tokenizers of each vocabulary
+    size, averaged over the sizes with two or more (along the last axis: a batch of
+    resamples gives one τ each); NaN where no size has a defined τ."""
+    smaller, larger = np.atleast_2d(smaller), np.atleast_2d(larger)
+    taus = []
+    for row_smaller, row_larger in zip(smaller, larger, strict=True):
+        per_size = [
+            stats.kendalltau(row_smaller[sizes == size], row_larger[sizes == size]).statistic
+            for size in np.unique(sizes)
+            if np.sum(sizes == size) > 1
+        ]
+        defined = [tau for tau in per_size if not np.isnan(tau)]
+        taus.append(np.mean(defined) if defined else np.nan)
+    return np.asarray(taus) if len(taus) > 1 else np.asarray(taus[0])
 
 
-def _mean_difference(smaller: np.ndarray, larger: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(larger - smaller, axis=axis)
+@dataclass(frozen=True)
+class Tokenizers:
+    """The cells of a comparison grouped by tokenizer (the unit): each tokenizer's cells
+    in size order, and the block it is exchanged within (tokenizers with the same sizes)."""
+
+    clusters: list[np.ndarray]
+    blocks: list[str]
+
+    @classmethod
+    def of(cls, wide: pd.DataFrame) -> Tokenizers:
+        tokenizers = wide.index.get_level_values("tokenizer").to_numpy(dtype=str)
+        sizes = wide.index.get_level_values("vocab_size").to_numpy(dtype=str)
+        clusters = [np.flatnonzero(tokenizers == name) for name in sorted(set(tokenizers))]
+        clusters = [cells[np.argsort(sizes[cells], kind="stable")] for cells in clusters]
+        return cls(clusters, ["/".join(sizes[cells]) for cells in clusters])
+
+    def relabelled(self, values: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """``values`` with tokenizer ``u``'s cells given tokenizer ``order[u]``'s."""
+        moved = values.copy()
+        for unit, source in enumerate(np.asarray(order, dtype=int)):
+            moved[self.clusters[unit]] = values[self.clusters[source]]
+        return moved
+
+
+def _tau_test(smaller, larger, sizes, units: Tokenizers, permutations: int, seed: int) -> float:
+    """Two-sided p of τ within size, the larger scale's tokenizers relabelled."""
+
+    def statistic(orders: np.ndarray, axis: int = -1) -> np.ndarray:
+        orders = np.atleast_2d(orders)
+        moved = np.stack([units.relabelled(larger, order) for order in orders])
+        return tau_within_size(np.broadcast_to(smaller, moved.shape), moved, sizes)
+
+    units_index = np.arange(len(units.clusters), dtype=float)
+    result = stratified_permutation_test(
+        units_index, units.blocks, statistic, n_resamples=permutations, seed=seed
+    )
+    return result.pvalue
 
 
 def _paired_cells(table: pd.DataFrame, language: str, smaller: str, larger: str) -> tuple:
@@ -64,14 +121,20 @@ def _paired_cells(table: pd.DataFrame, language: str, smaller: str, larger: str)
 
 
 def scale_agreement(
-    table: pd.DataFrame, *, bootstrap_resamples: int, bootstrap_seed: int
+    table: pd.DataFrame,
+    *,
+    bootstrap_resamples: int,
+    bootstrap_seed: int,
+    permutations: int = PERMUTATIONS,
 ) -> pd.DataFrame:
     """One row per language and pair of scales (smaller preset first; two scales of one
-    preset, e.g. two budgets, by name) with at least two shared cells: Kendall's τ of the
-    cells' bits per byte (scipy's p, exact for small samples), the larger minus the
-    smaller scale's mean bits per byte (negative: the larger is better) with its Wilcoxon
-    signed-rank p over cells, and percentile bootstrap intervals (95 %, cells resampled)
-    of both; each kind of p-value Holm-adjusted over the rows.
+    preset, e.g. two budgets, by name) with at least two shared cells: Kendall's τ within
+    size of the cells' bits per byte (:func:`tau_within_size`) with its p from relabelling
+    the tokenizers (exact up to ``permutations`` relabellings), the larger minus the
+    smaller scale's mean bits per byte (negative: the larger is better) with Wilcoxon's
+    signed-rank p over the tokenizers' mean differences, and percentile bootstrap
+    intervals (95 %, tokenizers resampled with all their cells) of both; each kind of
+    p-value Holm-adjusted over the rows.
 
     ``table``: the causal-LM table (``scale, language, tokenizer, vocab_size, seed,
     bits_per_byte``)."""
@@ -86,14 +149,24 @@ def scale_agreement(
             if len(wide) < 2:
                 continue
             a, b = wide[smaller].to_numpy(), wide[larger].to_numpy()
+            sizes = wide.index.get_level_values("vocab_size").to_numpy(dtype=str)
+            units = Tokenizers.of(wide)
             resampling = {
                 "n_resamples": bootstrap_resamples,
                 "confidence": 0.95,
                 "seed": bootstrap_seed,
             }
-            tau = bootstrap_interval((a, b), _kendall_tau, vectorized=False, **resampling)
-            difference = bootstrap_interval((a, b), _mean_difference, **resampling)
-            differs = not np.all(a == b)
+            tau = cluster_interval(
+                [a], [np.array([v]) for v in b], units.clusters, units.blocks,
+                lambda x, y, positions, sizes=sizes: tau_within_size(x, y, sizes[positions]),
+                **resampling,
+            )  # fmt: skip
+            difference = cluster_interval(
+                [a], [np.array([v]) for v in b], units.clusters, units.blocks,
+                lambda x, y, positions: np.mean(y - x, axis=-1), **resampling,
+            )  # fmt: skip
+            per_tokenizer = np.array([np.mean(b[c] - a[c]) for c in units.clusters])
+            differs = not np.all(per_tokenizer == 0) and len(per_tokenizer) > 1
             rows.append(
                 {
                     "language": language,
@@ -101,17 +174,20 @@ def scale_agreement(
                     "larger": larger,
                     "seeds": " ".join(map(str, seeds)),
                     "cells": len(wide),
-                    "kendall_tau": _kendall_tau(a, b),
+                    "tokenizers": len(units.clusters),
+                    "kendall_tau": float(tau_within_size(a, b, sizes)),
                     "tau_low": tau.low,
                     "tau_high": tau.high,
-                    "p_tau": float(stats.kendalltau(a, b).pvalue),
+                    "p_tau": _tau_test(a, b, sizes, units, permutations, bootstrap_seed),
                     "mean_bpb_smaller": float(a.mean()),
                     "mean_bpb_larger": float(b.mean()),
                     "mean_difference": float(np.mean(b - a)),
                     "difference_low": difference.low,
                     "difference_high": difference.high,
                     "larger_better_cells": int(np.sum(b < a)),
-                    "p_difference": float(stats.wilcoxon(b, a).pvalue) if differs else 1.0,
+                    "p_difference": (
+                        float(stats.wilcoxon(per_tokenizer).pvalue) if differs else 1.0
+                    ),
                 }
             )
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if not c.endswith("_adjusted")])

@@ -4,12 +4,15 @@ lines and the share of lines a tokenizer gives back exactly.
 A model is only compared fairly with another when both predict the same text: a tokenizer
 that normalises (SentencePiece's ``nmt_nfkc``, NFKC in ``char``) is scored on a simpler
 string than the held-out bytes its bits are divided by. :func:`roundtrip_share` measures
-that per cell (1.0: every line decodes back to itself), and the tables mark a cell below
-1.0 ``lossy``.
+that per cell in lines (1.0: every line decodes back to itself) and :func:`lossy_bytes` in
+bytes (the share of the bytes bits per byte are divided by that the decoded text does not
+give back); the tables mark a cell above
+:data:`tokstudy.models.run_flags.LOSSY_TOLERANCE` ``lossy``.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -75,3 +78,19 @@ def roundtrip_share(
     exactly the line."""
     exact = sum(decode(list(ids)) == line for ids, line in zip(encoded, lines, strict=True))
     return exact / len(lines)
+
+
+def lossy_bytes(encoded: Sequence[Sequence[int]], lines: Sequence[str], decode: Decode) -> float:
+    """Share of the held-out bytes (each line's UTF-8 bytes and its newline, what bits per
+    byte divide by) that decoding ``encoded`` does not give back: for a line that does not
+    decode to itself, its bytes outside the longest matching blocks of line and decoded
+    text (:class:`difflib.SequenceMatcher`, no junk heuristic)."""
+    lost = total = 0
+    for ids, line in zip(encoded, lines, strict=True):
+        original = line.encode("utf-8")
+        total += len(original) + 1
+        decoded = decode(list(ids)).encode("utf-8")
+        if decoded != original:
+            blocks = difflib.SequenceMatcher(None, original, decoded, autojunk=False)
+            lost += len(original) - sum(block.size for block in blocks.get_matching_blocks())
+    return lost / total

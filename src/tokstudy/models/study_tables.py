@@ -17,6 +17,7 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+import numpy as np
 import pandas as pd
 
 from tokstudy.errors import TokstudyError
@@ -26,7 +27,7 @@ from tokstudy.models.classification_scores import bootstrap_table
 from tokstudy.models.clm.scoring import DETAILS_FILE, TRAINING_FACTS
 from tokstudy.models.clm_scales import data_starved, scale_agreement
 from tokstudy.models.config import EvalConfig
-from tokstudy.models.run_flags import RUN_FACTS, flagged_runs, mark_flagged
+from tokstudy.models.run_flags import LOSSY_TOLERANCE, RUN_FACTS, flagged_runs, mark_flagged
 from tokstudy.models.tsv_datasets import write_tsv
 from tokstudy.statistics.significance import seed_summary, wilcoxon_table
 
@@ -128,7 +129,10 @@ def clm_table(clm: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
             "below_unigram": clean["below_unigram"],
             "undertrained": bool(clean["undertrained"]),
             "roundtrip": clean["roundtrip"],
-            "lossy": clean["roundtrip"] < 1,
+            # details written before 2026-11-28 have no lossy_bytes: there the share of lines
+            # lost stands in (any line of a few hundred is above the tolerance, as before)
+            "lossy_bytes": clean.get("lossy_bytes", np.nan),
+            "lossy": clean.get("lossy_bytes", 1 - clean["roundtrip"]) > LOSSY_TOLERANCE,
             "unk_tokens": clean["unk_tokens"],
         }
         for level in sorted(map(int, details["levels"]))[1:]:
@@ -216,18 +220,22 @@ def summarize_models(
         "flagged_runs": "Runs that did not learn or were not scored like the others "
         "(collapsed: a fine-tune within one point of the majority class or macro-F1 at most "
         "1 / labels; undertrained: less than the margin below the unigram baseline; lossy: "
-        "a tokenizer that does not decode every held-out line back); left out of the "
+        f"a tokenizer that does not give more than {LOSSY_TOLERANCE:.1%} of the held-out "
+        "bytes back); left out of the "
         "correlation analysis unless analyses.correlation.flagged_runs is keep",
         "wilcoxon": "Wilcoxon signed-rank tests between tokenizers (paired over seeds)",
         "bootstrap": "Bootstrap 95% confidence intervals of fine-tuning test scores",
         "clm": "Causal LM: held-out bits per byte (95% bootstrap interval over lines) beside "
         "the unigram baseline (budget: see the budget column; undertrained: less than the "
         "margin below the baseline; roundtrip: share of held-out lines the tokenizer decodes "
-        "back exactly, lossy below 1; data_starved: a larger model that ends with a higher "
+        "back exactly; lossy_bytes: share of the held-out bytes it does not give back, lossy "
+        f"above {LOSSY_TOLERANCE:.1%}; data_starved: a larger model that ends with a higher "
         "validation loss than a smaller scale's on the same cell)",
         "clm_scales": "Causal LM: does the tokenizer ranking hold at the larger scale? "
-        "(Kendall's tau of the cells' bits per byte; larger minus smaller scale; seeds both "
-        "scales trained; 95% bootstrap intervals over cells; Holm-adjusted p)",
+        "(Kendall's tau of the tokenizers' bits per byte within each vocabulary size, "
+        "averaged over sizes, its p from relabelling the tokenizers; larger minus smaller "
+        "scale, Wilcoxon over the tokenizers; seeds both scales trained; 95% bootstrap "
+        "intervals resampling tokenizers with all their cells; Holm-adjusted p)",
     }
     for name, table in tables.items():
         write_markdown(table, out_dir / f"{name}.md", titles[name])

@@ -2,15 +2,15 @@
 NMT and correlation stages report comes from here.
 
 - :mod:`~tokstudy.statistics.bootstrap`: percentile bootstrap intervals
-  (``scipy.stats.bootstrap``), the hierarchical bootstrap (cells, then seeds within a cell)
-  and the two-sided bootstrap p of a paired difference;
+  (``scipy.stats.bootstrap``), the cluster bootstrap (tokenizers with all their cells
+  within blocks, then seeds within a cell) and the two-sided bootstrap p of a paired
+  difference;
 - :mod:`~tokstudy.statistics.permutation`: stratified permutation p-values (permuting only
-  within strata; with one stratum, ``scipy.stats.permutation_test``'s p) and the smallest
-  p a design can reach;
-- :mod:`~tokstudy.statistics.correlation`: Spearman's ρ, partial Spearman given covariates,
-  Spearman within strata;
+  within strata; with one stratum, ``scipy.stats.permutation_test``'s p), permutations of
+  whole units (tokenizers) within blocks, and the smallest p a design can reach;
+- :mod:`~tokstudy.statistics.correlation`: Spearman's ρ and Spearman within strata;
 - :mod:`~tokstudy.statistics.significance`: Holm adjustment (``statsmodels``), paired
   Wilcoxon tests (``scipy.stats.wilcoxon``), seed summaries;
-- :mod:`~tokstudy.statistics.mixed`: a random-intercept mixed model (``statsmodels``
-  MixedLM) with a standardized coefficient.
+- :mod:`~tokstudy.statistics.mixed`: a mixed model with crossed random intercepts
+  (``statsmodels`` MixedLM) and a standardized coefficient.
 """

@@ -1,5 +1,6 @@
-"""Percentile bootstrap intervals (``scipy.stats.bootstrap``), the hierarchical bootstrap
-of cells and their seeds, and the two-sided bootstrap p-value of a paired difference."""
+"""Percentile bootstrap intervals (``scipy.stats.bootstrap``), the cluster bootstrap
+(tokenizers with all their cells, then seeds within cells), and the two-sided bootstrap
+p-value of a paired difference."""
 
 from __future__ import annotations
 
@@ -44,17 +45,19 @@ def bootstrap_interval(
     confidence: float,
     seed: int,
     vectorized: bool = True,
+    paired: bool = True,
 ) -> Interval:
     """Percentile interval of ``statistic`` over paired resamples of ``data``
     (``scipy.stats.bootstrap(..., paired=True, method="percentile")``, generator
-    ``numpy.random.default_rng(seed)``); NaN resamples are left out and counted."""
+    ``numpy.random.default_rng(seed)``; ``paired=False``: each sample resampled on its own);
+    NaN resamples are left out and counted."""
     with warnings.catch_warnings():  # NaN resamples are counted and left out below
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
         result = stats.bootstrap(
             tuple(np.asarray(column) for column in data),
             statistic,
-            paired=True,
+            paired=paired,
             vectorized=vectorized,
             n_resamples=n_resamples,
             confidence_level=confidence,
@@ -64,24 +67,10 @@ def bootstrap_interval(
     return _percentile_interval(np.asarray(result.bootstrap_distribution), confidence)
 
 
-def hierarchical_interval(
-    columns: Sequence[np.ndarray],
-    replicates: Sequence[np.ndarray],
-    statistic: Statistic,
-    *,
-    n_resamples: int,
-    confidence: float,
-    seed: int,
-) -> Interval:
-    """Percentile interval of ``statistic(*columns, score, axis=-1)`` under a two-level
-    bootstrap: cells are resampled with replacement (``scipy.stats.bootstrap`` over cell
-    indices, generator ``default_rng(seed)``), then each drawn cell's replicates (its seeds'
-    scores) are resampled with replacement (generator ``default_rng([seed, 1])``) and
-    averaged into the cell's score.
-
-    ``columns`` hold one value per cell; ``replicates[i]`` the scores of cell ``i``'s seeds.
-    With one replicate per cell this is the plain paired bootstrap of ``(*columns, means)``.
-    """
+def _seed_means(replicates: Sequence[np.ndarray], seed: int) -> Callable[[np.ndarray], np.ndarray]:
+    """A function from drawn cell indices ``(..., m)`` to their scores: each drawn cell's
+    replicates (its seeds' scores) resampled with replacement (generator
+    ``default_rng([seed, 1])``) and averaged; with one replicate per cell, the cell's score."""
     counts = np.array([len(values) for values in replicates])
     if counts.min() < 1:
         raise ValueError("every cell needs at least one replicate")
@@ -89,27 +78,78 @@ def hierarchical_interval(
     for row, values in enumerate(replicates):
         table[row, : len(values)] = values
     means = np.array([np.mean(values) for values in replicates])
-    fixed = [np.asarray(column, dtype=float) for column in columns]
     inner = np.random.default_rng([seed, 1])
 
-    def resampled(indices: np.ndarray, axis: int = -1) -> np.ndarray:
-        indices = np.asarray(indices)
-        if indices.ndim == 1 or counts.max() == 1:
-            scores = means[indices]
-        else:
-            drawn = counts[indices]
-            picks = np.floor(inner.random((*indices.shape, counts.max())) * drawn[..., None])
-            values = table[indices[..., None], picks.astype(int)]
-            used = np.arange(counts.max()) < drawn[..., None]
-            scores = np.where(used, values, 0.0).sum(axis=-1) / drawn
-        return statistic(*(column[indices] for column in fixed), scores, axis=axis)
+    def scores(cells: np.ndarray) -> np.ndarray:
+        if cells.ndim == 1 or counts.max() == 1:
+            return means[cells]
+        drawn = counts[cells]
+        picks = np.floor(inner.random((*cells.shape, counts.max())) * drawn[..., None])
+        values = table[cells[..., None], picks.astype(int)]
+        used = np.arange(counts.max()) < drawn[..., None]
+        return np.where(used, values, 0.0).sum(axis=-1) / drawn
+
+    return scores
+
+
+def cluster_interval(
+    columns: Sequence[np.ndarray],
+    replicates: Sequence[np.ndarray],
+    clusters: Sequence[Sequence[int]],
+    blocks: Sequence,
+    statistic: Callable[..., np.ndarray],
+    *,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+) -> Interval:
+    """Percentile interval of ``statistic(*columns, scores, positions)`` under a bootstrap
+    whose unit is the cluster (a tokenizer and all its cells): clusters are resampled with
+    replacement within their block (``scipy.stats.bootstrap`` with one sample per block,
+    ``paired=False``, generator ``default_rng(seed)``), each drawn cluster brings its cells
+    whole, and each drawn cell's replicates (its seeds' scores) are resampled with
+    replacement and averaged into its score.
+
+    ``columns`` hold one value per cell, ``replicates[i]`` the scores of cell ``i``'s seeds;
+    ``clusters[u]`` lists cluster ``u``'s cells, in the same order (of strata, say) as every
+    other cluster of its block, so that the clusters of a block are interchangeable.
+    ``statistic`` receives the drawn cells' columns and scores as ``(..., m)`` arrays and
+    ``positions``, the ``(m,)`` cells of the original data whose place each drawn cell
+    takes (its stratum is theirs). A block of one cluster is always drawn as it is; with no
+    block of two or more clusters nothing can be resampled and the interval is NaN.
+    """
+    codes = np.unique(np.asarray(blocks, dtype=str), return_inverse=True)[1]
+    layouts = []
+    for code in range(codes.max() + 1):
+        members = [np.asarray(clusters[u], dtype=int) for u in np.flatnonzero(codes == code)]
+        if len({len(cells) for cells in members}) > 1:
+            raise ValueError("the clusters of a block must have the same number of cells")
+        layouts.append(np.stack(members))
+    drawn = [layout for layout in layouts if len(layout) > 1]
+    kept = [layout.ravel() for layout in layouts if len(layout) == 1]
+    if not drawn:
+        return Interval(np.nan, np.nan, np.full(n_resamples, np.nan), n_resamples)
+    positions = np.concatenate([np.tile(layout[0], len(layout)) for layout in drawn] + kept)
+    fixed = [np.asarray(column, dtype=float) for column in columns]
+    scores_of = _seed_means(replicates, seed)
+
+    def resampled(*slots: np.ndarray, axis: int = -1) -> np.ndarray:
+        parts = [
+            layout[np.asarray(slot, dtype=int)].reshape(*np.shape(slot)[:-1], -1)
+            for layout, slot in zip(drawn, slots, strict=True)
+        ]
+        batch = parts[0].shape[:-1]
+        parts += [np.broadcast_to(cells, (*batch, len(cells))) for cells in kept]
+        cells = np.concatenate(parts, axis=-1)
+        return statistic(*(column[cells] for column in fixed), scores_of(cells), positions)
 
     return bootstrap_interval(
-        (np.arange(len(replicates)),),
+        tuple(np.arange(len(layout)) for layout in drawn),
         resampled,
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,
+        paired=False,
     )
 
 

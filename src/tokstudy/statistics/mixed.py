@@ -1,11 +1,12 @@
-"""A random-intercept mixed model (``statsmodels`` MixedLM) with standardized variables."""
+"""A mixed model with crossed random intercepts (``statsmodels`` MixedLM variance
+components) and standardized variables."""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,8 @@ class Coefficient:
 
 
 COLLINEAR = "design rank-deficient (predictor or covariates collinear): not fitted"
+#: a group variance below this (of a z-scored outcome) is at its boundary, about 0
+BOUNDARY = 1e-3
 
 
 class FittedModel(Protocol):
@@ -40,15 +43,16 @@ def _standardized(values: pd.Series) -> pd.Series:
     return (values - values.mean()) / values.std(ddof=1)
 
 
-def fit_note(converged: bool, messages: Sequence[str], group: str) -> str:
-    """What a reader must know about a fit, from its convergence flag and the warnings its
-    fitting raised: no convergence, a zero group variance (the fit is then the
-    fixed-effects regression), an unreliable interval; empty for a sound fit."""
+def fit_note(converged: bool, messages: Sequence[str], at_boundary: Sequence[str]) -> str:
+    """What a reader must know about a fit, from its convergence flag, the groups whose
+    fitted variance is about 0 (``at_boundary``: the fit is then the regression without
+    them) and the warnings its fitting raised: no convergence, a zero group variance, an
+    unreliable interval; empty for a sound fit."""
     notes = []
     if not converged:
         notes.append("did not converge")
-    if any("boundary" in message for message in messages):
-        notes.append(f"{group} variance at its boundary (about 0)")
+    if at_boundary:
+        notes.append(f"{' and '.join(at_boundary)} variance at its boundary (about 0)")
     if any("Hessian" in message for message in messages):
         notes.append("Hessian not positive definite: interval unreliable")
     return "; ".join(notes)
@@ -59,12 +63,14 @@ def mixed_coefficient(
     outcome: str,
     predictor: str,
     covariates: list[str],
-    group: str,
+    groups: Sequence[str],
     confidence: float,
 ) -> Coefficient:
-    """Coefficient of ``predictor`` in ``outcome ~ predictor + covariates + (1 | group)``
-    with every numeric variable z-scored (``statsmodels.formula.api.mixedlm``, REML), so it
-    is in standard deviations of the outcome per standard deviation of the predictor.
+    """Coefficient of ``predictor`` in ``outcome ~ predictor + covariates`` with a random
+    intercept for each of ``groups``, crossed when there are several (a tokenizer and its
+    family, say: statsmodels MixedLM variance components over one all-covering group),
+    every numeric variable z-scored, REML; so it is in standard deviations of the outcome
+    per standard deviation of the predictor.
 
     A fit that does not converge, or lands on the variance boundary, says so in ``note``;
     a predictor that the covariates determine exactly (a rank-deficient design, which
@@ -73,11 +79,12 @@ def mixed_coefficient(
     coefficient; their notes say so.
     """
     numeric = [outcome, predictor, *covariates]
-    data = frame[[*numeric, group]].copy()
+    data = frame[[*numeric, *groups]].copy()
     names = {column: f"v{index}" for index, column in enumerate(numeric)}
+    names |= {group: f"g{index}" for index, group in enumerate(groups)}
     data = data.rename(columns=names)
-    for column in names.values():
-        data[column] = _standardized(data[column])
+    for column in numeric:
+        data[names[column]] = _standardized(data[names[column]])
     predictors = [names[c] for c in [predictor, *covariates]]
     design = np.column_stack([np.ones(len(data)), data[predictors].to_numpy(float)])
     if np.linalg.matrix_rank(design) < design.shape[1]:
@@ -86,15 +93,36 @@ def mixed_coefficient(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            fit = smf.mixedlm(formula, data, groups=data[group]).fit(reml=True)
-        except np.linalg.LinAlgError as error:
+            fit, variances = _fit(formula, data, [names[group] for group in groups])
+        except (np.linalg.LinAlgError, ValueError) as error:
             return Coefficient(np.nan, np.nan, np.nan, np.nan, f"not fitted: {error}")
     messages = [str(w.message) for w in caught]
-    return coefficient_of(fit, names[predictor], messages, group, confidence)
+    internal = {names[group]: group for group in groups}
+    # the variances are of z-scored outcomes: "about 0" is against a total near 1
+    at_boundary = [internal[name] for name, value in variances.items() if value < BOUNDARY]
+    return coefficient_of(fit, names[predictor], messages, at_boundary, confidence)
+
+
+def _fit(formula: str, data: pd.DataFrame, groups: list[str]) -> tuple[Any, dict[str, float]]:
+    """The REML fit and each group's variance: one group as MixedLM's random intercept,
+    several crossed, as variance components of one group covering every row."""
+    if len(groups) == 1:
+        fit = smf.mixedlm(formula, data, groups=data[groups[0]]).fit(reml=True)
+        return fit, {groups[0]: float(np.asarray(fit.cov_re)[0, 0])}
+    components = {group: f"0 + C({group})" for group in groups}
+    model = smf.mixedlm(
+        formula, data.assign(all=1), groups="all", re_formula="0", vc_formula=components
+    )
+    fit = model.fit(reml=True)
+    return fit, dict(zip(fit.model.exog_vc.names, np.atleast_1d(fit.vcomp), strict=True))
 
 
 def coefficient_of(
-    fit: FittedModel, term: str, messages: Sequence[str], group: str, confidence: float
+    fit: FittedModel,
+    term: str,
+    messages: Sequence[str],
+    at_boundary: Sequence[str],
+    confidence: float,
 ) -> Coefficient:
     """The Wald interval and p-value of ``term`` in ``fit`` with the fit's note
     (:func:`fit_note`); a term without a finite standard error has no interval and no
@@ -102,7 +130,7 @@ def coefficient_of(
     estimate = float(fit.params[term])
     error = float(fit.bse[term])
     z = stats.norm.ppf(0.5 + confidence / 2)
-    note = fit_note(fit.converged, messages, group)
+    note = fit_note(fit.converged, messages, at_boundary)
     if not np.isfinite(error):
         return Coefficient(estimate, np.nan, np.nan, np.nan, note or "no standard error")
     return Coefficient(

@@ -8,9 +8,8 @@ is exact (every arrangement enumerated, p counted without adjustment) when there
 most ``n_resamples`` arrangements (and at most :data:`EXACT_LIMIT`); otherwise it draws
 ``n_resamples`` random ones and each tail is ``(count + 1) / (n_resamples + 1)``.
 
-Where no drawn ordering reaches the observed statistic the Monte Carlo p only says "at
-most its floor"; for a linear statistic :func:`stratified_normal_pvalue` gives the normal
-approximation of the same permutation distribution, with its exact mean and variance.
+:func:`unit_permutation_test` permutes whole units (tokenizers) within blocks, the same
+permutation in every stratum.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 #: relative tolerance for equal statistics, as scipy.stats.permutation_test uses
 TOLERANCE = np.finfo(float).eps * 100
@@ -133,22 +131,21 @@ def stratified_permutation_test(
     return PermutationResult(observed, pvalue, exact, drawn)
 
 
-def stratified_normal_pvalue(x: np.ndarray, y: np.ndarray, strata: Sequence) -> float:
-    """Two-sided p of ``T = Σ x_i·y_i`` when ``y`` is permuted within strata, from the normal
-    distribution with the permutation distribution's exact mean and variance (Hoeffding's
-    combinatorial central limit theorem; coin's "asymptotic" independence test, Strasser
-    and Weber 1999): per stratum of ``n`` values, mean ``n·x̄·ȳ`` and variance
-    ``Σ(x - x̄)² · Σ(y - ȳ)² / (n - 1)``, strata independent. Undefined (NaN) when no
-    stratum varies in both."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    mean = variance = 0.0
-    for group in _groups(strata):
-        gx, gy = x[group], y[group]
-        mean += len(group) * gx.mean() * gy.mean()
-        if len(group) > 1:
-            spread = np.sum((gx - gx.mean()) ** 2) * np.sum((gy - gy.mean()) ** 2)
-            variance += spread / (len(group) - 1)
-    if variance <= 0:
-        return float("nan")
-    z = (float(x @ y) - mean) / np.sqrt(variance)
-    return float(min(1.0, 2 * norm.sf(abs(z))))
+def unit_permutation_test(
+    products: np.ndarray, blocks: Sequence, *, n_resamples: int, seed: int
+) -> PermutationResult:
+    """Two-sided p of ``T = Σ_u products[u, u]`` when the units (tokenizers) are permuted
+    within their blocks: ``T* = Σ_u products[u, π(u)]``. ``products[u, v]`` is what unit
+    ``u``'s metric and unit ``v``'s score give together (for a within-strata correlation,
+    ``Σ_s x[u, s]·y[v, s]`` over the strata both have), so one permutation applies to every
+    stratum at once. :func:`stratified_permutation_test` over the unit indices: exact when
+    there are at most ``n_resamples`` orderings, otherwise ``n_resamples`` random ones."""
+    products = np.asarray(products, dtype=float)
+    units = np.arange(len(products))
+
+    def statistic(orders: np.ndarray, axis: int = -1) -> np.ndarray:
+        return products[units, np.asarray(orders).astype(int)].sum(axis=-1)
+
+    return stratified_permutation_test(
+        units.astype(float), blocks, statistic, n_resamples=n_resamples, seed=seed
+    )

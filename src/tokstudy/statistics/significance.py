@@ -20,7 +20,9 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     pvalues = np.asarray(pvalues, dtype=float)
     adjusted = np.full_like(pvalues, np.nan)
     tested = ~np.isnan(pvalues)
-    if tested.any():
+    if tested.sum() == 1:  # one test: its p (multipletests would cost a garbage collection)
+        adjusted[tested] = pvalues[tested]
+    elif tested.any():
         adjusted[tested] = multipletests(pvalues[tested], method="holm")[1]
     return adjusted
 

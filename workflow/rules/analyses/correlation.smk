@@ -47,6 +47,18 @@ rule correlation:
             category="Analyses",
             labels={"analysis": "intrinsic metrics within and across tokenizer families"},
         ),
+        comparison_csv=out(correlation_plan.CORRELATION_COMPARISON, ext="csv"),
+        comparison_markdown=report(
+            out(correlation_plan.CORRELATION_COMPARISON, ext="md"),
+            category="Analyses",
+            labels={"analysis": "the primary metric against the others"},
+        ),
+        sensitivity_csv=out(correlation_plan.CORRELATION_SENSITIVITY, ext="csv"),
+        sensitivity_markdown=report(
+            out(correlation_plan.CORRELATION_SENSITIVITY, ext="md"),
+            category="Analyses",
+            labels={"analysis": "every verdict with and without flagged runs"},
+        ),
     params:
         **step("tokstudy.workflow.analyses.correlation.steps.correlation"),
         metrics=planners.metrics.names,

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tokstudy.analyses.correlation.settings import MIN_CELLS
+from tokstudy.analyses.correlation.settings import MIN_CELLS, MIN_FAMILY_TOKENIZERS
 from tokstudy.cells import FULL_SIZE_LABEL, size_label
 from tokstudy.errors import TokstudyError, one_line
 from tokstudy.metrics.compute import METRICS, total
@@ -210,7 +210,7 @@ def check_cells(
         )
     checked["vocab_size"] = sizes.astype(float)
     if FAMILY in frame.columns:
-        checked[FAMILY] = _families(frame, source)
+        checked[FAMILY] = _families(frame, source, study_table)
     for column in numeric:
         values = _numeric(frame, column, source)
         if values.nunique() < 2:
@@ -238,8 +238,11 @@ def check_cells(
     return checked
 
 
-def _families(frame: pd.DataFrame, source: str) -> pd.Series:
-    """The ``family`` column: never empty, one family per tokenizer (one-line errors)."""
+def _families(frame: pd.DataFrame, source: str, study_table: bool) -> pd.Series:
+    """The ``family`` column: never empty, one family per tokenizer, and (outside a
+    study's own table, whose families of two are left out of the within-family level and
+    noted) no family of exactly two tokenizers: too few to compare within (one-line
+    errors)."""
     families = frame[FAMILY]
     empty = families.isna() | (families.astype(str).str.strip() == "")
     if empty.any():
@@ -253,6 +256,15 @@ def _families(frame: pd.DataFrame, source: str) -> pd.Series:
         names = sorted(set(families[frame["tokenizer"] == tokenizer]))
         raise TokstudyError(
             f"{source}: column 'family': tokenizer {tokenizer!r} has several ({', '.join(names)})"
+        )
+    members = frame.groupby(families.astype(str))["tokenizer"].unique()
+    pairs = [family for family, names in members.items() if len(names) == 2]
+    if pairs and not study_table:
+        names = ", ".join(sorted(members[pairs[0]]))
+        raise TokstudyError(
+            f"{source}: column 'family': family {pairs[0]!r} has 2 tokenizers ({names}); a "
+            f"family compared within needs at least {MIN_FAMILY_TOKENIZERS} (give them their "
+            "own families, or one with more)"
         )
     return families.astype(str)
 

@@ -7,14 +7,18 @@ from typing import Any
 
 import pandas as pd
 
-from tokstudy.analyses.correlation.settings import CorrelationSettings
-from tokstudy.analyses.correlation.table import FLOOR_PERMUTATIONS, POOLED
+from tokstudy.analyses.correlation.settings import OTHER_FLAGGED_RUN_POLICY, CorrelationSettings
+from tokstudy.analyses.correlation.table import FLOOR_PERMUTATIONS, POOLED, SIGNIFICANCE
 
-SIGNIFICANCE = 0.05
 POOLED_WARNING = (
-    "Rows with scope `pooled` combine every language (or translation direction), with the "
-    "language as a covariate (partial ρ), as a stratum (within-size test) and as a random "
-    "intercept (mixed model). Read the per-language rows first."
+    "Rows with scope `pooled` combine every language (or translation direction): a "
+    "tokenizer is one unit over all of them, ranked within each size and language. Read "
+    "the per-language rows first."
+)
+UNIT_NOTE = (
+    "The unit of inference is the tokenizer: a tokenizer at several sizes (and languages) "
+    "is one observation. `units`: the tokenizers a permutation or resample can exchange "
+    "(those sharing their sizes, languages and, within families, family with another)."
 )
 
 
@@ -52,7 +56,7 @@ def _intrinsic_names(rows: pd.DataFrame) -> list[str]:
 def _header(title: str, explanation: str, table: pd.DataFrame) -> list[str]:
     """The opening of the correlation and ranking documents: title, what the columns are,
     the warning on pooled rows and the notes on the table's scores."""
-    lines = [f"# {title}", "", explanation, "", f"**{POOLED_WARNING}**", ""]
+    lines = [f"# {title}", "", explanation, "", UNIT_NOTE, "", f"**{POOLED_WARNING}**", ""]
     notes = (
         dict(zip(table["score"], table["score_note"].fillna(""), strict=True)) if len(table) else {}
     )
@@ -61,20 +65,16 @@ def _header(title: str, explanation: str, table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _test_columns(rows: pd.DataFrame, within_size: bool) -> dict[str, Any]:
-    """The columns of the size-controlled tests both documents show: partial ρ with its
-    interval, (the within-size ρ,) the within-size p, Holm's p and the design's floor."""
-    columns: dict[str, Any] = {
-        "partial ρ [CI]": [
+def _test_columns(rows: pd.DataFrame) -> dict[str, Any]:
+    """The columns of the size-controlled test every document shows: ρ within size with
+    its interval (the statistic tested), the within-size p, Holm's p and the design's
+    floor."""
+    return {
+        "units": rows["units"],
+        "ρ within size [CI]": [
             _interval(*v)
             for v in rows[["partial_spearman", "partial_low", "partial_high"]].to_numpy()
-        ]
-    }
-    if within_size:
-        columns["ρ within size"] = rows["within_size_spearman"].map(
-            lambda v: "–" if pd.isna(v) else f"{v:.2f}"
-        )
-    return columns | {
+        ],
         "p within size": rows["p_within_size"].map(_p),
         "p (Holm)": rows["p_adjusted"].map(_p),
         "floor": rows["min_attainable_p"].map(_floor),
@@ -85,14 +85,16 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
     """The correlation table: one section per score, its size baseline in the heading."""
     lines = _header(
         "Intrinsic metrics against downstream scores, vocabulary size controlled",
-        f"Per score and scope: ρ(log size, score) as the baseline; Spearman ρ and partial "
-        f"Spearman ρ given log size (and language, pooled) with {settings.confidence:.0%} "
-        f"hierarchical bootstrap intervals ({settings.bootstrap_samples} resamples of cells, "
-        f"then of seeds within each cell); Spearman within size with a two-sided stratified "
-        f"permutation p (permuting within size and language; exact when there are at most "
-        f"{settings.permutations} orderings, else {settings.permutations} random ones; where "
-        f"none of those is as extreme as the data, {FLOOR_PERMUTATIONS:,} random ones, then "
-        f"the normal approximation of the same permutation distribution, noted); "
+        f"Per score and scope: ρ(log size, score) as the baseline; Spearman ρ over the cells "
+        f"and Spearman ρ within size (tokenizers ranked within each vocabulary size, and "
+        f"language pooled: the statistic tested), each with a {settings.confidence:.0%} "
+        f"bootstrap interval ({settings.bootstrap_samples} resamples of tokenizers, each "
+        f"with all its cells, then of seeds within each cell); a two-sided permutation p "
+        f"that permutes tokenizer labels, one permutation in every size and language "
+        f"(exact when there are at most {settings.permutations} orderings, else "
+        f"{settings.permutations} random ones; where none of those is as extreme as the "
+        f"data, {FLOOR_PERMUTATIONS:,} random ones, and where none of those either, their "
+        f"floor, noted); "
         f"p(Holm) adjusts over the metrics tested for the score in the scope"
         + (
             f", except the primary metric `{settings.primary}`, declared before the run: "
@@ -102,7 +104,7 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
         )
         + f". `floor` is the "
         f"smallest p the design can reach, shown where it is above {SIGNIFICANCE}: no "
-        f"metric can be significant there, whatever the data.",
+        f"metric can be significant there, whatever the data, and no p is given.",
         table,
     )
     for (score, scope), rows in table.groupby(["score", "scope"], sort=True):
@@ -117,7 +119,7 @@ def correlation_markdown(table: pd.DataFrame, settings: CorrelationSettings) -> 
                     _interval(*v)
                     for v in rows[["spearman", "spearman_low", "spearman_high"]].to_numpy()
                 ],
-                **_test_columns(rows, within_size=True),
+                **_test_columns(rows),
                 "note": rows["note"].fillna(""),
             }
         )
@@ -131,8 +133,9 @@ def ranking_markdown(ranked: pd.DataFrame) -> str:
     """The ranking: per score and scope, by Holm-adjusted p; ``=`` marks a tie."""
     lines = _header(
         "Intrinsic metrics ranked per downstream score",
-        "By Holm-adjusted within-size p (ascending), then |partial ρ|; `=` marks a metric whose "
-        "partial-ρ interval overlaps the one ranked just above (a tie: they share the rank).",
+        "By Holm-adjusted within-size p (ascending), then |ρ within size|; `=` marks a metric "
+        "whose interval of ρ within size overlaps the one ranked just above (a tie: they "
+        "share the rank).",
         ranked,
     )
     if ranked.empty:
@@ -147,7 +150,7 @@ def ranking_markdown(ranked: pd.DataFrame) -> str:
             ],
             "intrinsic": _intrinsic_names(ranked),
             "n": ranked["n"],
-            **_test_columns(ranked, within_size=False),
+            **_test_columns(ranked),
         }
     )
     return "\n".join([*lines, shown.to_markdown(index=False, disable_numparse=True), ""])
@@ -156,21 +159,18 @@ def ranking_markdown(ranked: pd.DataFrame) -> str:
 def mixed_markdown(mixed: pd.DataFrame, settings: CorrelationSettings) -> str:
     """The mixed-model table, or why there is none (a single scope, no families)."""
     lines = [
-        "# Mixed models: score ~ metric + log(size) + (1 | group)",
+        "# Mixed models: score ~ metric + log(size) + (1 | tokenizer) + (1 | family)",
         "",
         f"statsmodels MixedLM (REML) over cell means, every variable z-scored: the coefficient "
         f"is in standard deviations of the score per standard deviation of the metric, with "
-        f"its {settings.confidence:.0%} Wald interval. `random_effect` `language`: pooled "
-        f"over the languages, a random intercept per language; `family`: in each scope, a "
-        f"random intercept per tokenizer family (pooled, with the language as fixed "
-        f"indicators), so the coefficient is the metric's association once each family's "
-        f"own level is allowed for.",
+        f"its {settings.confidence:.0%} Wald interval. Crossed random intercepts per "
+        f"tokenizer and (with families) per family, so a tokenizer's lasting level counts "
+        f"once, not once per cell; pooled over languages, the language as fixed indicators. "
+        f"`groups`: the tokenizers.",
         "",
     ]
     if mixed.empty:
-        return "\n".join(
-            [*lines, "No score was measured in more than one scope, and no families.", ""]
-        )
+        return "\n".join([*lines, "No score could be modelled.", ""])
     shown = mixed.assign(
         coefficient=[
             _interval(*v) for v in mixed[["coefficient", "low", "high"]].to_numpy(dtype=float)
@@ -187,13 +187,14 @@ def family_markdown(family: pd.DataFrame, settings: CorrelationSettings) -> str:
     """The within- and across-family table, or why there is none (no families)."""
     lines = _header(
         "Intrinsic metrics within and across tokenizer families",
-        "`within_family`: tokenizers of one family compared with each other: the family is a "
-        "stratum of the within-size permutation test (with size and language) and a covariate "
-        "of the partial ρ, so a metric that only tells families apart finds nothing here. "
-        "`across_family`: each family's mean cell (its tokenizers' metrics and scores "
-        "averaged per seed) compared across families, within size and language. Intervals, "
-        f"tests and Holm's adjustment as in correlation.md ({settings.bootstrap_samples} "
-        f"resamples, up to {settings.permutations} orderings).",
+        "`within_family`: tokenizers of one family compared with each other: tokenizers are "
+        "ranked within size, language and family, permuted and resampled only within their "
+        "family, so a metric that only tells families apart finds nothing here (families of "
+        "fewer than 3 tokenizers are left out, noted). `across_family`: each family's mean "
+        "cell (its tokenizers' metrics and scores averaged per seed) compared across "
+        "families, within size and language, families the units. Intervals, tests and "
+        f"Holm's adjustment as in correlation.md ({settings.bootstrap_samples} resamples, up "
+        f"to {settings.permutations} orderings).",
         family,
     )
     if family.empty:
@@ -203,13 +204,100 @@ def family_markdown(family: pd.DataFrame, settings: CorrelationSettings) -> str:
             {
                 "intrinsic": _intrinsic_names(rows),
                 "n": rows["n"],
-                **_test_columns(rows, within_size=True),
+                **_test_columns(rows),
                 "note": rows["note"].fillna(""),
             }
         )
         heading = f"## {score} ({'**pooled**' if scope == POOLED else scope}), {level}"
         lines += [heading, "", shown.to_markdown(index=False, disable_numparse=True), ""]
     return "\n".join(lines)
+
+
+def comparison_markdown(comparison: pd.DataFrame, settings: CorrelationSettings) -> str:
+    """The primary metric against each other one, or why there is none (no primary)."""
+    lines = [
+        "# Is the primary metric the better predictor?",
+        "",
+        f"Per score, scope and level: the primary metric's ρ within size against each other "
+        f"metric's, each oriented by the sign of its own estimate, so `difference` is how "
+        f"much stronger the primary's association is (|ρ primary| − |ρ other|). "
+        f"{settings.confidence:.0%} interval from {settings.bootstrap_samples} resamples of "
+        f"tokenizers (the same resamples for both metrics); `p`: two-sided bootstrap p that "
+        f"the difference is 0, Holm-adjusted over the other metrics (`p (Holm)`). {UNIT_NOTE}",
+        "",
+    ]
+    if comparison.empty:
+        return "\n".join(
+            [*lines, "No primary metric was declared (analyses.correlation.primary).", ""]
+        )
+    for (score, scope, level), rows in comparison.groupby(["score", "scope", "level"], sort=True):
+        shown = pd.DataFrame(
+            {
+                "other": rows["other"],
+                "n": rows["n"],
+                "units": rows["units"],
+                "ρ primary": rows["primary_rho"].map(lambda v: "–" if pd.isna(v) else f"{v:.2f}"),
+                "ρ other": rows["other_rho"].map(lambda v: "–" if pd.isna(v) else f"{v:.2f}"),
+                "difference [CI]": [
+                    _interval(*v) for v in rows[["difference", "low", "high"]].to_numpy(dtype=float)
+                ],
+                "p": rows["p"].map(_p),
+                "p (Holm)": rows["p_adjusted"].map(_p),
+                "note": rows["note"].fillna(""),
+            }
+        )
+        primary = rows["primary"].iloc[0]
+        heading = f"## {score} ({'**pooled**' if scope == POOLED else scope}), {level}: `{primary}`"
+        lines += [heading, "", shown.to_markdown(index=False, disable_numparse=True), ""]
+    return "\n".join(lines)
+
+
+def sensitivity_markdown(table: pd.DataFrame, policy: str, same: bool) -> str:
+    """Each verdict as run and under the other policy for flagged runs, and whether it
+    holds there."""
+    lines = [
+        "# Sensitivity: every verdict with and without flagged runs",
+        "",
+        f"The tables were computed with `analyses.correlation.flagged_runs: {policy}`; here "
+        "each row also under the other policy (runs flagged collapsed, undertrained or lossy "
+        "left out, or kept). `called`: interval excludes 0 and p (Holm) below "
+        f"{SIGNIFICANCE}. A verdict **holds** when it is called, or not, under both.",
+        "",
+    ]
+    if same:
+        return "\n".join([*lines, "No run was flagged: both policies give the same tables.", ""])
+    keys = ["score", "intrinsic", "scope", "level"]
+    wide = table.pivot_table(
+        index=keys, columns="flagged_runs", values=["partial_spearman", "partial_low",
+        "partial_high", "p_adjusted", "called"], aggfunc="first", dropna=False,
+    )  # fmt: skip
+    other = OTHER_FLAGGED_RUN_POLICY[policy]
+    shown = pd.DataFrame(
+        {
+            "score": wide.index.get_level_values("score"),
+            "scope": wide.index.get_level_values("scope"),
+            "level": wide.index.get_level_values("level"),
+            "intrinsic": wide.index.get_level_values("intrinsic"),
+            **{
+                f"{name} ρ [CI], p (Holm)": [
+                    f"{_interval(rho, low, high)}, {_p(p)}"
+                    for rho, low, high, p in zip(
+                        wide[("partial_spearman", name)],
+                        wide[("partial_low", name)],
+                        wide[("partial_high", name)],
+                        wide[("p_adjusted", name)],
+                        strict=True,
+                    )
+                ]
+                for name in (policy, other)
+            },
+            "holds": [
+                "yes" if bool(a) == bool(b) else "**no**"
+                for a, b in zip(wide[("called", policy)], wide[("called", other)], strict=True)
+            ],
+        }
+    )
+    return "\n".join([*lines, shown.to_markdown(index=False, disable_numparse=True), ""])
 
 
 def left_out_markdown(notes: Sequence[str]) -> str:

@@ -2,7 +2,7 @@
 
 One panel per pair (rows: intrinsic metrics on one split; columns: scores); one point per
 cell (mean over seeds), colour = tokenizer, marker = vocabulary size; the panel title gives
-ρ and the partial ρ given log size per scope (language or direction).
+ρ and ρ within size (the statistic tested) per scope (language or direction).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def plot_correlation_grid(
                 key = (metric, score, scope)
                 if key in shown.index:
                     rho, partial = shown.loc[key, ["spearman", "partial_spearman"]]
-                    titles.append(f"{scope} ρ={rho:.2f} partial={partial:.2f}")
+                    titles.append(f"{scope} ρ={rho:.2f} within size={partial:.2f}")
             axis.set_title("\n".join(titles), fontsize=7)
             axis.tick_params(labelsize=6)
             axis.set_xlabel(metric, fontsize=7)

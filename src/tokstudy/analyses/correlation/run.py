@@ -30,14 +30,26 @@ from tokstudy.analyses.correlation.cells import (
     study_scores,
 )
 from tokstudy.analyses.correlation.markdown import (
+    SIGNIFICANCE,
+    comparison_markdown,
     correlation_markdown,
     family_markdown,
     left_out_markdown,
     mixed_markdown,
     ranking_markdown,
+    sensitivity_markdown,
 )
-from tokstudy.analyses.correlation.settings import CorrelationSettings
-from tokstudy.analyses.correlation.table import COLUMNS, correlation_table, mixed_table, ranking
+from tokstudy.analyses.correlation.settings import (
+    OTHER_FLAGGED_RUN_POLICY,
+    CorrelationSettings,
+)
+from tokstudy.analyses.correlation.table import (
+    COLUMNS,
+    comparison_table,
+    correlation_table,
+    mixed_table,
+    ranking,
+)
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
@@ -52,6 +64,8 @@ OUTPUT_FILES = {
     "mixed_markdown": "correlation_mixed.md",
     "family_csv": "correlation_family.csv",
     "family_markdown": "correlation_family.md",
+    "comparison_csv": "correlation_comparison.csv",
+    "comparison_markdown": "correlation_comparison.md",
 }
 #: the levels of the family table (empty without a ``family`` column)
 FAMILY_LEVELS = ("within_family", "across_family")
@@ -59,12 +73,14 @@ FAMILY_LEVELS = ("within_family", "across_family")
 
 @dataclass(frozen=True)
 class Correlations:
-    """The four tables of one run."""
+    """The tables of one run."""
 
     table: pd.DataFrame
     ranking: pd.DataFrame
     mixed: pd.DataFrame
     family: pd.DataFrame
+    #: the primary metric against each other one (empty without a primary)
+    comparison: pd.DataFrame
 
 
 def correlate(
@@ -91,7 +107,12 @@ def correlate(
         + [correlation_table(cells, scores, settings, level) for level in levels],
         ignore_index=True,
     )
-    return Correlations(table, ranking(table), mixed_table(cells, scores, settings), family)
+    comparison = pd.concat(
+        [comparison_table(cells, scores, settings, level) for level in ("cell", *levels)],
+        ignore_index=True,
+    )
+    mixed = mixed_table(cells, scores, settings)
+    return Correlations(table, ranking(table), mixed, family, comparison)
 
 
 def write_correlations(
@@ -114,6 +135,10 @@ def write_correlations(
     result.family.to_csv(outputs["family_csv"], index=False, float_format="%.6g")
     Path(outputs["family_markdown"]).write_text(
         family_markdown(result.family, settings), encoding="utf-8"
+    )
+    result.comparison.to_csv(outputs["comparison_csv"], index=False, float_format="%.6g")
+    Path(outputs["comparison_markdown"]).write_text(
+        comparison_markdown(result.comparison, settings), encoding="utf-8"
     )
 
 
@@ -162,6 +187,39 @@ def correlate_file(
     return result
 
 
+SENSITIVITY_COLUMNS = [
+    "score",
+    "intrinsic",
+    "scope",
+    "level",
+    "flagged_runs",
+    "n",
+    "units",
+    "partial_spearman",
+    "partial_low",
+    "partial_high",
+    "p_adjusted",
+    "called",
+]
+
+
+def called(table: pd.DataFrame) -> pd.Series:
+    """Whether each row's association is called: its interval excludes 0 and its
+    Holm-adjusted p is below 0.05."""
+    excludes = (table["partial_low"] > 0) | (table["partial_high"] < 0)
+    return excludes & (table["p_adjusted"] < SIGNIFICANCE)
+
+
+def sensitivity(runs: Mapping[str, Correlations]) -> pd.DataFrame:
+    """Every row of the correlation and family tables under each policy for flagged runs
+    (``runs``: policy → its tables), with whether its association is called."""
+    parts = []
+    for policy, result in runs.items():
+        rows = pd.concat([result.table, result.family], ignore_index=True)
+        parts.append(rows.assign(flagged_runs=policy, called=called(rows)))
+    return pd.concat(parts, ignore_index=True)[SENSITIVITY_COLUMNS]
+
+
 def correlation_analysis(
     metrics_csv: Path,
     metric_names: list[str],
@@ -174,19 +232,13 @@ def correlation_analysis(
 ) -> Correlations:
     """The workflow's analysis: the study's cells table (``cells``, with ``cells_json``
     recording what was left out), then :func:`correlate` and the tables, and the plot
-    (``png``)."""
+    (``png``); ``sensitivity_csv``/``sensitivity_markdown``: every verdict under both
+    policies for flagged runs (collapsed, undertrained, lossy)."""
     from tokstudy.analyses.correlation.plot import plot_correlation_grid
 
     checked = CorrelationSettings(**settings)
-    cells, notes = study_cells(
-        metrics_csv,
-        metric_names,
-        model_results,
-        nmt_score_files,
-        nmt_metric_files,
-        nmt_sides,
-        flagged_runs=checked.flagged_runs,
-    )
+    sources = (metrics_csv, metric_names, model_results, nmt_score_files, nmt_metric_files)
+    cells, notes = study_cells(*sources, nmt_sides, flagged_runs=checked.flagged_runs)
     scores = study_scores(cells)
     # every digit: the tables below are computed from this file as written, exactly what
     # ``tokstudy correlate`` on it computes (rounded values could tie and change ranks)
@@ -205,4 +257,21 @@ def correlation_analysis(
     result = correlate(checked_cells, scores, checked)
     write_correlations(result, notes, checked, outputs)
     plot_correlation_grid(checked_cells, scores, result.table, checked.plot_split, [outputs["png"]])
+    other = OTHER_FLAGGED_RUN_POLICY[checked.flagged_runs]
+    other_cells, _ = study_cells(*sources, nmt_sides, flagged_runs=other)
+    if other_cells.equals(cells):
+        log.info("no flagged run: the verdicts under flagged_runs: %s are the same", other)
+        other_result = result
+    else:
+        other_cells.to_csv(outputs["sensitivity_csv"], index=False)  # read back as written
+        read_back = read_cells(Path(outputs["sensitivity_csv"]), scores, study_table=True)
+        used = [score for score in scores if score in read_back.columns]
+        other_result = correlate(read_back, used, checked)
+    runs = {checked.flagged_runs: result, other: other_result}
+    table = sensitivity(runs)
+    table.to_csv(outputs["sensitivity_csv"], index=False, float_format="%.6g")
+    Path(outputs["sensitivity_markdown"]).write_text(
+        sensitivity_markdown(table, checked.flagged_runs, other_cells.equals(cells)),
+        encoding="utf-8",
+    )
     return result

@@ -12,8 +12,12 @@ from tokstudy.training.config import Settings, proportion, setting
 NMT_SIDES = ("target", "source")
 #: what to do with the scores of a flagged run (:mod:`tokstudy.models.run_flags`)
 FLAGGED_RUN_POLICIES = ("exclude", "keep")
+#: the other policy: every verdict is also given under it (the sensitivity table)
+OTHER_FLAGGED_RUN_POLICY = {"exclude": "keep", "keep": "exclude"}
 #: the fewest cells a correlation is computed on
 MIN_CELLS = 4
+#: the fewest tokenizers of a family the within-family level compares
+MIN_FAMILY_TOKENIZERS = 3
 
 
 @dataclass(frozen=True)

@@ -3,22 +3,26 @@ per scope (a language or direction) and pooled over scopes, from a checked cells
 (:mod:`tokstudy.analyses.correlation.cells`); every statistic comes from
 :mod:`tokstudy.statistics`.
 
-Per (score, scope): the baseline ρ(log vocabulary size, score). Per (score, metric, scope):
-Spearman's ρ and the partial Spearman given log size (and language, pooled), each with a
-hierarchical bootstrap interval (cells, then seeds within a cell); Spearman within size
-(tokenizers ranked within each size and language) with a stratified permutation p; the
+The unit of inference is the tokenizer, not the cell: a tokenizer trained at three sizes
+in three languages is one observation measured nine times. Per (score, metric, scope):
+Spearman's ρ over cells, and the tested statistic, Spearman within strata (tokenizers
+ranked within each vocabulary size, and language pooled, and family within families),
+each with a bootstrap interval that resamples tokenizers (each with all its cells), then
+seeds within cells; the within-size p permutes tokenizer labels, one permutation applied
+in every stratum (:func:`tokstudy.statistics.permutation.unit_permutation_test`); the
 Holm-adjusted p over the metrics tested for the score in that scope (a metric declared
-``primary`` before the run is adjusted alone, and listed first); the smallest p the
-design can reach. Pooled, over scopes: a mixed model ``score ~ metric + log(size) +
-(1 | language)`` on z-scored variables; with a ``family`` column, in every scope, one with
-a random intercept per tokenizer family instead, and the same statistics within families
-(family held fixed) and across them (on the families' mean cells): see :data:`LEVELS`.
+``primary`` before the run is adjusted alone, and listed first); the smallest p the design
+can reach, and no p where that is above 0.05. Per (score, scope): the baseline
+ρ(log vocabulary size, score). A mixed model ``score ~ metric + log(size) [+ language]``
+with crossed random intercepts per tokenizer and family. With a ``family`` column the same
+statistics within families (tokenizers permuted and resampled within their family) and
+across them (on the families' mean cells, families as the units): see :data:`LEVELS`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,32 +35,33 @@ from tokstudy.analyses.correlation.cells import (
     label_columns,
     score_note,
 )
-from tokstudy.analyses.correlation.settings import MIN_CELLS, CorrelationSettings
-from tokstudy.statistics.bootstrap import Interval, Statistic, hierarchical_interval
-from tokstudy.statistics.correlation import (
-    partial_spearman,
-    spearman,
-    within_strata_ranks,
-    within_strata_spearman,
+from tokstudy.analyses.correlation.settings import (
+    MIN_CELLS,
+    MIN_FAMILY_TOKENIZERS,
+    CorrelationSettings,
 )
+from tokstudy.statistics.bootstrap import Interval, cluster_interval, paired_bootstrap_p
+from tokstudy.statistics.correlation import spearman, within_strata_ranks, within_strata_spearman
 from tokstudy.statistics.mixed import mixed_coefficient
 from tokstudy.statistics.permutation import (
     PermutationResult,
     min_attainable_p,
-    stratified_normal_pvalue,
-    stratified_permutation_test,
+    unit_permutation_test,
 )
 from tokstudy.statistics.significance import holm
 
 log = logging.getLogger(__name__)
 
 POOLED = "pooled"
+#: the significance level below which a design must be able to reach for a p to be shown
+SIGNIFICANCE = 0.05
 COLUMNS = [
     "score",
     "intrinsic",
     "scope",
     "level",
     "n",
+    "units",
     "seeds",
     "size_spearman",
     "size_low",
@@ -67,7 +72,6 @@ COLUMNS = [
     "partial_spearman",
     "partial_low",
     "partial_high",
-    "within_size_spearman",
     "p_within_size",
     "p_method",
     "permutations",
@@ -76,6 +80,23 @@ COLUMNS = [
     "primary",
     "note",
     "score_note",
+]
+COMPARISON_COLUMNS = [
+    "score",
+    "scope",
+    "level",
+    "primary",
+    "other",
+    "n",
+    "units",
+    "primary_rho",
+    "other_rho",
+    "difference",
+    "low",
+    "high",
+    "p",
+    "p_adjusted",
+    "note",
 ]
 MIXED_COLUMNS = [
     "score",
@@ -92,25 +113,21 @@ MIXED_COLUMNS = [
 ]
 
 
-#: what a row of the tables compares: tokenizer cells (``cell``); cells of one family
-#: against each other (``within_family``: family held fixed, as a stratum and covariate);
-#: the families' mean cells against each other (``across_family``)
+#: what a row of the tables compares: tokenizers (``cell``: the cells of every tokenizer,
+#: tokenizers permuted and resampled across families); tokenizers of one family against
+#: each other (``within_family``: family held fixed, as a stratum, and tokenizers permuted
+#: and resampled within their family); the families' mean cells against each other
+#: (``across_family``: families as the units)
 LEVELS = ("cell", "within_family", "across_family")
 #: orderings drawn again for a Monte Carlo p at its floor (no drawn ordering as extreme)
 FLOOR_PERMUTATIONS = 1_000_000
 
 
-def _indicators(labels: pd.Series) -> list[np.ndarray]:
-    """One 0/1 column per label value but the first (sorted)."""
-    values = sorted(labels.unique())
-    return [(labels == value).to_numpy(dtype=float) for value in values[1:]]
-
-
 @dataclass(frozen=True)
 class Scope:
     """The cells of one score in one scope: one row per cell, the seeds' scores apart.
-    ``within_family``: the family is held fixed (a stratum of the permutation test and a
-    covariate of the partial correlation)."""
+    ``within_family``: the family is held fixed (a stratum) and tokenizers are exchanged
+    only within their family."""
 
     name: str
     cells: pd.DataFrame
@@ -123,22 +140,32 @@ class Scope:
         return np.log(self.cells["vocab_size"].to_numpy(dtype=float))
 
     @property
-    def strata(self) -> list[str]:
-        """Vocabulary size (and language, pooled; and family, within families): the units
-        permuted within."""
+    def strata(self) -> np.ndarray:
+        """Vocabulary size (and language, pooled; and family, within families): where
+        tokenizers are ranked against each other."""
         keys = ["language", "vocab_size", *([FAMILY] if self.within_family else [])]
-        return ["|".join(map(str, values)) for values in self.cells[keys].values]
-
-    def covariates(self) -> list[np.ndarray]:
-        """Log size, and one indicator per language but the first when pooled (and per
-        family but the first, within families)."""
-        languages = _indicators(self.cells["language"]) if self.pooled else []
-        families = _indicators(self.cells[FAMILY]) if self.within_family else []
-        return [self.log_size, *languages, *families]
+        return np.array(["|".join(map(str, values)) for values in self.cells[keys].values])
 
     @property
     def scores(self) -> np.ndarray:
         return np.array([values.mean() for values in self.replicates])
+
+    def units(self) -> Units:
+        """The tokenizers (the units of inference), each with its cells in stratum order,
+        and the block each is exchanged within: tokenizers with the same strata (and,
+        within families, the same family)."""
+        strata = self.strata
+        tokenizers = self.cells["tokenizer"].to_numpy(dtype=str)
+        names = sorted(set(tokenizers))
+        clusters = [np.flatnonzero(tokenizers == name) for name in names]
+        clusters = [cells[np.argsort(strata[cells], kind="stable")] for cells in clusters]
+        blocks = [
+            "/".join(strata[cells]) + (f"#{self.cells[FAMILY].iloc[cells[0]]}")
+            if self.within_family
+            else "/".join(strata[cells])
+            for cells in clusters
+        ]
+        return Units(names, clusters, blocks)
 
     def subset(self, keep: np.ndarray) -> Scope:
         """The scope restricted to the cells where ``keep`` is true."""
@@ -147,28 +174,62 @@ class Scope:
         return Scope(self.name, cells, replicates, self.pooled, self.within_family)
 
 
-def _scope(rows: pd.DataFrame, score: str, name: str, pooled: bool, level: str) -> Scope:
-    """The scope's cells at ``level`` (:data:`LEVELS`): across families, each family's
-    cell is the mean of its tokenizers' (metrics, and the score of each seed)."""
+@dataclass(frozen=True)
+class Units:
+    """A scope's tokenizers: names, each one's cells (in stratum order) and its block."""
+
+    names: list[str]
+    clusters: list[np.ndarray]
+    blocks: list[str]
+
+    def informative(self) -> int:
+        """How many tokenizers share their block with another: the ones a permutation or a
+        resample can exchange."""
+        counts = pd.Series(self.blocks).value_counts()
+        return int(sum(counts[block] > 1 for block in self.blocks))
+
+
+def _scope(
+    rows: pd.DataFrame, score: str, name: str, pooled: bool, level: str
+) -> tuple[Scope, list[str]]:
+    """The scope's cells at ``level`` (:data:`LEVELS`) and what was left out: across
+    families, each family's cell is the mean of its tokenizers' (metrics, and the score of
+    each seed); within families, families of fewer than :data:`MIN_FAMILY_TOKENIZERS`
+    tokenizers are left out."""
     scored = rows.dropna(subset=[score])
+    notes = []
     if level == "across_family":
         keys = ["language", FAMILY, "vocab_size"]
         per_seed = scored.groupby([*keys, "seed"], sort=True).mean(numeric_only=True)
         scored = per_seed.reset_index().assign(tokenizer=lambda t: t[FAMILY])
+    if level == "within_family":
+        sizes = scored.groupby(FAMILY)["tokenizer"].nunique()
+        small = sorted(sizes[sizes < MIN_FAMILY_TOKENIZERS].index)
+        if small:
+            notes.append(
+                f"families of fewer than {MIN_FAMILY_TOKENIZERS} tokenizers left out: "
+                + ", ".join(f"{family} ({sizes[family]})" for family in small)
+            )
+            scored = scored[~scored[FAMILY].isin(small)]
     grouped = scored.drop(columns="seed").groupby(CELL_KEYS, sort=True)
     cells = grouped.mean(numeric_only=True).drop(columns=[score]).reset_index()
     if FAMILY in scored:
         cells[FAMILY] = grouped[FAMILY].first().to_numpy()
     replicates = [group[score].to_numpy(dtype=float) for _, group in grouped]
-    return Scope(name, cells, replicates, pooled, within_family=level == "within_family")
+    scope = Scope(name, cells, replicates, pooled, within_family=level == "within_family")
+    return scope, notes
 
 
-def scopes(cells: pd.DataFrame, score: str, level: str = "cell") -> list[Scope]:
-    """Every scope with the score (sorted), then ``pooled`` when there is more than one."""
+def scopes(
+    cells: pd.DataFrame, score: str, level: str = "cell", pooled_only: bool = False
+) -> list[tuple[Scope, list[str]]]:
+    """Every scope with the score (sorted), then ``pooled`` when there is more than one
+    (``pooled_only``: that one alone), each with the notes on what its level left out."""
     scored = cells.dropna(subset=[score])
     names = sorted(scored["language"].unique())
     found = [
-        _scope(scored[scored["language"] == name], score, name, False, level) for name in names
+        _scope(scored[scored["language"] == name], score, name, False, level)
+        for name in ([] if pooled_only else names)
     ]
     if len(names) > 1:
         found.append(_scope(scored, score, POOLED, True, level))
@@ -177,31 +238,38 @@ def scopes(cells: pd.DataFrame, score: str, level: str = "cell") -> list[Scope]:
 
 def _interval(
     scope: Scope,
-    columns: list[np.ndarray],
-    statistic: Statistic,
+    units: Units,
+    column: np.ndarray,
+    statistic: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
     settings: CorrelationSettings,
-    seed: int,
 ) -> Interval:
-    """Hierarchical bootstrap interval of ``statistic(*columns, cell scores)``."""
-    return hierarchical_interval(
-        columns,
+    """Bootstrap interval of ``statistic(x, scores, positions)`` resampling tokenizers
+    within their blocks, each with all its cells, then seeds within cells."""
+    return cluster_interval(
+        [column],
         scope.replicates,
+        units.clusters,
+        units.blocks,
         statistic,
         n_resamples=settings.bootstrap_samples,
         confidence=settings.confidence,
-        seed=seed,
+        seed=settings.seed,
     )
 
 
-def _partial(x: np.ndarray, *rest: np.ndarray, axis: int = -1) -> np.ndarray:
-    *covariates, y = rest
-    return partial_spearman(x, y, np.stack(covariates, axis=-1))
+def _over_cells(x: np.ndarray, y: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    return spearman(x, y)
 
 
-def _size_baseline(scope: Scope, settings: CorrelationSettings) -> dict[str, float]:
+def _within(strata: np.ndarray) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """Spearman within the strata of the drawn cells' places."""
+    return lambda x, y, positions: within_strata_spearman(x, y, strata[positions])
+
+
+def _size_baseline(scope: Scope, units: Units, settings: CorrelationSettings) -> dict:
     if np.ptp(scope.log_size) == 0:
         return {"size_spearman": np.nan, "size_low": np.nan, "size_high": np.nan}
-    interval = _interval(scope, [scope.log_size], spearman, settings, settings.seed)
+    interval = _interval(scope, units, scope.log_size, _over_cells, settings)
     return {
         "size_spearman": float(spearman(scope.log_size, scope.scores)),
         "size_low": interval.low,
@@ -215,62 +283,84 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
     scope = scope.subset(scope.cells[metric].notna().to_numpy())
     x = scope.cells[metric].to_numpy(dtype=float)
     y = scope.scores
-    row: dict = {"n": len(x), "seeds": min(len(r) for r in scope.replicates), "note": ""}
+    units = scope.units()
+    row: dict = {
+        "n": len(x),
+        "units": units.informative(),
+        "seeds": min((len(r) for r in scope.replicates), default=0),
+        "note": "",
+    }
     if len(x) < MIN_CELLS:
         return row | {"note": f"{len(x)} cells < {MIN_CELLS}: not computed"}
     constant = [name for name, column in (("intrinsic", x), ("score", y)) if np.ptp(column) == 0]
     if constant:
         return row | {"note": f"{' and '.join(constant)} constant over the cells: undefined"}
     notes = []
-    covariates = scope.covariates()
-    for name, statistic, columns in (
-        ("spearman", spearman, [x]),
-        ("partial", _partial, [x, *covariates]),
+    strata = scope.strata
+    for name, statistic, value in (
+        ("spearman", _over_cells, spearman(x, y)),
+        ("partial", _within(strata), within_strata_spearman(x, y, strata)),
     ):
-        interval = _interval(scope, columns, statistic, settings, settings.seed)
+        interval = _interval(scope, units, x, statistic, settings)
         row[f"{name}_low"], row[f"{name}_high"] = interval.low, interval.high
+        row["spearman" if name == "spearman" else "partial_spearman"] = float(value)
         if interval.degenerate:
             notes.append(f"{interval.degenerate} undefined {name} bootstrap resamples left out")
-    row["spearman"] = float(spearman(x, y))
-    row["partial_spearman"] = float(_partial(x, *covariates, y))
-    strata = scope.strata
     ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
     if not ranked_x.any() or not ranked_y.any():
         notes.append("no variation within a size: within-size test undefined")
     else:
-        row["within_size_spearman"] = within_strata_spearman(x, y, strata)
-        row |= _within_size_test(ranked_x, ranked_y, strata, settings, notes)
+        row |= _within_size_test(ranked_x, ranked_y, strata, units, settings, notes)
     row["note"] = "; ".join(notes)
     return row
+
+
+def unit_products(
+    ranked_x: np.ndarray, ranked_y: np.ndarray, strata: np.ndarray, units: Units
+) -> np.ndarray:
+    """``products[u, v]``: the within-strata ranks of tokenizer ``u``'s metric times those of
+    tokenizer ``v``'s score, summed over the strata, over the norm of the ranks: the
+    within-strata Spearman is the trace, and a permutation π of tokenizers gives
+    ``Σ_u products[u, π(u)]``."""
+    codes = np.unique(strata, return_inverse=True)[1]
+    by_stratum = np.zeros((2, len(units.clusters), codes.max() + 1))
+    for unit, cells in enumerate(units.clusters):
+        by_stratum[0, unit, codes[cells]] = ranked_x[cells]
+        by_stratum[1, unit, codes[cells]] = ranked_y[cells]
+    norm = np.sqrt(np.sum(ranked_x**2) * np.sum(ranked_y**2))
+    return by_stratum[0] @ by_stratum[1].T / norm
 
 
 def _within_size_test(
     ranked_x: np.ndarray,
     ranked_y: np.ndarray,
-    strata: list[str],
+    strata: np.ndarray,
+    units: Units,
     settings: CorrelationSettings,
     notes: list[str],
 ) -> dict:
-    """The within-size p, how it was found, the orderings used and the design's floor.
+    """The within-size p (tokenizer labels permuted within their blocks, one permutation
+    in every stratum), how it was found, the orderings used and the design's floor; no p
+    where the floor is above :data:`SIGNIFICANCE`.
 
-    A Monte Carlo p at its floor (no drawn ordering as extreme as the data) only bounds the
-    p: the test is drawn again with :data:`FLOOR_PERMUTATIONS` orderings, and if that one
-    is still at its floor the normal approximation of the same permutation distribution
-    estimates it (both noted)."""
-    # permuting y within strata permutes its within-stratum ranks: rank once
-    norm = np.sqrt(np.sum(ranked_x**2) * np.sum(ranked_y**2))
+    A Monte Carlo p at its floor (no drawn ordering as extreme as the data) is drawn again
+    with :data:`FLOOR_PERMUTATIONS` orderings (noted); if none of those is as extreme
+    either, the p is that test's floor, ``2 / (FLOOR_PERMUTATIONS + 1)``: still a valid p
+    (Phipson and Smyth 2010), noted as the floor."""
+    products = unit_products(ranked_x, ranked_y, strata, units)
 
     def test(permutations: int, seed: int) -> tuple[PermutationResult, float, bool]:
-        result = stratified_permutation_test(
-            ranked_y,
-            strata,
-            lambda ranks, axis=-1: ranks @ ranked_x / norm,
-            n_resamples=permutations,
-            seed=seed,
-        )
-        floor = min_attainable_p(strata, permutations)
+        result = unit_permutation_test(products, units.blocks, n_resamples=permutations, seed=seed)
+        floor = min_attainable_p(units.blocks, permutations)
         return result, floor, not result.exact and result.pvalue <= floor * (1 + 1e-9)
 
+    floor = min_attainable_p(units.blocks, settings.permutations)
+    if floor > SIGNIFICANCE:
+        notes.append(
+            f"{units.informative()} exchangeable tokenizers: the smallest attainable p is "
+            f"{floor:.3g} > {SIGNIFICANCE}, no p"
+        )
+        return {"min_attainable_p": floor}
     result, floor, at_floor = test(settings.permutations, settings.seed)
     if at_floor and settings.permutations < FLOOR_PERMUTATIONS:
         notes.append(
@@ -284,11 +374,7 @@ def _within_size_test(
         "min_attainable_p": floor,
     }
     if at_floor:
-        notes.append("still at the floor: p from the normal approximation")
-        row |= {
-            "p_within_size": stratified_normal_pvalue(ranked_x, ranked_y, strata),
-            "p_method": "normal",
-        }
+        notes.append(f"no drawn ordering as extreme: p is the floor of {result.permutations}")
     return row
 
 
@@ -304,20 +390,27 @@ def correlation_table(
     scores: Sequence[str],
     settings: CorrelationSettings,
     level: str = "cell",
+    pooled_only: bool = False,
 ) -> pd.DataFrame:
     """One row per (score, intrinsic metric, scope) at ``level`` (:data:`LEVELS`; the
-    family levels need a ``family`` column); ``p_adjusted`` is Holm over the metrics tested
-    for the score in the scope, except that the ``primary`` metric declared in
-    ``settings`` comes first and is adjusted alone (its p stands as it is)."""
+    family levels need a ``family`` column; ``pooled_only``: the pooled scope alone);
+    ``p_adjusted`` is Holm over the metrics tested for the score in the scope, except that
+    the ``primary`` metric declared in ``settings`` comes first and is adjusted alone (its
+    p stands as it is)."""
     intrinsic = intrinsic_columns(cells, scores)
     labels = label_columns(cells)
     rows = []
     for score in sorted(scores):
-        for scope in scopes(cells[[*labels, *intrinsic, score]], score, level):
-            baseline = _size_baseline(scope, settings)
+        selected = cells[[*labels, *intrinsic, score]]
+        for scope, left_out in scopes(selected, score, level, pooled_only):
+            if scope.cells.empty:
+                log.info("%s (%s), %s: no cells left", score, scope.name, level)
+                continue
+            baseline = _size_baseline(scope, scope.units(), settings)
             group = []
             for metric in intrinsic:
                 result = _metric_row(scope, metric, settings)
+                result["note"] = "; ".join(filter(None, [*left_out, result["note"]]))
                 group.append(
                     {
                         "score": score,
@@ -346,11 +439,97 @@ def correlation_table(
     return table
 
 
+def _strength(strata: np.ndarray, primary_sign: float, other_sign: float) -> Callable:
+    """The primary's ρ within size minus the other metric's, each oriented by the sign of
+    its own estimate: how much stronger the primary's association is."""
+
+    def difference(primary, other, y, positions):
+        places = strata[positions]
+        return primary_sign * within_strata_spearman(
+            primary, y, places
+        ) - other_sign * within_strata_spearman(other, y, places)
+
+    return difference
+
+
+def _comparison_row(scope: Scope, primary: str, other: str, settings) -> dict:
+    """The primary metric against one other in one scope, on the cells that have both."""
+    both = scope.cells[primary].notna().to_numpy() & scope.cells[other].notna().to_numpy()
+    scope = scope.subset(both)
+    units = scope.units()
+    row = {"n": len(scope.cells), "units": units.informative(), "note": ""}
+    if len(scope.cells) < MIN_CELLS:
+        return row | {"note": f"{len(scope.cells)} cells < {MIN_CELLS}: not computed"}
+    strata, y = scope.strata, scope.scores
+    x_primary = scope.cells[primary].to_numpy(dtype=float)
+    x_other = scope.cells[other].to_numpy(dtype=float)
+    rho_primary = float(within_strata_spearman(x_primary, y, strata))
+    rho_other = float(within_strata_spearman(x_other, y, strata))
+    if np.isnan(rho_primary) or np.isnan(rho_other):
+        return row | {"note": "no variation within a size: undefined"}
+    signs = np.sign(rho_primary) or 1.0, np.sign(rho_other) or 1.0
+    interval = cluster_interval(
+        [x_primary, x_other],
+        scope.replicates,
+        units.clusters,
+        units.blocks,
+        _strength(strata, *signs),
+        n_resamples=settings.bootstrap_samples,
+        confidence=settings.confidence,
+        seed=settings.seed,
+    )
+    defined = interval.distribution[~np.isnan(interval.distribution)]
+    return row | {
+        "primary_rho": rho_primary,
+        "other_rho": rho_other,
+        "difference": signs[0] * rho_primary - signs[1] * rho_other,
+        "low": interval.low,
+        "high": interval.high,
+        "p": paired_bootstrap_p(defined) if len(defined) else np.nan,
+        "note": f"{interval.degenerate} undefined resamples left out"
+        if interval.degenerate
+        else "",
+    }
+
+
+def comparison_table(
+    cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings, level: str = "cell"
+) -> pd.DataFrame:
+    """Is the declared primary metric a better predictor than each other metric? Per score
+    and scope at ``level``: the difference of their associations (ρ within size, each
+    oriented by its own sign: ``|ρ_primary| - |ρ_other|`` as estimated) with an interval
+    from the same tokenizer resamples for both and a two-sided bootstrap p that it is 0,
+    Holm-adjusted over the other metrics. Empty without a primary metric."""
+    intrinsic = intrinsic_columns(cells, scores)
+    primary = settings.primary
+    if not primary or primary not in intrinsic:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    labels = label_columns(cells)
+    rows = []
+    for score in sorted(scores):
+        for scope, left_out in scopes(cells[[*labels, *intrinsic, score]], score, level):
+            if scope.cells.empty:
+                continue
+            group = [
+                {"score": score, "scope": scope.name, "level": level, "primary": primary}
+                | {"other": other}
+                | _comparison_row(scope, primary, other, settings)
+                for other in intrinsic
+                if other != primary
+            ]
+            adjusted = holm([row.get("p", np.nan) for row in group])
+            for row, value in zip(group, adjusted, strict=True):
+                row["p_adjusted"] = value
+                row["note"] = "; ".join(filter(None, [*left_out, row["note"]]))
+            rows += group
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
 def ranking(table: pd.DataFrame) -> pd.DataFrame:
     """Intrinsic metrics ranked per score and scope by Holm-adjusted within-size p
-    (ascending), then |partial ρ| (descending). A metric whose partial-ρ interval (oriented
-    by the sign of its ρ) overlaps that of the metric ranked just above shares its rank
-    (``tied``)."""
+    (ascending), then |ρ within size| (descending). A metric whose interval of ρ within
+    size (oriented by the sign of its ρ) overlaps that of the metric ranked just above
+    shares its rank (``tied``)."""
     ranked = table.dropna(subset=["p_adjusted"]).assign(
         abs_partial=lambda t: t["partial_spearman"].abs()
     )
@@ -377,7 +556,7 @@ def ranking(table: pd.DataFrame) -> pd.DataFrame:
             ranks.append(ranks[-1] if overlap else position - start + 1)
         previous = (key, lo, hi)
     ranked = ranked.assign(rank=ranks, tied=tied)
-    columns = ["score", "scope", "rank", "tied", "intrinsic", "n", "partial_spearman"]
+    columns = ["score", "scope", "rank", "tied", "intrinsic", "n", "units", "partial_spearman"]
     rest = [
         "partial_low",
         "partial_high",
@@ -389,66 +568,65 @@ def ranking(table: pd.DataFrame) -> pd.DataFrame:
     return ranked[[*columns, *rest, "score_note"]].reset_index(drop=True)
 
 
-def _mixed_rows(scope: Scope, score: str, metric: str, settings: CorrelationSettings) -> list:
-    """The mixed models of one metric in one scope: pooled, with a random intercept per
-    language; with families, with a random intercept per family (and the language as
-    fixed indicators, pooled)."""
+def _mixed_row(scope: Scope, score: str, metric: str, settings: CorrelationSettings) -> dict:
+    """The mixed model of one metric in one scope: ``score ~ metric + log(size)`` (and the
+    language as fixed indicators, pooled) with crossed random intercepts per tokenizer and,
+    with families, per family: the tokenizer's lasting level is not counted as evidence
+    again in each of its cells."""
     data = pd.DataFrame(
         {
             "outcome": scope.scores,
             "metric": scope.cells[metric].to_numpy(dtype=float),
             "log_size": scope.log_size,
             "language": scope.cells["language"].to_numpy(),
+            "tokenizer": scope.cells["tokenizer"].to_numpy(),
         }
     )
-    effects = ["language"] if scope.pooled else []
+    effects = ["tokenizer"]
     if FAMILY in scope.cells:
         data[FAMILY] = scope.cells[FAMILY].to_numpy()
         effects.append(FAMILY)
     data = data.dropna(subset=["metric"])
-    rows = []
-    for group in effects:
-        row = {"score": score, "intrinsic": metric, "scope": scope.name}
-        row |= {"random_effect": group, "n": len(data), "groups": data[group].nunique()}
-        constant = data["metric"].nunique() < 2 or data["outcome"].nunique() < 2
-        if len(data) < MIN_CELLS or constant or row["groups"] < 2:
-            rows.append(row | {"note": "too few cells or groups, or a constant metric or score"})
-            continue
-        # a frame of fixed internal names: a user's column named ``score`` or ``log_size``
-        # cannot collide with them
-        covariates = ["log_size"] if data["log_size"].nunique() > 1 else []
-        fixed = data
-        if group == FAMILY and scope.pooled:
-            languages = _indicators(data["language"])
-            names = [f"language_{i}" for i in range(len(languages))]
-            fixed = data.assign(**dict(zip(names, languages, strict=True)))
-            covariates += names
-        fit = mixed_coefficient(fixed, "outcome", "metric", covariates, group, settings.confidence)
-        rows.append(
-            row
-            | {
-                "coefficient": fit.estimate,
-                "low": fit.low,
-                "high": fit.high,
-                "p": fit.pvalue,
-                "note": fit.note,
-            }
-        )
-    return rows
+    row = {"score": score, "intrinsic": metric, "scope": scope.name}
+    row |= {"random_effect": " + ".join(effects), "n": len(data)}
+    row["groups"] = data["tokenizer"].nunique()
+    constant = data["metric"].nunique() < 2 or data["outcome"].nunique() < 2
+    if len(data) < MIN_CELLS or constant or row["groups"] < 3:
+        return row | {"note": "not fitted: fewer than 3 tokenizers, too few cells, or a constant"}
+    # a frame of fixed internal names: a user's column named ``score`` or ``log_size``
+    # cannot collide with them
+    covariates = ["log_size"] if data["log_size"].nunique() > 1 else []
+    if scope.pooled:
+        languages = _indicators(data["language"])
+        names = [f"language_{i}" for i in range(len(languages))]
+        data = data.assign(**dict(zip(names, languages, strict=True)))
+        covariates += names
+    fit = mixed_coefficient(data, "outcome", "metric", covariates, effects, settings.confidence)
+    return row | {
+        "coefficient": fit.estimate,
+        "low": fit.low,
+        "high": fit.high,
+        "p": fit.pvalue,
+        "note": fit.note,
+    }
+
+
+def _indicators(labels: pd.Series) -> list[np.ndarray]:
+    """One 0/1 column per label value but the first (sorted)."""
+    values = sorted(labels.unique())
+    return [(labels == value).to_numpy(dtype=float) for value in values[1:]]
 
 
 def mixed_table(
     cells: pd.DataFrame, scores: Sequence[str], settings: CorrelationSettings
 ) -> pd.DataFrame:
     """Per score, scope and metric: the standardized coefficient of the metric in
-    ``score ~ metric + log(size) + (1 | language)`` over the pooled cell means, and, when
-    the cells have families, in ``score ~ metric + log(size) [+ language] + (1 | family)``
-    in every scope."""
+    ``score ~ metric + log(size) [+ language] + (1 | tokenizer) [+ (1 | family)]`` over
+    the cell means, the random intercepts crossed."""
     intrinsic = intrinsic_columns(cells, scores)
     labels = label_columns(cells)
     rows = []
     for score in sorted(scores):
-        for scope in scopes(cells[[*labels, *intrinsic, score]], score):
-            for metric in intrinsic:
-                rows += _mixed_rows(scope, score, metric, settings)
+        for scope, _ in scopes(cells[[*labels, *intrinsic, score]], score):
+            rows += [_mixed_row(scope, score, metric, settings) for metric in intrinsic]
     return pd.DataFrame(rows, columns=MIXED_COLUMNS)

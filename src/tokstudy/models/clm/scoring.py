@@ -33,9 +33,11 @@ from tokstudy.models.family import load_transformers_tokenizer
 from tokstudy.models.heldout import (
     bits_per_byte_interval,
     decoder_for,
+    lossy_bytes,
     per_line_sums,
     roundtrip_share,
 )
+from tokstudy.models.run_flags import LOSSY_TOLERANCE
 from tokstudy.models.tsv_datasets import write_tsv
 from tokstudy.training.device import resolve_device
 
@@ -161,6 +163,7 @@ def score_clm(
             "below_unigram": below,
             "undertrained": float(below < config.undertrained_margin),
             "roundtrip": roundtrip_share(encoded, text, decode),
+            "lossy_bytes": lossy_bytes(encoded, text, decode),
         }
         unk = (
             int(np.sum(stream == tokenizer.unk_token_id))
@@ -192,11 +195,14 @@ def score_clm(
             log.warning("%s: %d held-out tokens are [UNK] (level %d%%)", heldout, unk, level)
         if level == 0 and results[level]["roundtrip"] < 1:
             log.warning(
-                "%s: lossy: %.1f %% of the held-out lines do not decode back to themselves; "
-                "its model predicts a simpler text than the bytes its bits are divided by "
-                "(normalise the corpora: corpus_defaults.normalize)",
+                "%s: %.1f %% of the held-out lines (%.3f %% of their bytes) do not decode "
+                "back to themselves; its model predicts a simpler text than the bytes its "
+                "bits are divided by; lossy above %.1f %% of the bytes (normalise the "
+                "corpora: corpus_defaults.normalize)",
                 tokenizer_dir,
                 100 * (1 - results[level]["roundtrip"]),
+                100 * results[level]["lossy_bytes"],
+                100 * LOSSY_TOLERANCE,
             )
         if level == 0 and results[level]["undertrained"]:
             log.warning(
@@ -211,7 +217,7 @@ def score_clm(
         "convention": "[SEP] begins the text and ends each line; every token after the "
         "first [SEP] scored; bytes = UTF-8 bytes of the lines plus one newline each; "
         "interval: 95 % percentile bootstrap over lines; roundtrip: share of lines the "
-        "tokenizer decodes back exactly",
+        "tokenizer decodes back exactly; lossy_bytes: share of the bytes not given back",
         "context": config.context,
         "stride": config.window_stride,
         "unigram": "add-one smoothed token frequencies of the training text over the "

@@ -24,6 +24,10 @@ class CorrelationPlanner(AnalysisPlanner):
     CORRELATION_MIXED = "tables/analysis/correlation_mixed.{ext}"
     #: the associations within and across tokenizer families
     CORRELATION_FAMILY = "tables/analysis/correlation_family.{ext}"
+    #: the declared primary metric against each other one
+    CORRELATION_COMPARISON = "tables/analysis/correlation_comparison.{ext}"
+    #: every verdict with and without flagged runs
+    CORRELATION_SENSITIVITY = "tables/analysis/correlation_sensitivity.{ext}"
 
     def _downstream(self) -> bool:
         return bool({"models", "nmt"} & set(self.study.config))
@@ -102,5 +106,7 @@ class CorrelationPlanner(AnalysisPlanner):
             *expand(self.CORRELATION_CELLS, ext=["csv", "json"]),
             *expand(self.CORRELATION_MIXED, ext=["csv", "md"]),
             *expand(self.CORRELATION_FAMILY, ext=["csv", "md"]),
+            *expand(self.CORRELATION_COMPARISON, ext=["csv", "md"]),
+            *expand(self.CORRELATION_SENSITIVITY, ext=["csv", "md"]),
         ]
         return [self.study.out(pattern) for pattern in patterns]

@@ -24,6 +24,13 @@ def correlation(snakemake: Snakemake) -> None:
         settings=dict(snakemake.params.settings),
         outputs={
             name: Path(getattr(snakemake.output, name))
-            for name in (*OUTPUT_FILES, "png", "cells", "cells_json")
+            for name in (
+                *OUTPUT_FILES,
+                "png",
+                "cells",
+                "cells_json",
+                "sensitivity_csv",
+                "sensitivity_markdown",
+            )
         },
     )
