@@ -1,5 +1,5 @@
 """A tiny study on disk for the study-page tests: English and Persian (right to left)
-chatterbot text, three tokenizers trained and scored as the workflow does, the page built."""
+chatterbot text, four tokenizers trained and scored as the workflow does, the page built."""
 
 from __future__ import annotations
 
