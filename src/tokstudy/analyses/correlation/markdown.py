@@ -261,17 +261,18 @@ def sensitivity_markdown(table: pd.DataFrame, policy: str, same: bool) -> str:
         f"The tables were computed with `analyses.correlation.flagged_runs: {policy}`; here "
         "each row also under the other policy (runs flagged collapsed, undertrained or lossy "
         "left out, or kept). `called`: interval excludes 0 and p (Holm) below "
-        f"{SIGNIFICANCE}. A verdict **holds** when it is called, or not, under both.",
+        f"{SIGNIFICANCE}. A verdict **holds** when it is called, or not, under both (`–`: "
+        "a score or metric that only one policy leaves to correlate).",
         "",
     ]
     if same:
         return "\n".join([*lines, "No run was flagged: both policies give the same tables.", ""])
     keys = ["score", "intrinsic", "scope", "level"]
-    wide = table.pivot_table(
-        index=keys, columns="flagged_runs", values=["partial_spearman", "partial_low",
-        "partial_high", "p_adjusted", "called"], aggfunc="first", dropna=False,
-    )  # fmt: skip
+    values = ["partial_spearman", "partial_low", "partial_high", "p_adjusted", "called"]
     other = OTHER_FLAGGED_RUN_POLICY[policy]
+    wide = table.pivot_table(
+        index=keys, columns="flagged_runs", values=values, aggfunc="first", dropna=False
+    ).reindex(columns=pd.MultiIndex.from_product([values, [policy, other]]))
     shown = pd.DataFrame(
         {
             "score": wide.index.get_level_values("score"),
@@ -292,7 +293,7 @@ def sensitivity_markdown(table: pd.DataFrame, policy: str, same: bool) -> str:
                 for name in (policy, other)
             },
             "holds": [
-                "yes" if bool(a) == bool(b) else "**no**"
+                "–" if pd.isna(a) or pd.isna(b) else "yes" if bool(a) == bool(b) else "**no**"
                 for a, b in zip(wide[("called", policy)], wide[("called", other)], strict=True)
             ],
         }

@@ -14,7 +14,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -263,10 +263,14 @@ def correlation_analysis(
         log.info("no flagged run: the verdicts under flagged_runs: %s are the same", other)
         other_result = result
     else:
-        other_cells.to_csv(outputs["sensitivity_csv"], index=False)  # read back as written
-        read_back = read_cells(Path(outputs["sensitivity_csv"]), scores, study_table=True)
-        used = [score for score in scores if score in read_back.columns]
-        other_result = correlate(read_back, used, checked)
+        # read back as written, as the main cells are; a score every flagged run carried
+        # is gone under the other policy, and so is its sensitivity row
+        other_scores = study_scores(other_cells)
+        other_cells.to_csv(outputs["sensitivity_csv"], index=False)
+        read_back = read_cells(Path(outputs["sensitivity_csv"]), other_scores, study_table=True)
+        used = [score for score in other_scores if score in read_back.columns]
+        primary = checked.primary if checked.primary in intrinsic_columns(read_back, used) else ""
+        other_result = correlate(read_back, used, replace(checked, primary=primary))
     runs = {checked.flagged_runs: result, other: other_result}
     table = sensitivity(runs)
     table.to_csv(outputs["sensitivity_csv"], index=False, float_format="%.6g")
