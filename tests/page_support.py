@@ -1,8 +1,9 @@
 """A tiny study on disk for the study-page tests: English and Persian (right to left)
-chatterbot text, three tokenizers trained and scored as the workflow does, the page built."""
+chatterbot text, four tokenizers trained and scored as the workflow does, the page built."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
@@ -16,8 +17,14 @@ from tokstudy.workflow.corpora.plan import chatterbot_files
 
 LANGUAGES = {"en": "english", "fa": "persian"}
 #: (tokenizer, size label, requested size): a word-level BPE, a byte-level BPE (partial
-#: UTF-8 tokens in Persian), characters
-TOKENIZERS = [("hf_bpe", "300", 300), ("hf_bytelevel_bpe", "300", 300), ("char", "full", None)]
+#: UTF-8 tokens in Persian), characters, and WordPiece, which the 20 held-out lines cannot
+#: tell apart from the BPE (their intervals overlap)
+TOKENIZERS = [
+    ("hf_bpe", "300", 300),
+    ("hf_bytelevel_bpe", "300", 300),
+    ("char", "full", None),
+    ("hf_wordpiece", "300", 300),
+]
 WORDS = {"en": ["computers", "happiness"], "fa": ["کامپیوتر"]}
 SAMPLE = 4
 
@@ -55,8 +62,8 @@ def tiny_study(root: Path) -> list[PageCell]:
     return cells
 
 
-def build_tiny_page(root: Path, cells: list[PageCell]) -> Path:
-    """The study page of the tiny study (``root/index.html``)."""
+def build_tiny_page(root: Path, cells: list[PageCell], plots: Sequence[Path] = ()) -> Path:
+    """The study page of the tiny study (``root/index.html``), showing ``plots``."""
     page = root / "index.html"
     build_study_page(
         cells,
@@ -64,7 +71,7 @@ def build_tiny_page(root: Path, cells: list[PageCell]) -> Path:
         WORDS,
         {},
         StudyTables.read(root / "tables" / "metrics.csv", {}),
-        [],
+        list(plots),
         page,
         {language: root / "tables" / f"recommendation_{language}.csv" for language in LANGUAGES},
         seed=42,

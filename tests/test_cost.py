@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import logged
-from figures import capture_figures, lines_of, visible_axes
+from figures import capture_figures, lines_of, texts_outside, tick_labels, visible_axes
 from matplotlib.image import imread
 from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
 
@@ -274,6 +276,11 @@ def test_write_cost_writes_csv_and_plots(
     ]
     title = "Cost per tokenizer: median over 1 language(s), band min–max"
     assert figures[0].get_suptitle() == title
+    assert texts_outside(figures[0]) == []  # no axis label cut off at the edge
+    for axis in panels:  # every band lies beneath every line
+        assert max(c.get_zorder() for c in axis.collections) < min(
+            line.get_zorder() for line in axis.get_lines()
+        )
     # 3 panels of 4.2 x 3.2 inches at 120 dpi
     assert imread(outputs[0]).shape[:2] == (round(3.2 * 120), round(3 * 4.2 * 120))
     assert outputs[1].read_bytes().startswith(b"%PDF")
@@ -320,3 +327,17 @@ def test_the_study_snakemake_parses_imports_no_heavy_library() -> None:
     # every snakemake call (dry runs and no-op reruns too) builds the study first
     heavy = (*JOB_HEAVY, "pandas", "scipy", "matplotlib", "sklearn")
     assert heavy_modules_after_importing(["tokstudy.workflow.study"], heavy) == []
+
+
+def test_frequency_plots_tick_in_plain_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # frequencies 150…900 over ranks 101…400: less than a decade on the frequency axis,
+    # where matplotlib's own labels read 2×10²
+    figures = capture_figures(monkeypatch, plots)
+    frequencies = {"sp_bpe 380": np.linspace(1000, 150, 400).round()}
+    plots.plot_frequencies(frequencies, "en", "380", 100, [tmp_path / "f.png"])
+    (axis,) = visible_axes(figures[0])
+    labels = tick_labels(axis)
+    assert labels and all(re.fullmatch(r"[\d,]+", label) for label in labels), labels
+    assert "200" in labels and texts_outside(figures[0]) == []

@@ -78,7 +78,8 @@ def path_exists(mention: str) -> bool:
 
 @cache
 def defined_names(module: Path) -> dict[str, set[str]]:
-    """A module's top-level names, each with the names its body defines (a class's members)."""
+    """A module's top-level names, each with the names its body defines (a class's members),
+    and those its ``__all__`` lists."""
     tree = ast.parse(module.read_text(encoding="utf-8"))
     names: dict[str, set[str]] = {}
     for node in tree.body:
@@ -100,6 +101,13 @@ def defined_names(module: Path) -> dict[str, set[str]]:
             names[node.name] = members
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                # a package's __all__ names what it gives lazily (PEP 562 __getattr__)
+                names |= {
+                    item.value: set()
+                    for item in ast.walk(node.value)
+                    if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                }
             for target in targets:
                 for name in ast.walk(target):
                     if isinstance(name, ast.Name):

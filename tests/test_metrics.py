@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import re
 import tempfile
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers
 
+from tokstudy import progress
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import (
     BATCH_COUNTS,
@@ -155,18 +157,22 @@ def test_a_corpus_of_empty_lines_has_undefined_ratios(tmp_path: Path) -> None:
     assert all(math.isnan(metrics[name]) for name in undefined)
 
 
-def test_progress_is_logged_every_ten_batches(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+def test_progress_is_logged_with_lines_rate_and_time_left(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)  # a line at every batch
     tokenizer = _wordpiece([*SPECIAL_TOKENS, "ab"])
     corpus = tmp_path / "c.txt"
-    corpus.write_text("ab ab\n" * 45, encoding="utf-8")  # 2 tokens a line
+    corpus.write_text("ab ab\n" * 45, encoding="utf-8")
     with caplog.at_level(logging.INFO, logger="tokstudy.metrics.compute"):
-        compute_metrics(tokenizer, corpus, batch_lines=2)
-    assert [r.getMessage() for r in caplog.records] == [
-        "20 lines, 40 tokens",
-        "40 lines, 80 tokens",
+        compute_metrics(tokenizer, corpus, batch_lines=20)
+    lines = [r.getMessage() for r in caplog.records]
+    done = [
+        re.match(r"scoring c\.txt: +(\d+)% (\d+)/45 \[[\d:]+<[\d:?]+, +.*line/s\]", m)
+        for m in lines
     ]
+    assert all(done), lines
+    assert [int(m.group(2)) for m in done][:4] == [0, 20, 40, 45]
 
 
 def test_tokens_per_word_of_known_words_counts_words_without_tokens() -> None:

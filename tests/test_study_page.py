@@ -253,7 +253,7 @@ def test_recommendation_reads_the_study_tables(
     assert (rows.loc["char", "train_seconds"], rows.loc["char", "encode_mb_s"]) == (0.5, 9.0)
     assert (rows.loc["hf_bpe", "premium"], rows.loc["char", "premium"]) == (1.2, 1.5)
     assert np.isnan(rows.loc["hf_bytelevel_bpe", "premium"])
-    assert rows["morphological_alignment"].fillna(-1).tolist() == [-1, 0.4, -1]  # char, hf_bpe, …
+    assert rows["morphological_alignment"].fillna(-1).tolist() == [-1, 0.4, -1, -1]  # char, hf_bpe…
     assert "not measured" in table.set_index("tokenizer").loc["hf_bytelevel_bpe", "why"]
     metrics = pd.read_csv(root / "tables" / "metrics.csv")
     fertility = metrics.query("language == 'fa' and split == 'heldout' and metric == 'fertility'")
@@ -283,7 +283,7 @@ def test_the_page_holds_its_data_and_the_recommendation_tables(
         assert shown["lines"] == tokenizer.encode_batch(texts)
     for language in LANGUAGES:
         table = pd.read_csv(root / "tables" / f"recommendation_{language}.csv")
-        assert set(table["tokenizer"]) == {"hf_bpe", "hf_bytelevel_bpe", "char"}
+        assert set(table["tokenizer"]) == {"hf_bpe", "hf_bytelevel_bpe", "char", "hf_wordpiece"}
         assert table["pareto"].any() and (table["language"] == language).all()
     assert "no pretrained tokenizers" in data["notes"]
     assert "no downstream scores" in data["notes"][1]

@@ -14,6 +14,8 @@ import yaml
 from conftest import REPO
 from workflow_support import planned_jobs, snakemake
 
+from tokstudy.cli import main
+
 pytestmark = pytest.mark.slow
 
 DEFAULT = REPO / "config" / "config.yaml"
@@ -27,10 +29,8 @@ def page_data(page: Path) -> dict:
 
 def small_config(workdir: Path, **changes: object) -> Path:
     """The default study cut down to English and Persian, two tokenizers, one size, no
-    model, NMT or multilingual stage."""
+    multilingual tokenizers."""
     config = yaml.safe_load(DEFAULT.read_text(encoding="utf-8"))
-    for section in ("models", "nmt"):
-        config.pop(section)
     config["languages"] = {"en": {"chatterbot": "english"}, "fa": {"chatterbot": "persian"}}
     config["vocab_sizes"] = [250]
     config["tokenizers"] = {"hf_bpe": {}, "char": {"params": {"min_count": 1}}}
@@ -71,16 +71,31 @@ def test_a_small_study_ends_with_its_page_rebuilt_only_on_change(tmp_path: Path)
     assert "Study page" in (results / "report.html").read_text(encoding="utf-8")
 
 
-def test_the_default_run_ends_with_the_study_page(tmp_path: Path) -> None:
+def test_the_default_run_ends_with_the_study_page(tmp_path: Path, capsys) -> None:
     result = snakemake(tmp_path, "--cores", "2", config=DEFAULT)
     assert result.returncode == 0, result.stderr[-3000:]
     page = tmp_path / "results" / "index.html"
     data = page_data(page)
-    assert data["languages"] == ["bn", "de", "en", "fa"]
+    assert data["languages"] == ["en", "de", "fa", "bn"]  # the config's order
     assert len(data["cells"]) == 4 * (5 * 2 + 1)  # five sized tokenizers at two sizes, char
     assert all(cell["lines"] is not None for cell in data["cells"])
     assert any(line["dir"] == "rtl" for line in data["samples"]["fa"]["lines"])
+    for language in data["languages"]:  # an answer for each, with its intervals
+        summary = data["summary"][language]
+        assert summary["cell"] is not None and summary["lines"] > 10
+        assert all(m["low"] <= m["value"] <= m["high"] for m in summary["metrics"])
     german = pd.read_csv(tmp_path / "results" / "tables" / "recommendation_de.csv")
-    assert {"fertility", "train_seconds", "pos_accuracy"} <= set(german.columns)
+    assert {"fertility", "fertility_low", "train_seconds", "recommended"} <= set(german.columns)
+    assert main(["status", str(tmp_path / "results"), "--directory", str(tmp_path)]) == 0
+    status = capsys.readouterr().out
+    assert "no run in progress; the last one:" in status and "(100%) done" in status
+    # 44 cells and the 2 multilingual tokenizers (tokenizers.smk trains both)
+    assert re.search(r"^tokenizers +46 +0 +0 +0$", status, re.M), status
     again = snakemake(tmp_path, "-n", config=DEFAULT)
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_the_models_demo_plans_the_model_and_nmt_stages(tmp_path: Path) -> None:
+    demo = REPO / "config" / "models_demo.yaml"
+    rules = {rule for rule, _ in planned_jobs(snakemake(tmp_path, "-n", config=demo))}
+    assert {"pretrain_mlm", "finetune_model", "nmt_train", "nmt_translate", "study_page"} <= rules

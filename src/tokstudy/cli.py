@@ -9,34 +9,62 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
-from dataclasses import asdict
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from tokstudy.cells import PRETRAINED
-from tokstudy.corpora.prepare import MAX_LINE_BYTES, NORMAL_FORMS, CleaningStats, clean_lines
-from tokstudy.corpus_io import write_text_lines
+# Nothing heavy is imported here: ``tokstudy --help`` stays fast (each command imports its
+# own modules; docs/benchmarks.md, "Start-up of the command line").
 from tokstudy.errors import TokstudyError, one_line
-from tokstudy.metrics.compute import METRICS, check_metric_names, compute_metrics
-from tokstudy.output_paths import (
-    atomic_output,
-    check_not_an_input,
-    check_output_file,
-    check_output_folder,
-)
-from tokstudy.report.tables import tidy_rows
-from tokstudy.tokenizers.base import Tokenizer
-from tokstudy.tokenizers.directory import read_meta
-from tokstudy.tokenizers.external import load_any
-from tokstudy.tokenizers.registry import META_FILE
-from tokstudy.workflow.config_files import check_schema, load_config_file
-from tokstudy.workflow.footprint import fit_report
-from tokstudy.workflow.plan import plan_study
 
-#: the workflow's config schema, in the source checkout the workflow runs from
-DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import pandas as pd
+
+    from tokstudy.tokenizers.base import Tokenizer
+
+#: the workflow's config schema, shipped inside the package (``pip install .`` carries it)
+DEFAULT_SCHEMA = Path(str(resources.files("tokstudy.workflow").joinpath("config.schema.yaml")))
+
+
+class _ShownInHelp:
+    """A value of a help text computed only when the help is shown (argparse fills a help's
+    ``%(name)s`` from the action's attributes then): what it needs is imported only for
+    ``--help``."""
+
+    def __init__(self, value: Callable[[], object]) -> None:
+        self.value = value
+
+    def __str__(self) -> str:
+        return str(self.value())
+
+
+def _metric_names() -> str:
+    from tokstudy.metrics.compute import METRICS
+
+    return ", ".join(METRICS)
+
+
+def _max_line_bytes() -> int:
+    from tokstudy.corpora.prepare import MAX_LINE_BYTES
+
+    return MAX_LINE_BYTES
+
+
+def _normal_forms() -> tuple[str, ...]:
+    from tokstudy.corpora.prepare import NORMAL_FORMS
+
+    return NORMAL_FORMS
+
+
+def _normal_form(value: str) -> str:
+    """``--normalize``'s value, checked (argparse's error names the option)."""
+    if value not in _normal_forms():
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {value!r} (choose from {', '.join(_normal_forms())})"
+        )
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,23 +93,26 @@ def _parser() -> argparse.ArgumentParser:
         default="error",
         help="invalid UTF-8 or NUL bytes: stop naming file and line, or replace by U+FFFD",
     )
-    metrics.add_argument(
+    normal_form = metrics.add_argument(
         "--normalize",
-        choices=NORMAL_FORMS,
+        type=_normal_form,
         default="none",
-        help="Unicode normal form of every line, as corpus_defaults.normalize does (default: "
-        "none); a study with nfkc is reproduced with --normalize nfkc",
+        help="Unicode normal form of every line, one of %(forms)s, as "
+        "corpus_defaults.normalize does (default: none); a study with nfkc is reproduced "
+        "with --normalize nfkc",
     )
-    metrics.add_argument(
+    normal_form.forms = _ShownInHelp(lambda: ", ".join(_normal_forms()))
+    longest = metrics.add_argument(
         "--max-line-bytes",
         type=int,
-        default=MAX_LINE_BYTES,
         help="split longer lines at whitespace, as corpus_defaults.max_line_bytes does "
-        f"(default: {MAX_LINE_BYTES})",
+        "(default: %(limit)s)",
     )
-    metrics.add_argument(
-        "--metric", action="append", help=f"metric to report (default: all of {', '.join(METRICS)})"
+    longest.limit = _ShownInHelp(_max_line_bytes)
+    metric = metrics.add_argument(
+        "--metric", action="append", help="metric to report (default: all of %(names)s)"
     )
+    metric.names = _ShownInHelp(_metric_names)
     metrics.add_argument("--output", type=Path, help="write the tidy table to this CSV file")
     metrics.add_argument("--batch-lines", type=int, default=2048, help="lines encoded per batch")
     check = commands.add_parser(
@@ -104,6 +135,23 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free)")
     _add_correlate_parser(commands)
+    status = commands.add_parser(
+        "status",
+        help="where a run of a study stands: jobs done, running, failed and left per stage, "
+        "and each running job's last log line (its progress)",
+    )
+    status.add_argument(
+        "results",
+        type=Path,
+        nargs="?",
+        default=Path("results"),
+        help="the study's results folder (default: results)",
+    )
+    status.add_argument(
+        "--directory",
+        type=Path,
+        help="the folder snakemake runs in (default: the one the run's lock names, else .)",
+    )
     return parser
 
 
@@ -136,7 +184,13 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
     correlate.add_argument(
         "--out", type=Path, default=Path("."), help="folder for the tables (default: .)"
     )
-    correlate.add_argument("--bootstrap-samples", type=int, default=1000)
+    correlate.add_argument(
+        "--bootstrap-samples",
+        type=int,
+        default=1000,
+        help="bootstrap resamples (over cells and seeds) of each confidence interval "
+        "(default: 1000)",
+    )
     correlate.add_argument(
         "--permutations",
         type=int,
@@ -149,8 +203,18 @@ def _add_correlate_parser(commands: argparse._SubParsersAction) -> None:
         help="the intrinsic column declared before the analysis: listed first, its p "
         "Holm-adjusted alone (the others among themselves)",
     )
-    correlate.add_argument("--confidence", type=float, default=0.95)
-    correlate.add_argument("--seed", type=int, default=0)
+    correlate.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="level of the bootstrap confidence intervals, between 0 and 1 (default: 0.95)",
+    )
+    correlate.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the bootstrap and of the random orderings (default: 0)",
+    )
 
 
 def _names(value: str | None) -> tuple[str, ...]:
@@ -174,6 +238,8 @@ def correlate_command(args: argparse.Namespace) -> None:
             raise TokstudyError(f"{flag} must be at least {least}, got {value}")
     if not 0 < args.confidence < 1:
         raise TokstudyError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    from tokstudy.output_paths import check_not_an_input, check_output_folder
+
     check_output_folder(args.out, [args.cells], "--out")
     for name in (*OUTPUT_FILES.values(), SUMMARY_FILE):
         check_not_an_input(args.out / name, [args.cells], "--out")
@@ -194,6 +260,9 @@ def correlate_command(args: argparse.Namespace) -> None:
 
 def _load_tokenizer(path: Path) -> Tokenizer:
     """The tokenizer at ``path``; a missing or unreadable one is a one-line error naming it."""
+    from tokstudy.tokenizers.external import load_any
+    from tokstudy.tokenizers.registry import META_FILE
+
     if path.is_dir() and not any((path / name).is_file() for name in (META_FILE, "tokenizer.json")):
         raise TokstudyError(
             f"--tokenizer {path}: a directory without a tokenizer (no {META_FILE} or "
@@ -210,20 +279,13 @@ def _load_tokenizer(path: Path) -> Tokenizer:
 def _kind(path: Path) -> str:
     """``pretrained`` for a pretrained tokenizer file (or folder, or one the workflow
     imported: its ``meta.json`` says so), else ``trained``."""
+    from tokstudy.cells import PRETRAINED
+    from tokstudy.tokenizers.directory import read_meta
+    from tokstudy.tokenizers.registry import META_FILE
+
     if path.is_dir() and (path / META_FILE).is_file():
         return read_meta(path).get("kind", "trained")
     return PRETRAINED
-
-
-def _check_corpus(corpus: Path) -> None:
-    """One-line error for a corpus that is missing, a directory or a device (``/dev/zero``
-    would never end); a regular file or a pipe is read."""
-    if corpus.is_dir():
-        raise TokstudyError(f"--corpus {corpus}: is a directory, expected a text file")
-    if not corpus.exists():
-        raise TokstudyError(f"--corpus {corpus}: no such file")
-    if corpus.is_char_device() or corpus.is_block_device() or corpus.is_socket():
-        raise TokstudyError(f"--corpus {corpus}: is a device, expected a text file")
 
 
 def cleaned_corpus(
@@ -234,21 +296,19 @@ def cleaned_corpus(
 
     What cleaning changed is reported on stderr; no line left is an error.
     """
-    _check_corpus(corpus)
-    stats = CleaningStats()
+    from tokstudy.corpora.prepare import clean_corpus_file, cleaning_changes
+
     path = folder / "corpus.txt"
-    hint = "run with --on-invalid-utf8 replace to substitute U+FFFD"
-    lines = clean_lines(
-        [corpus], "", on_invalid_utf8, stats, max_line_bytes, normalize, replace_hint=hint
+    stats = clean_corpus_file(
+        corpus,
+        path,
+        f"--corpus {corpus}",
+        on_invalid_utf8,
+        max_line_bytes,
+        normalize,
+        replace_hint="run with --on-invalid-utf8 replace to substitute U+FFFD",
     )
-    write_text_lines(path, lines)
-    if stats.lines_kept == 0:
-        raise TokstudyError(
-            f"--corpus {corpus}: no lines after cleaning ({stats.lines_read} read, all empty)"
-        )
-    changes = {
-        k: v for k, v in asdict(stats).items() if v and k not in ("lines_read", "lines_kept")
-    }
+    changes = cleaning_changes(stats)
     if changes:
         counts = ", ".join(f"{key} {value}" for key, value in changes.items())
         print(f"tokstudy: note: --corpus {corpus}: {counts}", file=sys.stderr)
@@ -257,8 +317,19 @@ def cleaned_corpus(
 
 def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     """Compute the metrics table the ``metrics`` subcommand prints."""
+    import tempfile
+
+    import pandas as pd
+
+    from tokstudy.corpora.prepare import check_corpus_file
+    from tokstudy.metrics.compute import METRICS, check_metric_names, compute_metrics
+    from tokstudy.output_paths import check_output_file
+    from tokstudy.report.tables import tidy_rows
+
     selected = args.metric or list(METRICS)
     check_metric_names(selected)
+    if args.max_line_bytes is None:
+        args.max_line_bytes = _max_line_bytes()
     for option, value, least in (
         ("--batch-lines", args.batch_lines, 1),
         ("--max-line-bytes", args.max_line_bytes, 64),
@@ -266,7 +337,7 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
         if value < least:
             raise TokstudyError(f"{option} must be at least {least}, got {value}")
     for corpus in args.corpus:
-        _check_corpus(corpus)
+        check_corpus_file(corpus, f"--corpus {corpus}")
     if args.output is not None:
         check_output_file(args.output, [args.tokenizer, *args.corpus], "--output")
     tokenizer = _load_tokenizer(args.tokenizer)
@@ -289,6 +360,10 @@ def check_config_command(args: argparse.Namespace) -> None:
     then say whether this machine's RAM and disk fit the study (an estimate:
     :mod:`tokstudy.workflow.footprint`)."""
     from snakemake.utils import update_config
+
+    from tokstudy.workflow.config_files import check_schema, load_config_file
+    from tokstudy.workflow.footprint import fit_report
+    from tokstudy.workflow.plan import plan_study
 
     config: dict = {}
     for path in args.configfile:
@@ -317,11 +392,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "correlate":
             correlate_command(args)
             return 0
+        if args.command == "status":
+            from tokstudy.workflow.status import status_report
+
+            print(status_report(args.results, args.directory))
+            return 0
         table = metrics_command(args)
     except TokstudyError as exc:
         print(f"tokstudy: error: {exc}", file=sys.stderr)
         return 1
     if args.output:
+        from tokstudy.output_paths import atomic_output
+
         with atomic_output(args.output) as staged:
             table.to_csv(staged, index=False)
     print(table.drop(columns=["language"]).to_string(index=False))

@@ -13,8 +13,6 @@ rule download_corpus:
         source=lambda w: planners.corpora.download_source(w.sha256),
     log:
         out(log_path("download_corpus", "{sha256}")),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("download_corpus")
     resources:
         **planners.resources("download_corpus"),
@@ -34,8 +32,6 @@ rule prepare_corpus:
         settings=lambda w: planners.corpora.settings(w.language),
     log:
         out(log_path("prepare_corpus", "{language}")),
-    conda:
-        "../../envs/core.yaml"
     priority: planners.corpus_priority
     threads: planners.threads("prepare_corpus")
     resources:

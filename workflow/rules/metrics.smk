@@ -19,8 +19,6 @@ rule compute_metrics:
         out(benchmark_path("compute_metrics", CELL))
     wildcard_constraints:
         size=PRETRAINED,
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("compute_metrics")
     resources:
         **planners.resources("compute_metrics"),
@@ -41,8 +39,6 @@ rule collect_metrics:
         **step("tokstudy.workflow.metrics.steps.collect_metrics"),
     log:
         out(log_path("collect_metrics")),
-    conda:
-        "../../envs/report.yaml"
     threads: planners.threads("collect_metrics")
     resources:
         **planners.resources("collect_metrics"),
@@ -69,8 +65,6 @@ rule metric_tables:
         metrics=planners.metrics.names,
     log:
         out(log_path("metric_tables", "{split}")),
-    conda:
-        "../../envs/report.yaml"
     threads: planners.threads("metric_tables")
     resources:
         **planners.resources("metric_tables"),
@@ -101,8 +95,6 @@ rule plot_metrics:
         metrics=planners.metrics.names,
     log:
         out(log_path("plot_metrics", "{split}")),
-    conda:
-        "../../envs/report.yaml"
     threads: planners.threads("plot_metrics")
     resources:
         **planners.resources("plot_metrics"),
@@ -139,8 +131,6 @@ rule plot_frequencies:
         skip_top=planners.metrics.skip_top_ranks,
     log:
         out(log_path("plot_frequencies")),
-    conda:
-        "../../envs/report.yaml"
     threads: planners.threads("plot_frequencies")
     resources:
         **planners.resources("plot_frequencies"),
@@ -177,8 +167,6 @@ rule cost_table:
         sources=COST_SOURCES,
     log:
         out(log_path("cost_table")),
-    conda:
-        "../../envs/report.yaml"
     threads: planners.threads("cost_table")
     resources:
         **planners.resources("cost_table"),

@@ -32,8 +32,6 @@ rule silver_treebank:
         seed=study.seed,
     log:
         out(log_path("silver_treebank", "{language}")),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("silver_treebank")
     resources:
         **planners.resources("silver_treebank"),
@@ -52,8 +50,6 @@ rule pretokenize_mlm:
         whole_word_mask=models_section.config.pretrain.whole_word_mask,
     log:
         out(log_path("pretokenize_mlm", CELL)),
-    conda:
-        "../../envs/core.yaml"
     priority: clm_plan.pretokenize_priority
     threads: planners.threads("pretokenize_mlm")
     resources:
@@ -123,8 +119,6 @@ rule prepare_characterbert:
         config=mlm_plan.characterbert(),
     log:
         out(log_path("prepare_characterbert", mlm_plan.CHARACTERBERT_CELL)),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("prepare_characterbert")
     resources:
         **planners.resources("prepare_characterbert"),
@@ -144,8 +138,6 @@ rule pretrain_mlm:
         checkpoints=checkpoints("pretrain_mlm", mlm_plan.PRETRAIN),
     log:
         out(log_path("pretrain_mlm", models_section.RUN_CELL)),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("pretrain_mlm")
     resources:
         **planners.resources("pretrain_mlm"),
@@ -166,8 +158,6 @@ rule evaluate_mlm:
         config=mlm_plan.evaluation(),
     log:
         out(log_path("evaluate_mlm", models_section.RUN_CELL)),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("evaluate_mlm")
     resources:
         **planners.resources("evaluate_mlm"),
@@ -196,8 +186,6 @@ rule finetune_model:
         sentence_upos=list(models_section.config.sentence_upos),
     log:
         out(log_path("finetune_model", finetune_plan.FINETUNE_CELL)),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("finetune_model")
     resources:
         **planners.resources("finetune_model"),
@@ -218,8 +206,6 @@ rule train_clm:
         **step("tokstudy.workflow.models.steps.train_clm"),
     log:
         out(log_path("train_clm", clm_plan.CLM_CELL)),
-    conda:
-        "../../envs/core.yaml"
     priority: clm_plan.clm_priority
     threads: planners.threads("train_clm")
     resources:
@@ -245,8 +231,6 @@ rule evaluate_clm:
         **step("tokstudy.workflow.models.steps.evaluate_clm"),
     log:
         out(log_path("evaluate_clm", clm_plan.CLM_CELL)),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("evaluate_clm")
     resources:
         **planners.resources("evaluate_clm"),
@@ -286,8 +270,6 @@ rule summarize_models:
         evaluation=to_dict(models_section.config.evaluation),
     log:
         out(log_path("summarize_models")),
-    conda:
-        "../../envs/report.yaml"
     threads: planners.threads("summarize_models")
     resources:
         **planners.resources("summarize_models"),

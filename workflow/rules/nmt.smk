@@ -23,8 +23,6 @@ rule nmt_cldr_corpus:
         languages=list(nmt_plan.languages),
     log:
         out(log_path("nmt_cldr_corpus")),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("nmt_cldr_corpus")
     resources:
         **planners.resources("nmt_cldr_corpus"),
@@ -43,8 +41,6 @@ rule nmt_split:
         split=to_dict(nmt_plan.config.split),
     log:
         out(log_path("nmt_split")),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("nmt_split")
     resources:
         **planners.resources("nmt_split"),
@@ -62,8 +58,6 @@ rule nmt_joint_text:
         languages=list(nmt_plan.languages),
     log:
         out(log_path("nmt_joint_text")),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("nmt_joint_text")
     resources:
         **planners.resources("nmt_joint_text"),
@@ -81,8 +75,6 @@ rule nmt_train_tokenizer:
         spec=lambda w: nmt_plan.train_spec(w.side, w.tokenizer, w.size),
     log:
         out(log_path("nmt_train_tokenizer", nmt_plan.SIDE_CELL)),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("nmt_train_tokenizer")
     resources:
         **planners.resources("nmt_train_tokenizer"),
@@ -103,8 +95,6 @@ rule nmt_train:
         checkpoints=checkpoints("nmt_train", nmt_plan.RUN),
     log:
         out(log_path("nmt_train", nmt_plan.RUN_CELL)),
-    conda:
-        "../../envs/gpu.yaml"
     threads: planners.threads("nmt_train")
     resources:
         **planners.resources("nmt_train"),
@@ -125,8 +115,6 @@ rule nmt_translate:
         decode=to_dict(nmt_plan.config.decode),
     log:
         out(log_path("nmt_translate", nmt_plan.RUN_CELL)),
-    conda:
-        "../../envs/gpu.yaml"
     threads: planners.threads("nmt_translate")
     resources:
         **planners.resources("nmt_translate"),
@@ -145,8 +133,6 @@ rule nmt_score:
         **step("tokstudy.workflow.nmt.steps.nmt_score"),
     log:
         out(log_path("nmt_score", nmt_plan.RUN_CELL)),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("nmt_score")
     resources:
         **planners.resources("nmt_score"),
@@ -169,8 +155,6 @@ rule nmt_report:
         evaluation=to_dict(nmt_plan.config.evaluation),
     log:
         out(log_path("nmt_report")),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("nmt_report")
     resources:
         **planners.resources("nmt_report"),
@@ -194,8 +178,6 @@ rule nmt_tokenizer_metrics:
         language=lambda w: w.side,
     log:
         out(log_path("nmt_tokenizer_metrics", planners.nmt.SIDE_CELL)),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("nmt_tokenizer_metrics")
     resources:
         **planners.resources("nmt_tokenizer_metrics"),

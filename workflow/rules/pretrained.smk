@@ -9,8 +9,6 @@ rule download_pretrained:
         sha256=lambda w: planners.tokenizers.pretrained[w.name]["sha256"],
     log:
         out(log_path("download_pretrained", "{name}")),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("download_pretrained")
     resources:
         **planners.resources("download_pretrained"),
@@ -28,8 +26,6 @@ rule import_pretrained:
         entry=lambda w: planners.tokenizers.pretrained[w.name],
     log:
         out(log_path("import_pretrained", "{name}")),
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("import_pretrained")
     resources:
         **planners.resources("import_pretrained"),

@@ -26,8 +26,6 @@ rule study_page:
         **step("tokstudy.workflow.report.steps.study_page"),
     log:
         out(log_path("study_page")),
-    conda:
-        "../../envs/report.yaml"
     threads: planners.threads("study_page")
     resources:
         **planners.resources("study_page"),

@@ -22,8 +22,6 @@ rule train_tokenizer:
         out(benchmark_path("train_tokenizer", CELL))
     wildcard_constraints:
         size=rf"\d+|{FULL_SIZE_LABEL}",
-    conda:
-        "../../envs/core.yaml"
     priority: planners.cell_priority
     threads: planners.threads("train_tokenizer")
     resources:
@@ -59,8 +57,6 @@ if planners.tokenizers.trained_together():
             out(benchmark_path("train_tokenizer_sizes", planners.tokenizers.ALL_SIZES_CELL))
         wildcard_constraints:
             tokenizer="|".join(planners.tokenizers.trained_together()),
-        conda:
-            "../../envs/core.yaml"
         priority: planners.sizes_priority
         threads: planners.threads("train_tokenizer_sizes")
         resources:
@@ -85,8 +81,6 @@ rule train_multilingual_tokenizer:
         out(log_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL)),
     benchmark:
         out(benchmark_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL))
-    conda:
-        "../../envs/core.yaml"
     threads: planners.threads("train_multilingual_tokenizer")
     resources:
         **planners.resources("train_multilingual_tokenizer"),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tokstudy.markdown import markdown_table
 from tokstudy.write_errors import naming_write_failures
 
 
@@ -14,6 +15,6 @@ def write_table(table: pd.DataFrame, csv: Path, markdown: Path, title: str) -> N
     a write the OS refuses is one line naming the file and the reason."""
     with naming_write_failures(csv, "the table"):
         table.to_csv(csv, index=False)
-    body = table.to_markdown(index=False, floatfmt=".4g") if len(table) else "(no rows)"
+    body = markdown_table(table)
     with naming_write_failures(markdown, "the table"):
         Path(markdown).write_text(f"# {title}\n\n{body}\n", encoding="utf-8")

@@ -38,6 +38,7 @@ from typing import Any
 
 from tokstudy.corpora.sources import CorpusSource, ShardStats
 from tokstudy.corpora.subset import SeededSubset
+from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
@@ -200,6 +201,52 @@ def clean_lines(
                 stats.long_line_pieces += len(pieces)
             stats.lines_kept += len(pieces)
             yield from pieces
+
+
+def check_corpus_file(corpus: Path, name: str) -> None:
+    """One-line error, starting with ``name`` (how the message names the corpus, e.g.
+    ``--corpus a.txt``), for a corpus given outside a study that is missing, a directory or
+    a device (``/dev/zero`` would never end); a regular file or a pipe is read."""
+    corpus = Path(corpus)
+    if corpus.is_dir():
+        raise TokstudyError(f"{name}: is a directory, expected a text file")
+    if not corpus.exists():
+        raise TokstudyError(f"{name}: no such file")
+    if corpus.is_char_device() or corpus.is_block_device() or corpus.is_socket():
+        raise TokstudyError(f"{name}: is a device, expected a text file")
+
+
+def clean_corpus_file(
+    corpus: Path,
+    destination: Path,
+    name: str,
+    on_invalid_utf8: str = "error",
+    max_line_bytes: int = MAX_LINE_BYTES,
+    normalize: str = "none",
+    replace_hint: str | None = None,
+) -> CleaningStats:
+    """Write ``corpus`` (a file given outside a study) to ``destination`` cleaned exactly as
+    :func:`prepare_corpus` cleans a study's corpus (normal form ``normalize``), and return
+    what cleaning did; a corpus with no line left is a one-line error (``name``: see
+    :func:`check_corpus_file`; ``replace_hint``: see :func:`clean_lines`)."""
+    check_corpus_file(corpus, name)
+    stats = CleaningStats()
+    lines = clean_lines(
+        [corpus], "", on_invalid_utf8, stats, max_line_bytes, normalize, replace_hint
+    )
+    write_text_lines(destination, lines)
+    if stats.lines_kept == 0:
+        raise TokstudyError(f"{name}: no lines after cleaning ({stats.lines_read} read, all empty)")
+    return stats
+
+
+def cleaning_changes(stats: CleaningStats) -> dict[str, int]:
+    """What cleaning changed (the non-zero counts but lines read and kept)."""
+    return {
+        key: value
+        for key, value in asdict(stats).items()
+        if value and key not in ("lines_read", "lines_kept", "shards")
+    }
 
 
 def heldout_count(total: int, heldout: float | int, label: str) -> int:

@@ -41,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from tokstudy.corpus_io import batched, iter_lines
+from tokstudy.corpus_io import batched, count_lines, iter_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.progress import progress
 from tokstudy.tokenizers.base import Tokenizer, TokenStarts
 from tokstudy.words import batch_words
 
@@ -205,6 +206,43 @@ METRICS: dict[str, Metric] = {
 }
 
 
+#: the metrics that are a ratio of two counts summed over lines (``fertility``,
+#: ``bytes_per_token``, …): name → (numerator, denominator). Their value over any set of
+#: lines is the ratio of the lines' sums, so a bootstrap over lines resamples them
+#: (:func:`line_counts`).
+LINE_RATIOS: dict[str, tuple[str, str]] = {
+    name: metric.counts
+    for name, metric in METRICS.items()
+    if metric.function is ratio and set(metric.counts) <= set(BATCH_COUNTS)
+}
+
+
+def line_counts(
+    tokenizer: Tokenizer, lines: Sequence[str], batch_lines: int = BATCH_LINES
+) -> dict[str, np.ndarray]:
+    """Every count of :data:`BATCH_COUNTS` line by line (one entry per line of ``lines``),
+    from the same encoding with token starts as :func:`compute_metrics`: summed over the
+    lines they are the corpus's counts."""
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in BATCH_COUNTS}
+    for batch_of_lines, encoded in tokenizer.encode_batches_starts(batched(lines, batch_lines)):
+        batch = EncodedBatch(batch_of_lines, encoded)
+        words = encoded.words if encoded.words is not None else batch_words(batch_of_lines)
+        line_of_word = np.repeat(np.arange(len(batch_of_lines)), words.counts)
+        per_line = functools.partial(np.bincount, line_of_word, minlength=len(batch_of_lines))
+        columns["lines"].append(np.ones(len(batch_of_lines), dtype=np.int64))
+        columns["tokens"].append(np.asarray(encoded.lengths, dtype=np.int64))
+        columns["words"].append(np.asarray(words.counts, dtype=np.int64))
+        columns["word_tokens"].append(per_line(weights=batch.per_word).astype(np.int64))
+        columns["continued_words"].append(per_line(weights=batch.per_word >= 2).astype(np.int64))
+        columns["chars"].append(np.fromiter(map(len, batch_of_lines), np.int64))
+        utf8 = (len(line.encode("utf-8")) for line in batch_of_lines)
+        columns["utf8_bytes"].append(np.fromiter(utf8, np.int64))
+    return {
+        name: np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        for name, parts in columns.items()
+    }
+
+
 def compute_metrics(
     tokenizer: Tokenizer, corpus: Path, batch_lines: int = BATCH_LINES
 ) -> tuple[dict[str, float], np.ndarray]:
@@ -217,13 +255,14 @@ def compute_metrics(
     id_counts = np.zeros(len(tokenizer.vocab), dtype=np.int64)
     counts = dict.fromkeys(BATCH_COUNTS, 0)
     batches = tokenizer.encode_batches_starts(batched(iter_lines(corpus), batch_lines))
+    bar = progress(count_lines(corpus), f"scoring {Path(corpus).name}", log, unit="line")
     for lines, encoded in batches:
         id_counts += np.bincount(encoded.ids, minlength=len(id_counts))
         batch = EncodedBatch(lines, encoded)
         for name, count in BATCH_COUNTS.items():
             counts[name] += count(batch)
-        if counts["lines"] % (batch_lines * 10) == 0:
-            log.info("%d lines, %d tokens", counts["lines"], counts["tokens"])
+        bar.update(len(lines))
+    bar.close()
     if counts["lines"] == 0:
         raise TokstudyError(f"{corpus}: no lines to compute metrics on")
     counts |= {name: count(tokenizer, id_counts) for name, count in PASS_COUNTS.items()}

@@ -28,6 +28,7 @@ from transformers import (
 
 from tokstudy.models.classification_scores import macro_f1
 from tokstudy.models.config import FinetuneConfig
+from tokstudy.progress import progress
 from tokstudy.training.device import autocast, resolve_device
 
 log = logging.getLogger(__name__)
@@ -172,6 +173,7 @@ def finetune(
     )
     order_rng = np.random.default_rng(config.seed)
     best = (-1.0, 0, copy.deepcopy(model.state_dict()))
+    bar = progress(total, "fine-tuning", log, unit="step")
     for epoch in range(1, config.epochs + 1):
         model.train()
         order = order_rng.permutation(len(train))
@@ -184,6 +186,7 @@ def finetune(
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad(set_to_none=True)
+            bar.update(1)
         gold, pred = predict(
             model,
             validation,
@@ -196,5 +199,6 @@ def finetune(
         log.info("epoch %d: loss %.4f, validation macro-F1 %.4f", epoch, loss.item(), score)
         if score > best[0]:
             best = (score, epoch, copy.deepcopy(model.state_dict()))
+    bar.close()
     model.load_state_dict(best[2])
     return FinetuneResult(model, best[1], best[0])

@@ -17,6 +17,7 @@ Metrics over a set of lines (natural-log NLL summed over all units):
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +27,10 @@ import numpy as np
 import pandas as pd
 import torch
 
+from tokstudy.progress import progress
 from tokstudy.training.device import autocast
+
+log = logging.getLogger(__name__)
 
 SCORE_COLUMNS = ("line", "units", "chars", "words", "unk", "nll")
 
@@ -104,11 +108,13 @@ def score_lines(scorer: Any, lines: Sequence[str], batch_size: int = 64) -> pd.D
     nll = np.zeros(len(lines), dtype=np.float64)
     model_was_training = getattr(scorer.model, "training", False)
     scorer.model.eval()
-    with torch.inference_mode():
+    bar = progress(len(copies), "scoring masked positions", log, unit="position")
+    with bar, torch.inference_mode():
         for first in range(0, len(copies), batch_size):
             batch = copies[first : first + batch_size]
             logprobs = _masked_logprobs(scorer, windows, batch)
             np.add.at(nll, [windows[w][0] for w, _ in batch], -logprobs)
+            bar.update(len(batch))
     if model_was_training:
         scorer.model.train()
     unk_id = scorer.unk_id

@@ -22,6 +22,7 @@ import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.figures.layout import panel_grid, save_figure
+from tokstudy.markdown import markdown_table
 from tokstudy.models.classification_scores import bootstrap_table
 from tokstudy.models.clm.scoring import DETAILS_FILE, TRAINING_FACTS
 from tokstudy.models.clm_scales import data_starved, scale_agreement
@@ -145,7 +146,7 @@ def clm_table(clm: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
 
 def write_markdown(frame: pd.DataFrame, path: Path, title: str) -> None:
     """``frame`` as a Markdown table under a heading."""
-    body = frame.to_markdown(index=False, floatfmt=".4g") if len(frame) else "(no rows)"
+    body = markdown_table(frame)
     with naming_write_failures(path, "the table"):
         Path(path).write_text(f"## {title}\n\n{body}\n", encoding="utf-8")
 

@@ -17,6 +17,7 @@ from transformers import PreTrainedModel
 from tokstudy.nmt.batching import SpecialIds, pad
 from tokstudy.nmt.config import DecodeConfig
 from tokstudy.nmt.model import MAX_POSITIONS
+from tokstudy.progress import progress
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.training.device import autocast
 
@@ -58,7 +59,8 @@ def translate(
     if config.beam_size > 1:
         beam |= {"length_penalty": config.length_penalty, "early_stopping": True}
     model.eval()
-    with torch.inference_mode(), autocast(device, config.bf16):
+    bar = progress(len(sources), "translating", log, unit="sentence")
+    with bar, torch.inference_mode(), autocast(device, config.bf16):
         for start in range(0, len(order), config.batch_size):
             positions = order[start : start + config.batch_size]
             batch = [sources[i] for i in positions]
@@ -77,4 +79,5 @@ def translate(
             )
             for position, row in zip(positions, output.tolist(), strict=True):
                 hypotheses[position] = hypothesis_ids(row, special)
+            bar.update(len(positions))
     return hypotheses

@@ -20,6 +20,7 @@ import pandas as pd
 
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.markdown import MISSING, markdown_table
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, EvaluationConfig
 from tokstudy.nmt.scoring import METRICS, paired_bootstrap, sentence_bleu
 from tokstudy.statistics.significance import seed_summary
@@ -98,11 +99,10 @@ def _write_table(frame: pd.DataFrame, path: Path) -> None:
     if path.suffix == ".csv":
         frame.to_csv(path, index=False, float_format=f"%.{DECIMALS}f")
     elif path.suffix == ".md":
-        cells = frame.astype(object).where(frame.notna(), None)  # tabulate marks None only
-        text = cells.to_markdown(index=False, floatfmt=f".{DECIMALS}f", missingval="–")
+        text = markdown_table(frame, floatfmt=f".{DECIMALS}f")
         path.write_text(text + "\n", encoding="utf-8")
     elif path.suffix == ".tex":
-        frame.to_latex(path, index=False, float_format=f"%.{DECIMALS}f", na_rep="--")
+        frame.to_latex(path, index=False, float_format=f"%.{DECIMALS}f", na_rep=MISSING)
     else:
         raise TokstudyError(f"{path}: table format must be .csv, .md or .tex")
 

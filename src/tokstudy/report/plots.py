@@ -7,13 +7,15 @@ default font whatever the scripts of the corpora.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import matplotlib.ticker as ticker
 import numpy as np
 import pandas as pd
 
@@ -110,6 +112,7 @@ def plot_frequencies(
         axis.plot(ranks[skip_top:], ranked[skip_top:], label=tokenizer, linewidth=1, color=colour)
     axis.set_xscale("log")
     axis.set_yscale("log")
+    plain_log_ticks(axis)
     axis.set_xlabel(f"rank (top {skip_top} skipped)")
     axis.set_ylabel("frequency in training text")
     vocabulary = "" if vocab_size == FULL_SIZE_LABEL else f", vocabulary {vocab_size}"
@@ -119,12 +122,40 @@ def plot_frequencies(
     save_figure(figure, outputs)
 
 
+def plain_log_ticks(axis: plt.Axes) -> None:
+    """Tick labels of a log–log panel as plain numbers (``200``, ``5,000``), never
+    ``2×10²``: the minor ticks of a range under a decade are labelled like the major ones."""
+    for scale in (axis.xaxis, axis.yaxis):
+        scale.set_major_formatter(ticker.FuncFormatter(_plain))
+        scale.set_minor_formatter(ticker.FuncFormatter(_plain_minor(scale)))
+
+
+def _plain(value: float, _position: int | None = None) -> str:
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+
+
+def _plain_minor(scale: Any) -> Callable[[float, int | None], str]:
+    """Label a minor tick only when its axis spans less than a decade (there are then too
+    few major ticks to read it) and only at 2 and 5 times a power of ten."""
+
+    def label(value: float, _position: int | None = None) -> str:
+        low, high = sorted(scale.get_view_interval())
+        first_digit = round(value / 10 ** np.floor(np.log10(value)))
+        spans_a_decade = low > 0 and high / low >= 10
+        return "" if spans_a_decade or first_digit not in (2, 5) else _plain(value)
+
+    return label
+
+
 #: (step, column, axis label) of the panels of :func:`plot_cost`
 COST_PANELS = [
-    ("train", "seconds", "training wall time, JIT compilation excluded (s)"),
+    ("train", "seconds", "training time (s),\nnumba compilation excluded"),
     ("train", "max_rss_mb", "training peak memory (MB)"),
-    ("metrics", "encode_mb_s", "metric pass (text MB/s)"),
+    ("metrics", "encode_mb_s", "metric pass (MB of text/s)"),
 ]
+#: bands under every line: each tokenizer's band is drawn beneath all lines, faint enough
+#: that overlapping bands never hide a line
+BAND_ALPHA, BAND_ZORDER, LINE_ZORDER = 0.08, 1, 3
 
 
 def plotted_costs(table: pd.DataFrame) -> pd.DataFrame:
@@ -157,9 +188,16 @@ def plot_cost(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
                 label=tokenizer,
                 markersize=3,
                 color=tokenizer_colour(tokenizer),
+                zorder=LINE_ZORDER,
             )
             axis.fill_between(
-                spread.index, spread["min"], spread["max"], color=line.get_color(), alpha=0.15
+                spread.index,
+                spread["min"],
+                spread["max"],
+                color=line.get_color(),
+                alpha=BAND_ALPHA,
+                linewidth=0,
+                zorder=BAND_ZORDER,
             )
         sizes = sorted(rows["vocab_size"].unique())
         axis.set_xscale("log")

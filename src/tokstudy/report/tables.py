@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
+from tokstudy.markdown import MISSING, markdown_table
 from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records
 from tokstudy.write_errors import naming_write_failures
 
@@ -81,9 +82,7 @@ def write_wide_tables(
         frame = wide(table, metric, split)
         if frame.empty:
             continue
-        md_parts.append(
-            f"## {metric}\n\n{frame.to_markdown(index=False, floatfmt='.4g', missingval='--')}\n"
-        )
+        md_parts.append(f"## {metric}\n\n{markdown_table(frame)}\n")
         caption = f"{metric.replace('_', ' ')} ({split})"
         tex_parts.append(
             frame.to_latex(
@@ -91,7 +90,7 @@ def write_wide_tables(
                 float_format="%.4g",
                 caption=caption,
                 label=f"tab:{metric}-{split}",
-                na_rep="--",
+                na_rep=MISSING,
                 escape=True,
             )
         )

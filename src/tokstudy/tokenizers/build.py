@@ -17,6 +17,7 @@ import numpy as np
 
 from tokstudy import __version__
 from tokstudy.corpus_io import batched, count_lines, iter_lines
+from tokstudy.progress import heartbeat
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import VOCAB_FILE, write_meta, write_vocab_tsv
 from tokstudy.tokenizers.registry import adapter_class
@@ -43,7 +44,8 @@ def train_and_save(name: str, corpus: Path, spec: TrainSpec, directory: Path) ->
     ``meta.json``.
     """
     log.info("training %s (%s), requested size %s", name, spec.label, spec.vocab_size)
-    tokenizer = adapter_class(spec.algorithm or name).train(Path(corpus), spec)
+    with heartbeat(f"training {name} ({spec.label})", log):
+        tokenizer = adapter_class(spec.algorithm or name).train(Path(corpus), spec)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     tokenizer.save(directory)

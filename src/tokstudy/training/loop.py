@@ -39,6 +39,7 @@ from typing import Any
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
+from tokstudy.progress import progress
 from tokstudy.training import distributed
 from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun
 from tokstudy.training.device import peak_flops, prepare_device, resolve_compile
@@ -269,6 +270,7 @@ def train(
     done, last_loss, stopped_early, row = start, float("nan"), False, {}
     upcoming = task.batch(start) if start < settings.steps else None
     parts = settings.accumulate
+    bar = progress(settings.steps, "training", log, unit="step", initial=start, disable=not main)
     for step in range(start, settings.steps):
         cpu_batch, tokens = upcoming
         share = distributed.shard(cpu_batch)
@@ -301,6 +303,7 @@ def train(
             )
         throughput.add(tokens, task.flops(cpu_batch, tokens, settings.flops_per_token))
         interval, done = interval + 1, step + 1
+        bar.update(1)
         evaluate = settings.eval_every > 0 and (
             done % settings.eval_every == 0 or done == settings.steps
         )
@@ -320,6 +323,7 @@ def train(
                 "elapsed_s": elapsed_before + time.perf_counter() - started,
             }
             last_loss = task_values["loss"]
+            bar.set_postfix_str(f"loss {last_loss:.4g}", refresh=False)
             tokens_done += throughput.tokens
             flops_done += throughput.flops
             if evaluate:
@@ -356,6 +360,7 @@ def train(
             )
         if on_step is not None:
             on_step(done)
+    bar.close()
     seconds = time.perf_counter() - started
     if scratch is not None:
         scratch.cleanup()

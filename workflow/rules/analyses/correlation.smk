@@ -67,8 +67,6 @@ rule correlation:
         families=planners.tokenizers.families(),
     log:
         out(log_path("correlation")),
-    conda:
-        "../../../envs/report.yaml"
     threads: planners.threads("correlation")
     resources:
         **planners.resources("correlation"),

@@ -20,8 +20,6 @@ rule morphological_alignment:
         jobs=[(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_cells()],
     log:
         out(log_path("morphological_alignment")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("morphological_alignment")
     resources:
         **planners.resources("morphological_alignment"),

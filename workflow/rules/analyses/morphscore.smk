@@ -25,8 +25,6 @@ rule morphscore:
         uncovered=morphscore_plan.uncovered(),
     log:
         out(log_path("morphscore")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("morphscore")
     resources:
         **planners.resources("morphscore"),
@@ -48,8 +46,6 @@ rule plot_morphscore_heatmap:
         **step("tokstudy.workflow.analyses.morphscore.steps.plot_morphscore_heatmap"),
     log:
         out(log_path("plot_morphscore_heatmap")),
-    conda:
-        "../../../envs/report.yaml"
     threads: planners.threads("plot_morphscore_heatmap")
     resources:
         **planners.resources("plot_morphscore_heatmap"),

@@ -22,8 +22,6 @@ rule multilingual_corpus:
         sampling=multilingual_plan.sampling(),
     log:
         out(log_path("multilingual_corpus")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("multilingual_corpus")
     resources:
         **planners.resources("multilingual_corpus"),
@@ -63,8 +61,6 @@ rule multilingual_tables:
         ],
     log:
         out(log_path("multilingual_tables")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("multilingual_tables")
     resources:
         **planners.resources("multilingual_tables"),
@@ -86,8 +82,6 @@ rule plot_multilingual:
         **step("tokstudy.workflow.analyses.multilingual.steps.plot_multilingual"),
     log:
         out(log_path("plot_multilingual")),
-    conda:
-        "../../../envs/report.yaml"
     threads: planners.threads("plot_multilingual")
     resources:
         **planners.resources("plot_multilingual"),

@@ -26,8 +26,6 @@ rule number_tokens:
         tokenizers=numbers_plan.tokenizers_scored(),
     log:
         out(log_path("number_tokens")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("number_tokens")
     resources:
         **planners.resources("number_tokens"),
@@ -49,8 +47,6 @@ rule plot_number_tokens:
         **step("tokstudy.workflow.analyses.numbers.steps.plot_number_tokens"),
     log:
         out(log_path("plot_number_tokens")),
-    conda:
-        "../../../envs/report.yaml"
     threads: planners.threads("plot_number_tokens")
     resources:
         **planners.resources("plot_number_tokens"),

@@ -27,8 +27,6 @@ rule tokenization_parity:
         target=parity_plan.language("target"),
     log:
         out(log_path("tokenization_parity")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("tokenization_parity")
     resources:
         **planners.resources("tokenization_parity"),
@@ -61,8 +59,6 @@ rule tokenization_parity_pud:
         tokenizers=[vars(p) for p in parity_plan.tokenizers_scored()],
     log:
         out(log_path("tokenization_parity_pud")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("tokenization_parity_pud")
     resources:
         **planners.resources("tokenization_parity_pud"),
@@ -91,8 +87,6 @@ rule plot_parity_pud:
         reference=parity_plan.language("reference"),
     log:
         out(log_path("plot_parity_pud")),
-    conda:
-        "../../../envs/report.yaml"
     threads: planners.threads("plot_parity_pud")
     resources:
         **planners.resources("plot_parity_pud"),

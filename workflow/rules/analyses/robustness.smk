@@ -32,8 +32,6 @@ rule robustness:
         },
     log:
         out(log_path("robustness")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("robustness")
     resources:
         **planners.resources("robustness"),
@@ -55,8 +53,6 @@ rule plot_robustness_heatmap:
         **step("tokstudy.workflow.analyses.robustness.steps.plot_robustness_heatmap"),
     log:
         out(log_path("plot_robustness_heatmap")),
-    conda:
-        "../../../envs/report.yaml"
     threads: planners.threads("plot_robustness_heatmap")
     resources:
         **planners.resources("plot_robustness_heatmap"),

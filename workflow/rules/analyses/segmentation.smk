@@ -27,8 +27,6 @@ rule segmentation_table:
         ],
     log:
         out(log_path("segmentation_table", "{language}")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("segmentation_table")
     resources:
         **planners.resources("segmentation_table"),

@@ -39,8 +39,6 @@ rule tokenization_parity_udhr:
         **step("tokstudy.workflow.analyses.udhr.steps.tokenization_parity_udhr"),
     log:
         out(log_path("tokenization_parity_udhr")),
-    conda:
-        "../../../envs/core.yaml"
     threads: planners.threads("tokenization_parity_udhr")
     resources:
         **planners.resources("tokenization_parity_udhr"),
@@ -77,8 +75,6 @@ rule plot_parity_udhr:
         **step("tokstudy.workflow.analyses.udhr.steps.plot_parity_udhr"),
     log:
         out(log_path("plot_parity_udhr")),
-    conda:
-        "../../../envs/report.yaml"
     threads: planners.threads("plot_parity_udhr")
     resources:
         **planners.resources("plot_parity_udhr"),

@@ -25,6 +25,7 @@ from tokstudy.corpora.udhr import (
     udhr_coverage,
 )
 from tokstudy.errors import TokstudyError
+from tokstudy.markdown import markdown_table
 from tokstudy.tokenizers.base import set_library_threads
 from tokstudy.tokenizers.registry import load_tokenizer
 
@@ -53,7 +54,7 @@ def read_udhr_table(path: Path) -> pd.DataFrame:
 
 def _write(table: pd.DataFrame, csv: Path, markdown: Path, title: str, note: str = "") -> None:
     table.to_csv(csv, index=False)
-    body = table.to_markdown(index=False, floatfmt=".4g") if len(table) else "(no rows)"
+    body = markdown_table(table)
     text = f"# {title}\n\n{note}\n\n{body}\n" if note else f"# {title}\n\n{body}\n"
     Path(markdown).write_text(text, encoding="utf-8")
 

@@ -4,11 +4,16 @@ tokens of left context (:mod:`tokstudy.models.clm`)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
+
+from tokstudy.progress import progress
+
+log = logging.getLogger(__name__)
 
 #: a causal LM: ``model(input_ids=…)`` returns an object with ``.logits``
 LogitsModel = Callable[..., Any]
@@ -46,6 +51,7 @@ def token_nll(
     ids = torch.as_tensor(stream, dtype=torch.long)
     nll = np.full(len(stream) - 1, np.nan)
     plan = window_plan(len(stream), context, stride)
+    bar = progress(len(plan), "scoring windows", log, unit="window")
     for first in range(0, len(plan), batch_size):
         chunk = plan[first : first + batch_size]
         width = max(end - begin for begin, end, _ in chunk)
@@ -60,4 +66,6 @@ def token_nll(
             predicted_at = torch.arange(scored - 1, end - 1) - begin
             picked = log_probs[row, predicted_at].gather(1, targets[:, None])[:, 0]
             nll[scored - 1 : end - 1] = -picked.numpy()
+        bar.update(len(chunk))
+    bar.close()
     return nll

@@ -15,15 +15,24 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tokstudy.corpora.udhr import dominant_script, script_name
+from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import one_line
 from tokstudy.figures.palette import tokenizer_colour
-from tokstudy.report.page.recommend import StudyTables, recommendation
+from tokstudy.report.page.recommend import Criterion, StudyTables, recommendation
 from tokstudy.report.page.segments import (
     Frequencies,
     Sample,
     sample_lines,
     segment_cell,
     text_notes,
+)
+from tokstudy.report.page.uncertainty import (
+    Estimate,
+    bootstrap_lines,
+    cell_estimates,
+    ranked_criteria,
+    summarize,
 )
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.external import load_any
@@ -93,6 +102,67 @@ def colours(names: Sequence[str]) -> dict[str, str]:
     return {name: tokenizer_colour(name) for name in sorted(set(names))}
 
 
+def _finite(value: float) -> float | None:
+    """A number for the JSON island (which holds no NaN)."""
+    return None if value != value else float(value)
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with every NaN float turned into ``None``."""
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(item) for item in value]
+    return _finite(value) if isinstance(value, float) else value
+
+
+def language_answer(
+    study: StudyTables,
+    language: str,
+    cells: Sequence[PageCell],
+    heldout: Path | None,
+    seed: int,
+) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """The panel, the summary (:func:`~tokstudy.report.page.uncertainty.summarize`) and
+    the recommendation table of ``language``, each cell's held-out metrics resampled over
+    the same held-out lines."""
+    panel, table = recommendation(study, language)
+    criteria = [Criterion(**criterion) for criterion in panel["criteria"]]
+    ranked = [criterion.name for criterion in ranked_criteria(criteria)]
+    exists = heldout is not None and Path(heldout).is_file()
+    lines = bootstrap_lines(list(iter_lines(heldout)) if exists else [], seed)
+    estimates: dict[tuple[str, str], dict[str, Estimate]] = {}
+    for cell in cells if lines and ranked else []:
+        try:
+            tokenizer = load_cached(Path(cell.directory))
+        except Exception as exc:  # the viewer notes it already
+            log.warning("%s: no interval (%s)", cell.key, one_line(exc))
+            continue
+        estimates[(cell.tokenizer, cell.size)] = cell_estimates(tokenizer, lines, ranked, seed=seed)
+    summary, table = summarize(table, criteria, estimates, len(lines))
+    for entry in panel["cells"]:
+        found = estimates.get((entry["tokenizer"], entry["size"]), {})
+        entry["intervals"] = {name: [e.low, e.high] for name, e in found.items()}
+    log.info("%s: recommended %s", language, summary["cell"])
+    return _jsonable(panel), _jsonable(summary), table
+
+
+def language_name(code: str) -> str:
+    """``Persian (fa)`` from CLDR's names (Babel); the bare code where CLDR has none."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return f"{Locale.parse(code.replace('-', '_')).get_display_name('en')} ({code})"
+    except (UnknownLocaleError, ValueError):
+        return code
+
+
+def font_script(sample: Sample) -> str:
+    """The name of the script most of a language's sample letters are in (``Bengali``):
+    the page names it when the browser has no font for them."""
+    return script_name(dominant_script(" ".join(line.text for line in sample.lines))[0])
+
+
 def _metrics_json(study: StudyTables) -> dict[str, Any]:
     frame = study.metrics.astype({"vocab_size": "int64"}).astype(object)
     frame = frame.where(frame.notna(), None)
@@ -116,7 +186,7 @@ def build_study_page(
     (bytes, wall and CPU seconds, lines, cells, notes)."""
     started, cpu = time.perf_counter(), time.process_time()
     output = Path(output)
-    languages = sorted(heldout)
+    languages = list(heldout)  # the config's order: the page opens on its first language
     samples = {
         language: sample_lines(
             heldout.get(language), sample_count, seed, words.get(language, ()), extra.get(language)
@@ -127,10 +197,16 @@ def build_study_page(
     for cell in cells:
         cell_data.append(cell_json(cell, [line.text for line in samples[cell.language].lines]))
         log.info("segmented %s", cell.key)
-    panels = {}
+    panels, summaries = {}, {}
     for language in languages:
-        panel, table = recommendation(study, language)
-        panels[language] = panel
+        panel, summary, table = language_answer(
+            study,
+            language,
+            [c for c in cells if c.language == language],
+            heldout.get(language),
+            seed,
+        )
+        panels[language], summaries[language] = panel, summary
         table.insert(0, "language", language)
         Path(recommendation_csv[language]).parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(recommendation_csv[language], index=False)
@@ -147,6 +223,9 @@ def build_study_page(
         "metrics": _metrics_json(study),
         "plots": [os.path.relpath(plot, output.parent) for plot in plots],
         "recommendation": panels,
+        "summary": summaries,
+        "scripts": {language: font_script(samples[language]) for language in languages},
+        "names": {language: language_name(language) for language in languages},
         "notes": notes,
     }
     output.parent.mkdir(parents=True, exist_ok=True)

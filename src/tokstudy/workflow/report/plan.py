@@ -53,10 +53,10 @@ class PagePlanner:
         ]
 
     def heldout(self) -> dict[str, str]:
-        """The held-out text of each language."""
+        """The held-out text of each language, in the config's order (the page's)."""
         return {
             language: self.study.out(CorporaPlanner.HELDOUT, language=language)
-            for language in self.study.languages
+            for language in self.languages
         }
 
     def words(self) -> dict[str, list[str]]:
@@ -99,8 +99,9 @@ class PagePlanner:
 
     @property
     def languages(self) -> list[str]:
-        """The languages of the page."""
-        return list(self.study.languages)
+        """The languages of the page, in the config's order (that of :meth:`heldout`, whose
+        order the step pairs with :meth:`recommendations`)."""
+        return self.study.languages_as_listed
 
     def targets(self) -> list[str]:
         """The page and the recommendation tables."""

@@ -51,6 +51,12 @@ class Study:
         return sorted(self.config["languages"])
 
     @property
+    def languages_as_listed(self) -> list[str]:
+        """Language codes in the order the config lists them (the study page opens on the
+        first: the one a study puts first is the one it is about)."""
+        return list(self.config["languages"])
+
+    @property
     def tokenizers(self) -> list[str]:
         """Tokenizer names, sorted."""
         return sorted(self.config["tokenizers"])
