@@ -17,10 +17,11 @@ from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import load_tokenizer
+from tokstudy.workflow import config_files
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 
-_SCHEMA = cli.load_config_file(cli.DEFAULT_SCHEMA)
+_SCHEMA = config_files.load_config_file(cli.DEFAULT_SCHEMA)
 VARIANTS = {
     "hf_bpe": {},
     "bpe_half": {"algorithm": "hf_bpe", "train_fraction": 0.5},
@@ -30,9 +31,9 @@ VARIANTS = {
 
 @pytest.fixture(autouse=True)
 def schema_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    load = cli.load_config_file
+    load = config_files.load_config_file
     monkeypatch.setattr(
-        cli,
+        config_files,
         "load_config_file",
         lambda path: copy.deepcopy(_SCHEMA) if Path(path) == cli.DEFAULT_SCHEMA else load(path),
     )
