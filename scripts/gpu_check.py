@@ -115,6 +115,7 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     from transformers import LlamaForCausalLM
 
     from tokstudy.models.clm.model import llama_config, train_flops_per_token
+    from tokstudy.models.clm.stream import LineStream
     from tokstudy.models.clm.train import ClmTask, StreamBatches
     from tokstudy.models.config import ClmConfig
     from tokstudy.models.pretrain import build_optimizer
@@ -127,8 +128,11 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         compile=compile_loss,
     )
     model_config = llama_config(Vocabulary(sizes.vocab), config)
-    stream = np.random.default_rng(0).integers(0, sizes.vocab, 2_000_000)
-    task = ClmTask(StreamBatches(stream, config), stream[:2048], config, sizes.device)
+    ids = np.random.default_rng(0).integers(0, sizes.vocab - 1, 2_000_000)
+    # lines of 100 random tokens, each followed by the last id as its end-of-line token
+    offsets = np.arange(0, len(ids) + 1, 100)
+    stream = LineStream(ids, offsets, eol_id=sizes.vocab - 1)
+    task = ClmTask(StreamBatches(stream, config), ids[:2048], config, sizes.device)
     model = LlamaForCausalLM(model_config).to(sizes.device)
     optimizer = build_optimizer(model, config, steps, 1, fused=sizes.device == "cuda")
     label = f"clm {sizes.clm_preset}, {sizes.context} x {sizes.clm_batch}"

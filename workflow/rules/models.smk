@@ -78,8 +78,6 @@ if models_section.pretokenize_shards > 1:
             shards=models_section.pretokenize_shards,
         log:
             out(log_path("pretokenize_shard", models_section.SHARD_CELL)),
-        conda:
-            "../../envs/core.yaml"
         priority: clm_plan.pretokenize_priority
         threads: planners.threads("pretokenize_shard")
         resources:
@@ -99,8 +97,6 @@ if models_section.pretokenize_shards > 1:
             **step("tokstudy.workflow.models.steps.merge_pretokenized"),
         log:
             out(log_path("merge_pretokenized", CELL)),
-        conda:
-            "../../envs/core.yaml"
         priority: clm_plan.pretokenize_priority
         threads: planners.threads("merge_pretokenized")
         resources:
