@@ -13,6 +13,7 @@ Markers (registered in ``pyproject.toml``):
 from __future__ import annotations
 
 import ast
+import copy
 import gzip
 import os
 from collections.abc import Iterator
@@ -88,6 +89,29 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+@pytest.fixture(scope="session")
+def config_schema() -> dict:
+    """The workflow's config schema, read once (its YAML takes a quarter of a second)."""
+    from tokstudy.cli import DEFAULT_SCHEMA
+    from tokstudy.workflow.config_files import load_config_file
+
+    return load_config_file(DEFAULT_SCHEMA)
+
+
+@pytest.fixture
+def schema_read_once(monkeypatch: pytest.MonkeyPatch, config_schema: dict) -> None:
+    """``check-config`` given a copy of the schema read once instead of reading its file."""
+    from tokstudy.cli import DEFAULT_SCHEMA
+    from tokstudy.workflow import config_files
+
+    load = config_files.load_config_file
+    monkeypatch.setattr(
+        config_files,
+        "load_config_file",
+        lambda path: copy.deepcopy(config_schema) if Path(path) == DEFAULT_SCHEMA else load(path),
+    )
 
 
 @pytest.fixture(scope="session")

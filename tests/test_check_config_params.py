@@ -5,7 +5,6 @@ otherwise check only when Snakemake builds their jobs."""
 
 from __future__ import annotations
 
-import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -13,29 +12,16 @@ from typing import Any
 import pytest
 import yaml
 
-from tokstudy import cli
 from tokstudy.cli import main
 from tokstudy.tokenizers.params import Param
 from tokstudy.tokenizers.registry import adapter_class, adapter_names
-from tokstudy.workflow import config_files
 
 #: what an adapter needs beside the parameter under test to pass (a parity-aware one its
 #: balance)
 NEEDS: dict[str, dict[str, Any]] = {"parity_bpe": {"ratio": {"en": 1.0}}}
 
 
-_SCHEMA = config_files.load_config_file(cli.DEFAULT_SCHEMA)
-
-
-@pytest.fixture(autouse=True)
-def schema_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The schema read once for the module (its YAML takes a quarter of a second)."""
-    load = config_files.load_config_file
-    monkeypatch.setattr(
-        config_files,
-        "load_config_file",
-        lambda path: copy.deepcopy(_SCHEMA) if Path(path) == cli.DEFAULT_SCHEMA else load(path),
-    )
+pytestmark = pytest.mark.usefixtures("schema_read_once")
 
 
 def _config(tmp_path: Path, tokenizers: dict[str, Any], **changes: Any) -> Path:

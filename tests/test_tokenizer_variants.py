@@ -4,39 +4,26 @@ algorithm's family; bad variants are one line at ``tokstudy check-config``."""
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tokstudy import cli
 from tokstudy.cli import main
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import load_tokenizer
-from tokstudy.workflow import config_files
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 
-_SCHEMA = config_files.load_config_file(cli.DEFAULT_SCHEMA)
+pytestmark = pytest.mark.usefixtures("schema_read_once")
 VARIANTS = {
     "hf_bpe": {},
     "bpe_half": {"algorithm": "hf_bpe", "train_fraction": 0.5},
     "unigram_cov": {"algorithm": "sp_unigram", "params": {"character_coverage": 0.995}},
 }
-
-
-@pytest.fixture(autouse=True)
-def schema_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    load = config_files.load_config_file
-    monkeypatch.setattr(
-        config_files,
-        "load_config_file",
-        lambda path: copy.deepcopy(_SCHEMA) if Path(path) == cli.DEFAULT_SCHEMA else load(path),
-    )
 
 
 def _config(tokenizers: dict[str, Any]) -> dict[str, Any]:

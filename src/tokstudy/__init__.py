@@ -6,13 +6,9 @@ line and the workflow do not pay for pandas or torch they do not use.
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-try:
-    __version__ = version("tokstudy")
-except PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
+from tokstudy.version import __version__
 
 #: ``__version__`` and the functions of :mod:`tokstudy.api` that ``import tokstudy`` gives
 __all__ = ["__version__", "correlate", "load_tokenizer", "measure", "segment", "train_tokenizer"]

@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from tokstudy import __version__
 from tokstudy.corpus_io import batched, count_lines, iter_lines
 from tokstudy.progress import heartbeat
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import VOCAB_FILE, write_meta, write_vocab_tsv
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.tokenizers.train_fraction import lines_used
+from tokstudy.version import __version__
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
 
-from tokstudy import __version__
 from tokstudy.corpora.prepare import sha256_of
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.adapters.hf_tokenizers import HFTokenizersAdapter
@@ -39,6 +38,7 @@ from tokstudy.tokenizers.base import Encoded, Tokenizer, TrainSpec
 from tokstudy.tokenizers.byte_symbols import byte_of_symbol, readable_bytes
 from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, write_vocab_tsv
 from tokstudy.tokenizers.registry import PRETRAINED_FORMATS, format_class
+from tokstudy.version import __version__
 
 if TYPE_CHECKING:
     import tiktoken

@@ -51,8 +51,8 @@ def silver_treebank(snakemake: Snakemake) -> None:
     )
 
 
-def pretokenize_mlm(snakemake: Snakemake) -> None:
-    """Tokenize a training text once for MLM pretraining (shared by every seed)."""
+def _pretokenize_step(snakemake: Snakemake, **shard: tuple[int, int]) -> None:
+    """The step of both pre-tokenization rules (``shard``: its index and count, if any)."""
     run_step(
         snakemake.log[0],
         _pretokenize,
@@ -60,20 +60,18 @@ def pretokenize_mlm(snakemake: Snakemake) -> None:
         Path(snakemake.input.train),
         Path(snakemake.output[0]),
         whole_word_mask=snakemake.params.whole_word_mask,
+        **shard,
     )
+
+
+def pretokenize_mlm(snakemake: Snakemake) -> None:
+    """Tokenize a training text once for MLM pretraining (shared by every seed)."""
+    _pretokenize_step(snakemake)
 
 
 def pretokenize_shard(snakemake: Snakemake) -> None:
     """Tokenize one byte range (shard ``{shard}`` of ``params.shards``) of a training text."""
-    run_step(
-        snakemake.log[0],
-        _pretokenize,
-        Path(snakemake.input.tokenizer),
-        Path(snakemake.input.train),
-        Path(snakemake.output[0]),
-        whole_word_mask=snakemake.params.whole_word_mask,
-        shard=(int(snakemake.wildcards.shard), snakemake.params.shards),
-    )
+    _pretokenize_step(snakemake, shard=(int(snakemake.wildcards.shard), snakemake.params.shards))
 
 
 def merge_pretokenized(snakemake: Snakemake) -> None:
