@@ -18,10 +18,10 @@ is, whatever the cell), then each cell's own deviations and each seed's:
 
 A row is *called* when its interval excludes 0 and its p is below 0.05.
 
-    python scripts/planted_designs.py [--datasets 200] [--design zoo|variants]
+    python scripts/planted_designs.py [--datasets 200] [--design zoo|families_3x9|…]
         [--scenario tokenizer_null|family_interaction|association] [--r 0.6]
         [--bootstrap-samples 400] [--permutations 2000] [--seed 0]
-        [--levels cell,within_family] [--cell-sd 0.5]
+        [--levels cell,within_family] [--cell-sd 0.5] [--seeds N]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -192,13 +192,17 @@ def main() -> int:
     parser.add_argument(
         "--cell-sd", type=float, default=CELL_SD, help="a cell's own deviations (offsets: 1)"
     )
+    parser.add_argument("--seeds", type=int, help="models per cell (default: the design's)")
     args = parser.parse_args()
     settings = CorrelationSettings(
         bootstrap_samples=args.bootstrap_samples, permutations=args.permutations
     )
     levels = tuple(args.levels.split(","))
+    design = DESIGNS[args.design]
+    if args.seeds is not None:
+        design = replace(design, seeds=args.seeds)
     table = rates(
-        DESIGNS[args.design],
+        design,
         args.scenario,
         args.datasets,
         settings,

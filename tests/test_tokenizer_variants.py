@@ -94,7 +94,8 @@ def test_a_variant_directory_records_and_loads_its_algorithm(
         (
             {"hf_bpe": {}, "bpe_copy": {"algorithm": "hf_bpe"}},
             "config keys tokenizers.bpe_copy and tokenizers.hf_bpe: the same algorithm, params, "
-            "train_fraction, sizes and languages: one tokenizer trained twice under two names",
+            "train_fraction, max_train_lines, sizes and languages: one tokenizer trained twice "
+            "under two names",
         ),
         (
             {

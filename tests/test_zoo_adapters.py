@@ -453,16 +453,20 @@ def test_morfessor_min_count_trains_on_the_frequent_word_types_only(tmp_path: Pa
     assert tokenizer.decode(tokenizer.encode("talked walking")) == "talked walking"
 
 
-def test_parity_bpe_draws_its_train_fraction_from_lines_and_languages_alike(
-    tmp_path: Path,
+@pytest.mark.parametrize(("fraction", "cap"), [(0.5, None), (1.0, 30), (0.5, 1000)])
+def test_parity_bpe_draws_its_share_from_lines_and_languages_alike(
+    tmp_path: Path, fraction: float, cap: int | None
 ) -> None:
     corpus, languages, _ = _mixed(tmp_path)
     lines, codes = read_text_lines(corpus), read_text_lines(languages)
-    kept = sampled_indices(len(lines), 0.5, 7)
+    kept = sampled_indices(len(lines), fraction, 7, cap)
+    assert len(kept) < len(lines)
     sampled = {
         language: [lines[i] for i in kept if codes[i] == language] for language in ("de", "en")
     }
     params = {"languages_file": str(languages), "ratio": {"en": 1.0, "de": 1.0}}
-    spec = TrainSpec(500, params, seed=7, label="de+en", train_fraction=0.5)
+    spec = TrainSpec(
+        500, params, seed=7, label="de+en", train_fraction=fraction, max_train_lines=cap
+    )
     tokenizer = adapter_class("parity_bpe").train(corpus, spec)
     assert _merges(tokenizer) == _library_merges(sampled, 500, ratio=[1.0, 1.0])

@@ -202,7 +202,8 @@ class EvalConfig(DeviceSettings):
 
 #: Llama-style decoder sizes of the ``clm`` task: layers, hidden size, attention heads,
 #: feed-forward size, and the longest context and largest vocabulary a cell may ask of it
-#: (about 1.0 M, 4.5 M and 100 M parameters with a 4000-token vocabulary; base with 32k)
+#: (with a 4000-token vocabulary and tied embeddings: 0.94 M, 4.4 M, 13.0 M, 88.0 M and
+#: 116 M parameters; docs/clm.md)
 CLM_PRESETS: dict[str, dict[str, int]] = {
     "tiny": {
         "num_hidden_layers": 2,
@@ -231,6 +232,16 @@ CLM_PRESETS: dict[str, dict[str, int]] = {
     },
     "base": {
         "num_hidden_layers": 12,
+        "hidden_size": 768,
+        "num_attention_heads": 12,
+        "intermediate_size": 2048,
+        "max_context": 2048,
+        "max_vocab": 262144,
+    },
+    # the GPU scale of the variant design (config/predictive_variants_gpu.yaml): base with
+    # 16 layers, over 100 M parameters at every vocabulary size
+    "large": {
+        "num_hidden_layers": 16,
         "hidden_size": 768,
         "num_attention_heads": 12,
         "intermediate_size": 2048,

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from tokstudy.corpus_io import iter_lines
+from tokstudy.corpus_io import count_lines, iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.params import Param, check_params, param_key
-from tokstudy.tokenizers.train_fraction import check_fraction, write_sample
+from tokstudy.tokenizers.train_fraction import check_fraction, check_max_lines, write_sample
 from tokstudy.words import BatchWords
 
 if TYPE_CHECKING:
@@ -114,7 +114,8 @@ class TrainSpec:
 
     ``vocab_size`` is ``None`` for adapters whose size follows from the data (``char``).
     ``train_fraction``: the seeded share of the corpus's lines trained on
-    (:mod:`tokstudy.tokenizers.train_fraction`; 1: all). ``algorithm``: the registered
+    (:mod:`tokstudy.tokenizers.train_fraction`; 1: all), and ``max_train_lines`` the most
+    lines of that share (None: no cap). ``algorithm``: the registered
     adapter a named variant trains with (a study's ``tokenizers: {name: {algorithm: …}}``);
     None: the tokenizer's own name is the adapter.
     ``size_policy`` says what happens when the algorithm cannot reach the requested
@@ -130,15 +131,22 @@ class TrainSpec:
     label: str = ""
     train_fraction: float = 1.0
     algorithm: str | None = None
+    max_train_lines: int | None = None
 
     def __post_init__(self) -> None:
         check_fraction(self.train_fraction)
+        check_max_lines(self.max_train_lines)
         if self.size_policy not in SIZE_POLICIES:
             raise TokstudyError(
                 f"size_policy must be one of {', '.join(SIZE_POLICIES)}, got {self.size_policy!r}"
             )
         if self.threads < 1:
             raise TokstudyError(f"threads must be ≥ 1, got {self.threads}")
+
+
+def exceeds(corpus: Path, max_lines: int | None) -> bool:
+    """Whether ``corpus`` has more than ``max_lines`` lines (never, without a cap)."""
+    return max_lines is not None and count_lines(corpus) > max_lines
 
 
 def corpus_lines(path: Path) -> Iterator[str]:
@@ -236,7 +244,8 @@ class Tokenizer(ABC):
 
         Checks what every adapter needs (corpus file, size, parameters), sets the library
         thread count and hands :meth:`fit` the spec with checked parameters, and the
-        corpus or, with ``train_fraction`` below 1, its seeded share of lines.
+        corpus or, with ``train_fraction`` below 1 or more lines than ``max_train_lines``,
+        its seeded share of lines.
         """
         corpus = Path(corpus)
         if not corpus.is_file():
@@ -245,11 +254,11 @@ class Tokenizer(ABC):
             raise TokstudyError(f"{cls.name} ({spec.label}): a vocabulary size is required")
         checked = replace(spec, params=cls.check_params(spec.params))
         set_library_threads(spec.threads)
-        if spec.train_fraction == 1:
+        if spec.train_fraction == 1 and not exceeds(corpus, spec.max_train_lines):
             return cls.fit(corpus, checked)
         with tempfile.TemporaryDirectory(prefix="tokstudy-sample-") as folder:
             sample = Path(folder) / corpus.name
-            write_sample(corpus, spec.train_fraction, spec.seed, sample)
+            write_sample(corpus, spec.train_fraction, spec.seed, sample, spec.max_train_lines)
             return cls.fit(sample, checked)
 
     @classmethod

@@ -55,9 +55,10 @@ def train_and_save(name: str, corpus: Path, spec: TrainSpec, directory: Path) ->
 
 def training_meta(name: str, spec: TrainSpec) -> dict[str, Any]:
     """The fields of ``meta.json`` that say what was asked of the training
-    (``train_fraction`` only below 1 and ``algorithm`` only for a named variant, so that
-    earlier directories stay reusable; ``training_sample``: the settings with which the
-    library samples the training text, defaults included, for an adapter that has them)."""
+    (``train_fraction`` only below 1, ``max_train_lines`` only when set and ``algorithm``
+    only for a named variant, so that earlier directories stay reusable;
+    ``training_sample``: the settings with which the library samples the training text,
+    defaults included, for an adapter that has them)."""
     adapter = adapter_class(spec.algorithm or name)
     checked = adapter.check_params(spec.params, name=name)
     sample = {key: checked[key] for key in adapter.sample_params}
@@ -70,14 +71,16 @@ def training_meta(name: str, spec: TrainSpec) -> dict[str, Any]:
         "seed": spec.seed,
         "size_policy": spec.size_policy,
         **({"train_fraction": spec.train_fraction} if spec.train_fraction != 1 else {}),
+        **({"max_train_lines": spec.max_train_lines} if spec.max_train_lines else {}),
         **({"training_sample": sample} if sample else {}),
     }
 
 
 def train_lines(corpus: Path, spec: TrainSpec) -> dict[str, int]:
-    """``used`` and ``total``: the lines of ``corpus`` the training read (``train_fraction``)."""
+    """``used`` and ``total``: the lines of ``corpus`` the training read (``train_fraction``,
+    ``max_train_lines``)."""
     total = count_lines(Path(corpus))
-    return {"used": lines_used(total, spec.train_fraction), "total": total}
+    return {"used": lines_used(total, spec.train_fraction, spec.max_train_lines), "total": total}
 
 
 def finish_directory(

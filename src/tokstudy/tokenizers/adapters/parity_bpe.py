@@ -45,7 +45,7 @@ from tokstudy.tokenizers.base import (
     enforce_size_policy,
 )
 from tokstudy.tokenizers.params import Param, param_key
-from tokstudy.tokenizers.train_fraction import sampled_indices
+from tokstudy.tokenizers.train_fraction import describe_share, sampled_indices
 from tokstudy.tokenizers.word_marks import METASPACE
 
 log = logging.getLogger(__name__)
@@ -167,27 +167,26 @@ class ParityBPE(HFTokenizersAdapter):
 
     @classmethod
     def train(cls, corpus: Path, spec: TrainSpec) -> Tokenizer:
-        """As every adapter; with ``train_fraction`` below 1 and a ``languages_file``, the
-        seeded share of lines is drawn from both files alike, so they stay aligned."""
+        """As every adapter; with a share of lines (``train_fraction`` below 1 or a
+        ``max_train_lines`` cap) and a ``languages_file``, the seeded share is drawn from
+        both files alike, so they stay aligned."""
         languages_file = (spec.params or {}).get("languages_file")
         corpus = Path(corpus)
-        if spec.train_fraction == 1 or languages_file is None or not corpus.is_file():
+        whole = spec.train_fraction == 1 and spec.max_train_lines is None
+        if whole or languages_file is None or not corpus.is_file():
             return super().train(corpus, spec)
         lines = list(corpus_lines(corpus))
         codes = line_languages(languages_file, lines, corpus)
-        kept = sampled_indices(len(lines), spec.train_fraction, spec.seed)
-        log.info(
-            "train_fraction %g: training on %d of %d lines",
-            spec.train_fraction,
-            len(kept),
-            len(lines),
-        )
+        cap = spec.max_train_lines
+        kept = sampled_indices(len(lines), spec.train_fraction, spec.seed, cap)
+        log.info("%s", describe_share(len(kept), len(lines), spec.train_fraction, cap))
         with tempfile.TemporaryDirectory(prefix="tokstudy-sample-") as folder:
             sample, sample_codes = Path(folder) / corpus.name, Path(folder) / "languages.txt"
             write_text_lines(sample, (lines[i] for i in kept))
             write_text_lines(sample_codes, (codes[i] for i in kept))
             params = {**spec.params, "languages_file": str(sample_codes)}
-            return super().train(sample, replace(spec, train_fraction=1.0, params=params))
+            whole_sample = replace(spec, train_fraction=1.0, max_train_lines=None, params=params)
+            return super().train(sample, whole_sample)
 
     @classmethod
     def _train(cls, texts: dict[str, list[str]], merges: int, spec: TrainSpec) -> HFTokenizer:

@@ -22,6 +22,7 @@ DEFAULTS: dict[str, Any] = {
     "cell_costs": None,
     "train_sizes_together": False,
     "size_policy": "error",
+    "max_train_lines": None,
     "corpus_defaults": {
         "heldout": 0.1,
         "max_lines": None,

@@ -11,7 +11,7 @@ from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell, size_label
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, family_of
-from tokstudy.tokenizers.train_fraction import check_fraction
+from tokstudy.tokenizers.train_fraction import check_fraction, check_max_lines
 from tokstudy.workflow.study.checks import (
     check_balance,
     check_listed,
@@ -71,15 +71,18 @@ class TokenizersPlanner:
                 check_fraction(
                     entry["train_fraction"], f"config key tokenizers.{name}.train_fraction"
                 )
-            same = (self.algorithm(name), repr(checked), entry.get("train_fraction", 1))
+            cap = check_max_lines(
+                self.max_train_lines(name), f"config key tokenizers.{name}.max_train_lines"
+            )
+            same = (self.algorithm(name), repr(checked), entry.get("train_fraction", 1), cap)
             sizes = entry.get("vocab_sizes", study.config.get("vocab_sizes"))
             same += (repr(sorted(set(sizes or []))), repr(self.tokenizer_languages(name)))
             if same in settings:
                 first, second = sorted([name, settings[same]])
                 raise TokstudyError(
                     f"config keys tokenizers.{first} and tokenizers.{second}: the same "
-                    "algorithm, params, train_fraction, sizes and languages: one tokenizer "
-                    "trained twice under two names"
+                    "algorithm, params, train_fraction, max_train_lines, sizes and languages: "
+                    "one tokenizer trained twice under two names"
                 )
             settings[same] = name
         self._check_pretrained()
@@ -215,8 +218,8 @@ class TokenizersPlanner:
 
     def train_spec(self, job: Cell) -> dict[str, Any]:
         """JSON-able training settings of one job (also what triggers its rerun); the
-        tokenizer's ``train_fraction`` only where the study gives it, and a named variant's
-        ``algorithm``.
+        tokenizer's ``train_fraction`` and ``max_train_lines`` only where the study gives
+        them, and a named variant's ``algorithm``.
 
         A tokenizer or language the study does not list (one trained only for the NMT
         stage, or on a joint text) gets its registry defaults.
@@ -230,8 +233,16 @@ class TokenizersPlanner:
             "size_policy": config["size_policy"],
             "label": job.language,
             **({"train_fraction": entry["train_fraction"]} if "train_fraction" in entry else {}),
+            **({"max_train_lines": cap} if (cap := self.max_train_lines(job.tokenizer)) else {}),
             **({"algorithm": entry["algorithm"]} if "algorithm" in entry else {}),
         }
+
+    def max_train_lines(self, tokenizer: str) -> int | None:
+        """The most lines ``tokenizer`` trains on: its own ``max_train_lines``, else the
+        study's (None: no cap)."""
+        config = self.study.config
+        entry = config["tokenizers"].get(tokenizer) or {}
+        return entry.get("max_train_lines", config.get("max_train_lines"))
 
     def train_params(self, language: str, tokenizer: str) -> dict[str, Any]:
         """A tokenizer's ``params``, with its language's ``tokenizer_params`` over them."""
