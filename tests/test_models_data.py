@@ -23,7 +23,6 @@ from tokstudy.models.data import (
     gather_blocks,
     merge_corpora,
     pretokenize,
-    unit_counts,
     with_cls_sep,
     write_corpus,
 )
@@ -32,6 +31,7 @@ from tokstudy.models.fast_transformers_tokenizer import train_wordpiece
 from tokstudy.models.masking import Masker
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
+from tokstudy.training.data_fit import unit_counts
 
 pytestmark = [pytest.mark.shared, pytest.mark.usefixtures("one_torch_thread")]
 

@@ -18,6 +18,7 @@ from tokstudy.nmt.config import NMTConfig, SplitConfig, TrainConfig
 from tokstudy.nmt.data import (
     SUMMARY_FILE,
     Overlap,
+    SplitPairs,
     clean_pairs,
     overlap,
     read_pairs,
@@ -34,14 +35,23 @@ pytestmark = pytest.mark.shared
 HFT2022 = SHARED / "corpora" / "hft2022"
 
 
-def test_line_count_mismatch_names_both_files_and_counts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("read", [read_parallel, lambda s, t: list(SplitPairs(s, t))])
+def test_line_count_mismatch_names_both_files_and_counts(tmp_path: Path, read) -> None:
     source = write_lines(tmp_path / "a.en", ["one", "two", "three"])
     target = write_lines(tmp_path / "a.mr", ["एक", "दोन"])
     with pytest.raises(TokstudyError) as error:
-        read_parallel(source, target)
+        read(source, target)
     message = str(error.value)
     assert "a.en has 3 lines" in message and "a.mr has 2" in message
     assert "\n" not in message
+
+
+def test_a_streamed_split_reads_the_same_pairs_each_time(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "s.en", ["a\rb", "c", ""])
+    target = write_lines(tmp_path / "s.mr", ["x", "", "z"])
+    pairs = SplitPairs(source, target)
+    assert list(pairs) == list(pairs) == read_parallel(source, target)
+    assert list(pairs) == [("a\rb", "x"), ("c", ""), ("", "z")]
 
 
 def test_gzip_files_and_stray_carriage_returns_keep_the_alignment(tmp_path: Path) -> None:

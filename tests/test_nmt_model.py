@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -30,6 +31,7 @@ from tokstudy.nmt.decode import hypothesis_ids, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
 from tokstudy.nmt.train import NmtTask
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Tokenizer, TrainSpec
+from tokstudy.training.data_fit import unit_counts
 
 SPECIAL = SpecialIds(pad=1, bos=2, eos=3, suppressed=(1, 2, 4))
 CPU = torch.device("cpu")
@@ -100,32 +102,62 @@ def test_token_batches_cover_every_example_once_within_budget(
     lengths: list[int], extra: int, seed: int
 ) -> None:
     budget = max(lengths) + extra
-    batches = token_batches(lengths, budget, seed)
+    batches = [batch.tolist() for batch in token_batches(lengths, budget, seed)]
     assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
     assert all(len(batch) * max(lengths[i] for i in batch) <= budget for batch in batches)
-    assert batches == token_batches(lengths, budget, seed)
+    assert batches == _greedy_batches(lengths, budget, seed)
+
+
+def _greedy_batches(lengths: list[int], budget: int, seed: int) -> list[list[int]]:
+    """The batching recipe one example at a time (the loop the vectorised cut replaced):
+    seeded tie order, sorted by length, a new batch when one more would overflow."""
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permutation(len(lengths))
+    order = sorted(shuffled.tolist(), key=lambda i: lengths[i])  # stable: ties keep shuffle
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for position in order:
+        longest = max([lengths[i] for i in current] + [lengths[position]])
+        if current and (len(current) + 1) * longest > budget:
+            batches.append(current)
+            current = []
+        current.append(position)
+    batches.append(current)
+    return [batches[i] for i in rng.permutation(len(batches))]
 
 
 def test_token_batches_group_similar_lengths_and_shuffle_by_seed() -> None:
     lengths = [10] * 50 + [40] * 50
-    batches = token_batches(lengths, 200, seed=0)
+    batches = [batch.tolist() for batch in token_batches(lengths, 200, seed=0)]
     assert all(len({lengths[i] for i in batch}) == 1 for batch in batches)
-    assert token_batches(lengths, 200, seed=1) != batches
+    assert [batch.tolist() for batch in token_batches(lengths, 200, seed=1)] != batches
     with pytest.raises(TokstudyError, match="example of 40 tokens does not fit"):
         token_batches(lengths, 39, seed=0)
 
 
 def test_pairs_encoded_in_chunks_keep_their_ids_indices_and_length_limit(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     vocab = [*SPECIAL_TOKENS, "a", "b", "c"]  # a=5, b=6, c=7; [SEP] (3) ends a source
     tokenizer = WordTokenizer(vocab)
     pairs = [("a b", "c"), ("a " * 5, "b"), ("c", "a a"), ("b", "c " * 5), ("a", "b")]
     monkeypatch.setattr("tokstudy.nmt.batching.ENCODE_PAIRS", 2)  # three chunks
-    examples = encode_pairs(tokenizer, tokenizer, pairs, SPECIAL, max_length=4)
+    # a generator: read once, never held as a list
+    examples = encode_pairs(tokenizer, tokenizer, iter(pairs), SPECIAL, 4, tmp_path / "enc")
     kept = [(e.index, list(e.source), list(e.target)) for e in examples]
     # by hand: pair 1's source (5 + [SEP]) and pair 3's target (5 + [CLS]) exceed 4
     assert kept == [(0, [5, 6, 3], [7]), (2, [7, 3], [5, 5]), (4, [5, 3], [6])]
+    assert examples.lengths().tolist() == [3, 3, 2]
+    assert unit_counts(examples.target_ids(chunk=2)).tolist() == [0, 0, 0, 0, 0, 2, 1, 1]
+    # the files hold 4-byte ids and one 8-byte start per pair and side (plus the end)
+    sizes = {path.name: path.stat().st_size for path in (tmp_path / "enc").iterdir()}
+    assert sizes == {
+        "source.ids": 4 * 7,
+        "target.ids": 4 * 4,
+        "source.starts": 8 * 4,
+        "target.starts": 8 * 4,
+        "pairs.index": 8 * 3,
+    }
 
 
 def test_collate_shifts_targets_and_masks_padding() -> None:

@@ -53,19 +53,6 @@ def vocab_fingerprint(vocab: dict[str, int]) -> str:
 COUNT_CHUNK = 1 << 22
 
 
-def unit_counts(chunks: Iterable[np.ndarray], minlength: int = 0) -> np.ndarray:
-    """How often each value ``0, 1, …`` occurs in chunks of non-negative integers (at least
-    ``minlength`` entries): :meth:`TokenCorpus.chunks` reads a corpus this way without
-    mapping it into memory."""
-    counts = np.zeros(minlength, dtype=np.int64)
-    for chunk in chunks:
-        found = np.bincount(chunk, minlength=minlength)
-        if len(found) > len(counts):
-            counts = np.pad(counts, (0, len(found) - len(counts)))
-        counts[: len(found)] += found
-    return counts
-
-
 def id_dtype(vocab_size: int) -> np.dtype:
     """The smallest unsigned integer type holding every id."""
     return np.dtype(np.uint16 if vocab_size <= np.iinfo(np.uint16).max + 1 else np.uint32)

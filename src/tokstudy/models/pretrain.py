@@ -35,14 +35,13 @@ from tokstudy.models.data import (
     BlockSampler,
     TokenCorpus,
     gather_blocks,
-    unit_counts,
     with_cls_sep,
 )
 from tokstudy.models.masking import LABEL_POSITIONS, Masker, labelled, with_label_positions
 from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
 from tokstudy.training.core import save_atomically
-from tokstudy.training.data_fit import data_facts
+from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopSettings, Task, train

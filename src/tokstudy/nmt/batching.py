@@ -6,14 +6,22 @@ follow the usual recipe: examples sorted by length (ties in a seeded random orde
 into batches whose padded size ``sentences × longest side`` stays within the budget (the
 longest side rounded up to the padding multiple, when there is one), and the batches are
 shuffled with a seed.
+
+The training pairs are encoded a chunk at a time into flat id files in a folder
+(:class:`EncodedPairs`, memory-mapped): what stays in memory is a few bytes a pair (its
+offsets and the epoch's batch order), not the text or a Python object per pair.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
-from array import array
-from collections.abc import Sequence
+import os
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import torch
@@ -70,7 +78,7 @@ def shared_special_ids(source: Tokenizer, target: Tokenizer) -> SpecialIds:
 @dataclass(frozen=True, slots=True)
 class Example:
     """One encoded pair: source ids (with end token) and target ids (without specials),
-    each a sequence of ints (:func:`encode_pairs` keeps them as 4-byte ``array``s)."""
+    each a sequence of ints (views into :class:`EncodedPairs`'s id files)."""
 
     index: int
     source: Sequence[int]
@@ -82,66 +90,161 @@ class Example:
         return max(len(self.source), len(self.target) + 1)
 
 
+#: the files of an :class:`EncodedPairs` folder: every side's ids one after another, each
+#: pair's first id in them (and the end of the last), and each pair's position in the input
+ID_FILES = {"source": "source.ids", "target": "target.ids"}
+START_FILES = {"source": "source.starts", "target": "target.starts"}
+INDEX_FILE = "pairs.index"
+ID_DTYPE, START_DTYPE = np.dtype(np.int32), np.dtype(np.int64)
+
+
+class EncodedPairs(Sequence[Example]):
+    """Encoded training pairs in the files :func:`encode_pairs` wrote in ``folder``:
+    ``pairs[i]`` is an :class:`Example` whose ids are read from the id files when asked
+    (``os.pread``: the ids never become part of the process's memory, as a memory map's
+    touched pages would); the per-pair starts and positions are memory-mapped."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.starts = {
+            side: _mapped(self.folder / name, START_DTYPE) for side, name in START_FILES.items()
+        }
+        self.indices = _mapped(self.folder / INDEX_FILE, START_DTYPE)
+        self._descriptors: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, position):  # type: ignore[override]
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(len(self)))]
+        position = range(len(self))[position]  # an IndexError past either end
+        source, target = (self._ids(side, position) for side in ID_FILES)
+        return Example(int(self.indices[position]), source, target)
+
+    def _ids(self, side: str, position: int) -> np.ndarray:
+        start, end = self.starts[side][position : position + 2].tolist()
+        if side not in self._descriptors:
+            self._descriptors[side] = os.open(self.folder / ID_FILES[side], os.O_RDONLY)
+        size = ID_DTYPE.itemsize
+        data = os.pread(self._descriptors[side], (end - start) * size, start * size)
+        return np.frombuffer(data, dtype=ID_DTYPE)
+
+    def __del__(self) -> None:
+        for descriptor in getattr(self, "_descriptors", {}).values():
+            os.close(descriptor)
+
+    def lengths(self) -> np.ndarray:
+        """Every pair's :attr:`Example.length`."""
+        source = np.diff(self.starts["source"])
+        return np.maximum(source, np.diff(self.starts["target"]) + 1)
+
+    def target_ids(self, chunk: int = 1 << 20) -> Iterator[np.ndarray]:
+        """The target ids, ``chunk`` at a time (read, not mapped)."""
+        with (self.folder / ID_FILES["target"]).open("rb") as handle:
+            while len(ids := np.fromfile(handle, dtype=ID_DTYPE, count=chunk)):
+                yield ids
+
+
+def _append(ids: list[list[int]], end: int, id_file: BinaryIO, start_file: BinaryIO) -> int:
+    """Append sequences of ids to an id file and their end positions to a start file;
+    return the new end."""
+    lengths = np.array([len(one) for one in ids], dtype=START_DTYPE)
+    total = int(lengths.sum())
+    np.fromiter((i for one in ids for i in one), dtype=ID_DTYPE, count=total).tofile(id_file)
+    (end + np.cumsum(lengths)).astype(START_DTYPE).tofile(start_file)
+    return end + total
+
+
+def _mapped(path: Path, dtype: np.dtype) -> np.ndarray:
+    """A read-only memory map of a flat array file (an empty array for an empty file)."""
+    if path.stat().st_size == 0:
+        return np.zeros(0, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r")
+
+
 def encode_pairs(
     source_tokenizer: Tokenizer,
     target_tokenizer: Tokenizer,
-    pairs: Sequence[tuple[str, str]],
+    pairs: Iterable[tuple[str, str]],
     special: SpecialIds,
     max_length: int,
-) -> list[Example]:
-    """Training examples of ``pairs``; pairs with a side over ``max_length`` are left out.
+    folder: Path,
+) -> EncodedPairs:
+    """Training examples of ``pairs`` written into ``folder``; pairs with a side over
+    ``max_length`` are left out.
 
-    Encoded :data:`ENCODE_PAIRS` pairs at a time, each side's ids kept as a 4-byte
-    ``array``: a library's per-line encoding objects never pile up for the whole corpus."""
-    examples = []
-    for start in range(0, len(pairs), ENCODE_PAIRS):
-        chunk = pairs[start : start + ENCODE_PAIRS]
-        sources = source_tokenizer.encode_batch([source for source, _ in chunk])
-        targets = target_tokenizer.encode_batch([target for _, target in chunk])
-        examples += [
-            Example(start + offset, array("i", [*source, special.eos]), array("i", target))
-            for offset, (source, target) in enumerate(zip(sources, targets, strict=True))
-        ]
-    kept = [example for example in examples if example.length <= max_length]
-    if len(kept) < len(examples):
-        log.info(
-            "left out %d of %d pairs longer than %d tokens",
-            len(examples) - len(kept),
-            len(examples),
-            max_length,
-        )
+    Encoded :data:`ENCODE_PAIRS` pairs at a time and appended to the id files: neither the
+    text nor a library's per-line encoding objects pile up for the whole corpus."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = [*ID_FILES.values(), *START_FILES.values(), INDEX_FILE]
+    files = {name: (folder / name).open("wb") for name in names}
+    ends = {"source": 0, "target": 0}
+    read = kept = 0
+    try:
+        for side in ID_FILES:
+            np.zeros(1, dtype=START_DTYPE).tofile(files[START_FILES[side]])
+        iterator = iter(pairs)
+        while chunk := list(islice(iterator, ENCODE_PAIRS)):
+            sides = {
+                "source": [
+                    [*ids, special.eos]
+                    for ids in source_tokenizer.encode_batch([source for source, _ in chunk])
+                ],
+                "target": target_tokenizer.encode_batch([target for _, target in chunk]),
+            }
+            fitting = [
+                offset
+                for offset, (source, target) in enumerate(zip(*sides.values(), strict=True))
+                if max(len(source), len(target) + 1) <= max_length
+            ]
+            (np.array(fitting, dtype=START_DTYPE) + read).tofile(files[INDEX_FILE])
+            for side, encoded in sides.items():
+                ids = [encoded[offset] for offset in fitting]
+                ends[side] = _append(
+                    ids, ends[side], files[ID_FILES[side]], files[START_FILES[side]]
+                )
+            read, kept = read + len(chunk), kept + len(fitting)
+    finally:
+        for handle in files.values():
+            handle.close()
+    if kept < read:
+        log.info("left out %d of %d pairs longer than %d tokens", read - kept, read, max_length)
     if not kept:
         raise TokstudyError(f"no training pair fits in max_length={max_length} tokens")
-    return kept
+    return EncodedPairs(folder)
 
 
 def token_batches(
-    lengths: Sequence[int], max_tokens: int, seed: int | Sequence[int]
-) -> list[list[int]]:
+    lengths: Sequence[int] | np.ndarray, max_tokens: int, seed: int | Sequence[int]
+) -> list[np.ndarray]:
     """Batches of positions into ``lengths`` with ``len(batch) × max length <= max_tokens``.
 
     Every position is in exactly one batch; equal lengths are ordered at random and the
-    batch order is shuffled, both with ``seed``.
+    batch order is shuffled, both with ``seed``. Each batch is a view into one array of
+    positions (8 bytes a pair, whatever the corpus).
     """
-    if any(length > max_tokens for length in lengths):
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if not len(lengths):
+        return []
+    if lengths.max() > max_tokens:
         raise TokstudyError(
-            f"an example of {max(lengths)} tokens does not fit in max_tokens={max_tokens}"
+            f"an example of {lengths.max()} tokens does not fit in max_tokens={max_tokens}"
         )
     rng = np.random.default_rng(seed)
     shuffled = rng.permutation(len(lengths))
-    order = shuffled[np.argsort(np.asarray(lengths, dtype=np.int64)[shuffled], kind="stable")]
-    batches: list[list[int]] = []
-    current: list[int] = []
-    longest = 0
-    for position in order.tolist():
-        longest_with = max(longest, lengths[position])
-        if current and (len(current) + 1) * longest_with > max_tokens:
-            batches.append(current)
-            current, longest_with = [], lengths[position]
-        current.append(position)
-        longest = longest_with
-    if current:
-        batches.append(current)
+    order = shuffled[np.argsort(lengths[shuffled], kind="stable")]
+    # sorted ascending, a batch's longest example is its last: cut where one more would
+    # overflow the budget
+    bounds, count = [0], 0
+    for end, length in enumerate(lengths[order].tolist()):
+        if count and (count + 1) * length > max_tokens:
+            bounds.append(end)
+            count = 0
+        count += 1
+    bounds.append(len(order))
+    batches = [order[start:end] for start, end in itertools.pairwise(bounds)]
     return [batches[i] for i in rng.permutation(len(batches))]
 
 

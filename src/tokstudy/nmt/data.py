@@ -7,7 +7,8 @@ tab-separated file (``source<TAB>target`` per line); either may be gzip-compress
 Cleaning works on pairs: surrounding whitespace is stripped, a pair with an empty side
 is dropped whole (and counted), and with ``deduplicate`` repeated pairs keep their first
 occurrence. The split output folder holds ``{train,dev,test}.{lang}`` (one sentence per
-line, aligned across the two languages) and ``split.json`` with the counts.
+line, aligned across the two languages) and ``split.json`` with the counts. Training reads
+its split through :class:`SplitPairs`, streamed from the two files, never all in memory.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from __future__ import annotations
 import json
 import logging
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from itertools import zip_longest
 from pathlib import Path
 
-from tokstudy.corpus_io import read_text_lines
+from tokstudy.corpus_io import count_lines, iter_text_lines, read_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import SplitConfig
 
@@ -52,15 +54,36 @@ class Overlap:
     pair: int
 
 
+def _line_counts_differ(source: Path, target: Path, sources: int, targets: int) -> TokstudyError:
+    return TokstudyError(
+        f"parallel files differ in line count: {source} has {sources} lines, {target} has {targets}"
+    )
+
+
 def read_parallel(source: Path, target: Path) -> list[Pair]:
     """Raw pairs of two line-aligned files; different line counts raise TokstudyError."""
     sources, targets = read_text_lines(source), read_text_lines(target)
     if len(sources) != len(targets):
-        raise TokstudyError(
-            f"parallel files differ in line count: {source} has {len(sources)} lines, "
-            f"{target} has {len(targets)}"
-        )
+        raise _line_counts_differ(source, target, len(sources), len(targets))
     return list(zip(sources, targets, strict=True))
+
+
+@dataclass(frozen=True)
+class SplitPairs:
+    """The aligned pairs of two line-aligned files, read from them each time they are
+    iterated: a split of any size in the memory of one pair."""
+
+    source: Path
+    target: Path
+
+    def __iter__(self) -> Iterator[Pair]:
+        sides = zip_longest(iter_text_lines(self.source), iter_text_lines(self.target))
+        for source, target in sides:
+            if source is None or target is None:
+                raise _line_counts_differ(
+                    self.source, self.target, count_lines(self.source), count_lines(self.target)
+                )
+            yield source, target
 
 
 def read_tsv(path: Path) -> list[Pair]:
@@ -148,7 +171,12 @@ def split_file(directory: Path, split: str, language: str) -> Path:
 
 def read_split(directory: Path, split: str, languages: tuple[str, str]) -> list[Pair]:
     """The aligned pairs of one split written by :func:`split_corpus`."""
-    return read_parallel(
+    return list(stream_split(directory, split, languages))
+
+
+def stream_split(directory: Path, split: str, languages: tuple[str, str]) -> SplitPairs:
+    """The pairs of one split written by :func:`split_corpus`, streamed (:class:`SplitPairs`)."""
+    return SplitPairs(
         split_file(directory, split, languages[0]), split_file(directory, split, languages[1])
     )
 

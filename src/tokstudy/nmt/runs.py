@@ -15,7 +15,7 @@ from transformers import MarianMTModel
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.nmt.batching import shared_special_ids
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
-from tokstudy.nmt.data import parse_direction, read_split, split_file
+from tokstudy.nmt.data import parse_direction, read_split, split_file, stream_split
 from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.model import check_vocab_sizes
 from tokstudy.nmt.scoring import detokenize
@@ -44,14 +44,15 @@ def train(
     config: TrainConfig,
     checkpoint_root: Path | None = None,
 ) -> dict:
-    """Train one model (one seed) on the split's train pairs, early-stopped on dev chrF;
-    its checkpoint under ``checkpoint_root`` (see :func:`train_translation_model`)."""
+    """Train one model (one seed) on the split's train pairs (streamed from its files),
+    early-stopped on dev chrF; its checkpoint under ``checkpoint_root`` (see
+    :func:`train_translation_model`)."""
     languages = parse_direction(direction)
     source_tokenizer, target_tokenizer = load_tokenizers(source_tokenizer_dir, target_tokenizer_dir)
     return train_translation_model(
         source_tokenizer,
         target_tokenizer,
-        read_split(split_dir, "train", languages),
+        stream_split(split_dir, "train", languages),
         read_split(split_dir, "dev", languages),
         out_dir,
         config,

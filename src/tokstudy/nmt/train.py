@@ -31,7 +31,8 @@ import itertools
 import json
 import logging
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
 from tokstudy.training.config import to_dict
 from tokstudy.training.core import recover_saved, save_atomically
-from tokstudy.training.data_fit import data_facts
+from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_decoder_flops
 from tokstudy.training.loop import LoopSettings, Task, train
@@ -83,8 +84,8 @@ NON_TRAINING_KEYS = frozenset({"device", "on_missing_gpu", "devices"})
 
 
 def epoch_batches(
-    lengths: Sequence[int], max_tokens: int, seed: int
-) -> Iterator[tuple[int, list[int]]]:
+    lengths: Sequence[int] | np.ndarray, max_tokens: int, seed: int
+) -> Iterator[tuple[int, np.ndarray]]:
     """``(epoch, batch)`` for ever, each epoch's batches seeded by ``(seed, epoch)``."""
     for epoch in itertools.count():
         for batch in token_batches(lengths, max_tokens, seed=(seed, epoch)):
@@ -113,7 +114,7 @@ class NmtTask(Task):
         # CUDA graphs: batches of fixed shapes, replayed by a loss compiled on CUDA
         self.fixed_shapes = self.compile_on_cuda = config.cuda_graphs
         self.max_tokens = config.max_tokens
-        padded = [round_up(length, self.multiple) for length in lengths]
+        padded = round_up(np.asarray(lengths), self.multiple)
         self.all_batches = epoch_batches(padded, config.max_tokens, config.seed)
         self.batches = self.all_batches
         self.epochs: dict[int, int] = {}
@@ -212,7 +213,7 @@ def run_fingerprint(
     config: TrainConfig,
     source_tokenizer: Tokenizer,
     target_tokenizer: Tokenizer,
-    train_pairs: Sequence[tuple[str, str]],
+    train_pairs: Iterable[tuple[str, str]],
     dev_pairs: Sequence[tuple[str, str]],
 ) -> str:
     """Hash of the settings, vocabularies and data that fix a run's weights."""
@@ -230,7 +231,7 @@ def run_fingerprint(
 def train_translation_model(
     source_tokenizer: Tokenizer,
     target_tokenizer: Tokenizer,
-    train_pairs: Sequence[tuple[str, str]],
+    train_pairs: Iterable[tuple[str, str]],
     dev_pairs: Sequence[tuple[str, str]],
     out_dir: Path,
     config: TrainConfig,
@@ -247,14 +248,42 @@ def train_translation_model(
     ``checkpoint_root/<settings fingerprint>`` (in ``out_dir`` unless given). Returns the
     summary it writes. With ``devices: N > 1`` it runs in ``N`` processes
     (:mod:`tokstudy.training.distributed`).
+
+    ``train_pairs`` is read twice (its fingerprint, then its encoding), so it may be a
+    list or a :class:`~tokstudy.nmt.data.SplitPairs` streamed from the split's files; the
+    encoded pairs live in a temporary folder (``TMPDIR``; ~8 bytes a token) for the run.
     """
-    out_dir = Path(out_dir)
+    with tempfile.TemporaryDirectory(prefix="tokstudy-nmt-pairs-") as folder:
+        return _train_translation_model(
+            source_tokenizer,
+            target_tokenizer,
+            train_pairs,
+            dev_pairs,
+            Path(out_dir),
+            config,
+            on_step,
+            checkpoint_root,
+            Path(folder),
+        )
+
+
+def _train_translation_model(
+    source_tokenizer: Tokenizer,
+    target_tokenizer: Tokenizer,
+    train_pairs: Iterable[tuple[str, str]],
+    dev_pairs: Sequence[tuple[str, str]],
+    out_dir: Path,
+    config: TrainConfig,
+    on_step: Callable[[int], None] | None,
+    checkpoint_root: Path | None,
+    encoded_folder: Path,
+) -> dict:
     torch.manual_seed(config.seed)
     device = resolve_device(config.device, config.on_missing_gpu)
     special = shared_special_ids(source_tokenizer, target_tokenizer)
     joint = source_tokenizer is target_tokenizer
     examples = encode_pairs(
-        source_tokenizer, target_tokenizer, train_pairs, special, config.max_length
+        source_tokenizer, target_tokenizer, train_pairs, special, config.max_length, encoded_folder
     )
     dev_sources = encode_sources(source_tokenizer, [source for source, _ in dev_pairs], special)
     dev_references = [target for _, target in dev_pairs]
@@ -286,8 +315,7 @@ def train_translation_model(
     )
     parameters = sum(p.numel() for p in model.parameters())
     # the data for the model's size: the target tokens, which the loss predicts
-    targets = itertools.chain.from_iterable(example.target for example in examples)
-    facts = data_facts(model, np.bincount(np.fromiter(targets, dtype=np.int64)))
+    facts = data_facts(model, unit_counts(examples.target_ids()))
     log.info(
         "training %s NMT (%d parameters) on %s: %d training pairs, %d dev pairs",
         config.preset,
@@ -304,7 +332,7 @@ def train_translation_model(
     task = NmtTask(
         examples,
         special,
-        [example.length for example in examples],
+        examples.lengths(),
         config,
         model.config,
         evaluate,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 import torch
@@ -13,7 +14,7 @@ def data_facts(model: torch.nn.Module, counts: np.ndarray) -> dict[str, float | 
     training tokens, non-embedding parameters and training tokens per such parameter.
 
     ``counts``: how often each token id occurs in the training tokens (``np.bincount``;
-    :func:`tokstudy.models.data.unit_counts` for a memory-mapped corpus)."""
+    :func:`unit_counts` for a memory-mapped corpus)."""
     embedding = {
         id(p)
         for module in model.modules()
@@ -28,3 +29,16 @@ def data_facts(model: torch.nn.Module, counts: np.ndarray) -> dict[str, float | 
         "non_embedding_parameters": non_embedding,
         "tokens_per_parameter": tokens / non_embedding if non_embedding else math.inf,
     }
+
+
+def unit_counts(chunks: Iterable[np.ndarray], minlength: int = 0) -> np.ndarray:
+    """How often each value ``0, 1, …`` occurs in chunks of non-negative integers (at least
+    ``minlength`` entries): :meth:`tokstudy.models.data.TokenCorpus.chunks` reads a corpus
+    this way without mapping it into memory."""
+    counts = np.zeros(minlength, dtype=np.int64)
+    for chunk in chunks:
+        found = np.bincount(chunk, minlength=minlength)
+        if len(found) > len(counts):
+            counts = np.pad(counts, (0, len(found) - len(counts)))
+        counts[: len(found)] += found
+    return counts

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.data import unit_counts
+from tokstudy.training.data_fit import unit_counts
 
 
 def check_vocabulary(tokenizer: Any, where: str) -> None:
