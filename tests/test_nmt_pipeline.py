@@ -198,8 +198,10 @@ def test_same_tokenizer_folder_for_both_sides_is_a_joint_vocabulary(
     split_dir = tmp_path / "split"
     split_corpus([corpus["en"], corpus["mr"]], ("en", "mr"), split_dir, SplitConfig(10, 10))
     text = joint_training_text(split_dir, ("en", "mr"), tmp_path / "joint.txt")
-    lines = text.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 2 * 499 and lines[0].isascii() and not lines[-1].isascii()
+    lines = text.read_text(encoding="utf-8").split("\n")
+    train = read_split(split_dir, "train", ("en", "mr"))
+    assert lines == [en for en, _ in train] + [mr for _, mr in train] + [""]
+    assert len(lines) == 2 * 499 + 1 and lines[0].isascii() and not lines[-2].isascii()
     folder = tmp_path / "joint"
     train_to_directory("sp_bpe", text, TrainSpec(vocab_size=300, threads=1), folder)
     source, target = runs.load_tokenizers(folder, folder / ".." / "joint")

@@ -246,11 +246,10 @@ def parse_direction(direction: str) -> tuple[str, str]:
 
 
 def joint_training_text(split_dir: Path, languages: tuple[str, str], out_path: Path) -> Path:
-    """Both sides of the split's train pairs in one file: the text of a joint tokenizer."""
-    lines = [
-        line
-        for language in languages
-        for line in read_text_lines(split_file(split_dir, "train", language))
-    ]
-    Path(out_path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    """Both sides of the split's train pairs in one file (the first language's lines, then
+    the second's, streamed): the text of a joint tokenizer."""
+    with Path(out_path).open("w", encoding="utf-8", newline="\n") as handle:
+        for language in languages:
+            for line in iter_text_lines(split_file(split_dir, "train", language)):
+                handle.write(line + "\n")
     return Path(out_path)
