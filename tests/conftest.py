@@ -68,6 +68,11 @@ def logged(caplog: pytest.LogCaptureFixture, logger: str) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == logger]
 
 
+def utf8_bytes(lines: list[str]) -> int:
+    """UTF-8 bytes of the lines, each with its newline: the bytes bits per byte divides by."""
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+
+
 def write_lines(path: Path, lines: list[str]) -> Path:
     """Write lines as a prepared corpus."""
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import torch
 import yaml
-from conftest import logged
+from conftest import logged, utf8_bytes
 from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers
@@ -30,8 +30,8 @@ from tokstudy.models.clm.stream import (
     LineStream,
     check_vocabulary,
     encode_lines,
+    line_bytes,
     scored_stream,
-    text_bytes,
 )
 from tokstudy.models.clm.train import _check_fits, train_clm
 from tokstudy.models.clm.windows import token_nll, window_plan
@@ -77,7 +77,7 @@ def test_the_scored_stream_begins_and_ends_every_line_with_sep() -> None:
     # [SEP] first: every line of the training stream follows one, none follows a [CLS]
     stream = stream_of(char_tokenizer(), ["ab", "b"])
     assert stream.tolist() == [3, 5, 6, 3, 6, 3]
-    assert text_bytes(["ab", "b", "é"]) == 3 + 2 + 3
+    assert line_bytes(["ab", "b", "é"]).tolist() == [3, 2, 3]  # each with its newline
 
 
 @pytest.mark.parametrize(("context", "stride"), [(4, 1), (4, 3), (64, 32)])
@@ -100,7 +100,7 @@ def test_a_hand_made_model_on_three_lines() -> None:
     stream = stream_of(char_tokenizer(), lines)
     nll = token_nll(FixedLogits(probs.log()), stream, context=3, stride=1)
     # a: 3 x 1 bit, b: 3 x 2 bits, [SEP]: 3 x 3 bits = 18 bits over "ab\nb\naab\n" (9 bytes)
-    assert bits_per_byte(nll.sum(), text_bytes(lines)) == pytest.approx(18 / 9)
+    assert bits_per_byte(nll.sum(), utf8_bytes(lines)) == pytest.approx(18 / 9)
 
 
 @given(
@@ -346,10 +346,10 @@ def test_the_score_logs_its_figures_and_warnings_and_honours_its_settings(
         )
     details = json.loads((tmp_path / "a" / "clm.json").read_text())
     clean = details["levels"]["0"]
-    n_bytes, n_tokens = text_bytes(lines), sum(len(line.replace(" ", "")) + 1 for line in lines)
+    n_bytes, n_tokens = utf8_bytes(lines), sum(len(line.replace(" ", "")) + 1 for line in lines)
     assert (clean["lines"], clean["bytes"], clean["unk_tokens"]) == (40, n_bytes, 1)
     [noised] = noise_lines(lines, (50,), seed=5, word_fraction=0.5)[0].values()
-    assert details["levels"]["50"]["bytes"] == text_bytes(noised)
+    assert details["levels"]["50"]["bytes"] == utf8_bytes(noised)
     noised_tokens = sum(len(line.replace(" ", "")) + 1 for line in noised)
     assert details["levels"]["50"]["tokens_scored"] == noised_tokens
     assert set(details) == {

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import utf8_bytes
 from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
@@ -20,7 +21,7 @@ from tokstudy.corpora.prepare import CleaningStats, normalize_line
 from tokstudy.errors import TokstudyError
 from tokstudy.models import heldout
 from tokstudy.models.clm.scoring import bits_per_byte, unigram_log2_probs
-from tokstudy.models.clm.stream import encode_lines, scored_stream, text_bytes
+from tokstudy.models.clm.stream import encode_lines, scored_stream
 from tokstudy.models.clm.train import _check_data
 from tokstudy.models.clm.windows import token_nll
 from tokstudy.models.clm_scales import data_starved
@@ -123,7 +124,7 @@ def score(nfkc: bool, train: list[str], lines: list[str]) -> tuple[float, float]
     nll = token_nll(UnigramModel(tokenizer, train), stream, context=64, stride=32)
     decode = heldout.decoder_for("no-such-folder", tokenizer)
     return (
-        bits_per_byte(float(nll.sum()), text_bytes(lines)),
+        bits_per_byte(float(nll.sum()), utf8_bytes(lines)),
         heldout.roundtrip_share(encoded, lines, decode),
     )
 

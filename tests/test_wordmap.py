@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.wordmap.maps import LexemeMatrix, WordMaps, clean_map, word_maps
 from tokstudy.tokenizers.wordmap.presegment import WordmapPreSegmenter
-from tokstudy.tokenizers.wordmap.segmenter import Segmenter, segmentation_score
+from tokstudy.tokenizers.wordmap.segmenter import Segmenter
 from tokstudy.tokenizers.wordmap.tagging import HanTaFlagger, lexeme_list
 from tokstudy.tokenizers.wordmap.vocabulary import (
     AffixSplit,
@@ -24,6 +24,14 @@ from tokstudy.tokenizers.wordmap.vocabulary import (
 )
 
 # --- word maps: the thesis's vectors for the target "verstehen" ---------------------------
+
+
+def segmentation_score(lengths: list[int]) -> float:
+    """The thesis's ``f(s) = Σ_i ((|s_i| / t) / k) ** (1 / |s_i|)`` of a segmentation given
+    by its segment lengths (``t`` their sum, ``k`` their number): the oracle the memoised
+    search is checked against."""
+    total, count = sum(lengths), len(lengths)
+    return sum(((size / total) / count) ** (1.0 / size) for size in lengths)
 
 
 def test_map_against_a_longer_word_matching_at_both_ends() -> None:

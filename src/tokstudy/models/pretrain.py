@@ -51,7 +51,6 @@ log = logging.getLogger(__name__)
 
 MODEL_DIR = "model"
 SUMMARY_FILE = "pretrain.json"
-LOG_COLUMNS = ("step", "loss", "lr", "tokens_per_s", "flops_per_s", "mfu", "elapsed_s")
 
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
 NON_TRAINING_KEYS = frozenset(

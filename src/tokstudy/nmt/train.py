@@ -9,7 +9,7 @@ With a checkpoint folder of its own (the workflow's), the checkpoint, a copy of 
 the best model so far live there, outside the job's outputs, and the best model is copied
 into the run folder at the end (:func:`~tokstudy.training.run_state.keep_outputs` then
 keeps the outputs there until the workflow has recorded the job).
-    train_log.csv   one row per evaluation (columns ``LOG_COLUMNS``)
+    train_log.csv   one row per evaluation (the loop's columns and ``NmtTask.log_columns``)
     train.json      settings and summary, written last: the run's completion marker
 
 The loop runs on the shared core (:mod:`tokstudy.training.core`): a rerun after a kill
@@ -66,19 +66,6 @@ log = logging.getLogger(__name__)
 
 MODEL_DIR = "model"
 SUMMARY_FILE = "train.json"
-LOG_COLUMNS = (
-    "step",
-    "epoch",
-    "loss",
-    "nll",
-    "lr",
-    "dev_chrf",
-    "dev_bleu",
-    "tokens_per_s",
-    "flops_per_s",
-    "mfu",
-    "elapsed_s",
-)
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
 NON_TRAINING_KEYS = frozenset({"device", "on_missing_gpu", "devices"})
 

@@ -123,8 +123,3 @@ def scored_stream(encoded: Sequence[Sequence[int]], sep_id: int) -> np.ndarray:
 def line_bytes(lines: Sequence[str]) -> np.ndarray:
     """UTF-8 bytes of each line with its newline (the scored text)."""
     return np.array([len(line.encode("utf-8")) + 1 for line in lines], dtype=np.int64)
-
-
-def text_bytes(lines: Sequence[str]) -> int:
-    """UTF-8 bytes of the lines, each followed by a newline (the scored text)."""
-    return int(line_bytes(lines).sum())

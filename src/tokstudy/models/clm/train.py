@@ -35,16 +35,6 @@ from tokstudy.training.run_state import keep_outputs, restore_outputs
 log = logging.getLogger(__name__)
 
 SUMMARY_FILE = "train.json"
-LOG_COLUMNS = (
-    "step",
-    "loss",
-    "validation_loss",
-    "lr",
-    "tokens_per_s",
-    "flops_per_s",
-    "mfu",
-    "elapsed_s",
-)
 #: settings that do not change the trained weights (left out of the checkpoint fingerprint)
 NON_TRAINING_KEYS = frozenset(
     {

@@ -21,16 +21,9 @@ Matching is case-insensitive; the returned segments keep the word's own characte
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 SCORE_TOLERANCE = 1e-12
-
-
-def segmentation_score(lengths: Sequence[int], word_length: int | None = None) -> float:
-    """``f(s)`` of a segmentation given by its segment lengths."""
-    total = sum(lengths) if word_length is None else word_length
-    count = len(lengths)
-    return sum(((size / total) / count) ** (1.0 / size) for size in lengths)
 
 
 class Segmenter:
