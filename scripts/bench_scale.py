@@ -5,7 +5,9 @@ seed and repeated, one plain text file, as a user's raw corpus), then runs each 
 in a fresh process and reads that process's peak RSS (``getrusage``): corpus preparation,
 tokenizer training (SentencePiece BPE with its sampling, HF BPE, the Python-side ``bbpe``,
 HFT and Morfessor), the metric pass on the held-out split, pre-tokenization of the training
-split, and a few steps of the tiny ``clm``, BERT MLM and NMT models. Prints one table
+split, the NMT train/dev/test split of an en/mr parallel text of the same size (the
+shipped aligned pairs repeated), and a few steps of the tiny ``clm``, BERT MLM and NMT
+models. Prints one table
 (peak RSS in MB, seconds) and each stage's spread across the sizes.
 
     python scripts/bench_scale.py --scratch /work/runs/issue57 [--sizes 0.2 1 5]
@@ -51,6 +53,7 @@ STAGES = (
     "pretokenize",
     "clm",
     "mlm",
+    "nmt_split",
     "nmt",
 )
 #: the text the later stages' tokenizer (``hf_bpe``) is trained on: a fixed sample, so
@@ -188,6 +191,16 @@ def stage_mlm(work: Path) -> dict[str, Any]:
     return {"steps": summary["steps"], "tokens": summary["training_tokens"]}
 
 
+def stage_nmt_split(work: Path) -> dict[str, Any]:
+    from tokstudy.nmt.config import SplitConfig
+    from tokstudy.nmt.data import split_corpus
+
+    parallel = work / "parallel"
+    sources = [parallel / "train.en", parallel / "train.mr"]
+    summary = split_corpus(sources, ("en", "mr"), work / "split", SplitConfig())
+    return {"pairs": summary["cleaning"]["pairs_read"]}
+
+
 def stage_nmt(work: Path) -> dict[str, Any]:
     from tokstudy.nmt.config import TrainConfig
     from tokstudy.nmt.data import read_split, stream_split
@@ -215,6 +228,7 @@ STAGE_FUNCTIONS: dict[str, Callable[[Path], dict[str, Any]]] = {
     "pretokenize": stage_pretokenize,
     "clm": stage_clm,
     "mlm": stage_mlm,
+    "nmt_split": stage_nmt_split,
     "nmt": stage_nmt,
 }
 
@@ -277,12 +291,12 @@ def main() -> None:
         work.mkdir(parents=True)
         written = make_corpus(work / "raw.txt", int(size * 1e9))
         print(f"{size:g} GB: {written:,} bytes of text", flush=True)
-        if "nmt" in args.stages and size <= args.nmt_max_gb:
+        if any(stage.startswith("nmt") for stage in args.stages) and size <= args.nmt_max_gb:
             (work / "parallel").mkdir()
             make_parallel(work / "parallel", int(size * 1e9))
         measure("tokenizer", work)
         for stage in args.stages:
-            if stage == "nmt" and size > args.nmt_max_gb:
+            if stage.startswith("nmt") and size > args.nmt_max_gb:
                 continue
             if stage.startswith("train_") and size > args.train_max_gb:
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import random
 from pathlib import Path
 
 import pandas as pd
@@ -18,14 +19,15 @@ from tokstudy.nmt.config import NMTConfig, SplitConfig, TrainConfig
 from tokstudy.nmt.data import (
     SUMMARY_FILE,
     Overlap,
+    PairStats,
     SplitPairs,
-    clean_pairs,
+    cleaned_pairs,
+    first_occurrences,
+    held_out_positions,
     overlap,
-    read_pairs,
-    read_parallel,
+    raw_pairs,
     read_split,
     split_corpus,
-    split_pairs,
 )
 from tokstudy.training.config import from_mapping
 
@@ -35,12 +37,11 @@ pytestmark = pytest.mark.shared
 HFT2022 = SHARED / "corpora" / "hft2022"
 
 
-@pytest.mark.parametrize("read", [read_parallel, lambda s, t: list(SplitPairs(s, t))])
-def test_line_count_mismatch_names_both_files_and_counts(tmp_path: Path, read) -> None:
+def test_line_count_mismatch_names_both_files_and_counts(tmp_path: Path) -> None:
     source = write_lines(tmp_path / "a.en", ["one", "two", "three"])
     target = write_lines(tmp_path / "a.mr", ["एक", "दोन"])
     with pytest.raises(TokstudyError) as error:
-        read(source, target)
+        list(SplitPairs(source, target))
     message = str(error.value)
     assert "a.en has 3 lines" in message and "a.mr has 2" in message
     assert "\n" not in message
@@ -50,8 +51,7 @@ def test_a_streamed_split_reads_the_same_pairs_each_time(tmp_path: Path) -> None
     source = write_lines(tmp_path / "s.en", ["a\rb", "c", ""])
     target = write_lines(tmp_path / "s.mr", ["x", "", "z"])
     pairs = SplitPairs(source, target)
-    assert list(pairs) == list(pairs) == read_parallel(source, target)
-    assert list(pairs) == [("a\rb", "x"), ("c", ""), ("", "z")]
+    assert list(pairs) == list(pairs) == [("a\rb", "x"), ("c", ""), ("", "z")]
 
 
 def test_gzip_files_and_stray_carriage_returns_keep_the_alignment(tmp_path: Path) -> None:
@@ -59,22 +59,24 @@ def test_gzip_files_and_stray_carriage_returns_keep_the_alignment(tmp_path: Path
     with gzip.open(source, "wt", encoding="utf-8") as handle:
         handle.write("a\rb\nc\n")
     target = write_lines(tmp_path / "t.txt", ["x", "y"])
-    assert read_parallel(source, target) == [("a\rb", "x"), ("c", "y")]
+    assert list(raw_pairs([source, target])) == [("a\rb", "x"), ("c", "y")]
 
 
 def test_tsv_input_and_its_errors(tmp_path: Path) -> None:
     tsv = write_lines(tmp_path / "p.tsv", ["hello\tनमस्कार", "yes\tहो"])
-    assert read_pairs([tsv]) == [("hello", "नमस्कार"), ("yes", "हो")]
+    assert list(raw_pairs([tsv])) == [("hello", "नमस्कार"), ("yes", "हो")]
     bad = write_lines(tmp_path / "bad.tsv", ["a\tb", "a\tb\tc"])
     with pytest.raises(TokstudyError, match=r"bad\.tsv: line 2 has 3 tab-separated fields"):
-        read_pairs([bad])
+        list(raw_pairs([bad]))
     with pytest.raises(TokstudyError, match="expected one TSV file or two files, got 3"):
-        read_pairs([tsv, tsv, tsv])
+        raw_pairs([tsv, tsv, tsv])
 
 
 def test_one_sided_empty_lines_drop_the_pair_and_are_counted() -> None:
     pairs = [("a", "A"), ("", "B"), ("c", "  "), ("  ", ""), (" d ", "D ")]
-    kept, stats = clean_pairs(pairs)
+    stats = PairStats()
+    kept = list(cleaned_pairs(iter(pairs), stats))
+    stats.pairs_kept = len(kept)
     assert kept == [("a", "A"), ("d", "D")]
     assert (stats.source_only_empty, stats.target_only_empty, stats.both_empty) == (1, 1, 1)
     assert (stats.pairs_read, stats.pairs_kept) == (5, 2)
@@ -82,17 +84,27 @@ def test_one_sided_empty_lines_drop_the_pair_and_are_counted() -> None:
 
 def test_duplicate_pairs_keep_their_first_occurrence() -> None:
     pairs = [("a", "A"), ("b", "B"), ("a", "A"), ("a", "other"), ("b", "B ")]
-    kept, stats = clean_pairs(pairs)
-    assert kept == [("a", "A"), ("b", "B"), ("a", "other")]
-    assert stats.duplicates == 2
-    kept_all, stats_all = clean_pairs(pairs, deduplicate=False)
-    assert len(kept_all) == 5 and stats_all.duplicates == 0
+    cleaned = list(cleaned_pairs(pairs, PairStats()))
+    assert first_occurrences(cleaned).tolist() == [True, True, False, True, False]
+    # the sides are kept apart: a tab inside a side cannot make two pairs one
+    assert first_occurrences([("a\tb", "c"), ("a", "b\tc")]).tolist() == [True, True]
+
+
+@given(st.lists(st.tuples(st.sampled_from("ab\t"), st.sampled_from("xy")), max_size=30))
+def test_first_occurrences_match_a_set_of_pairs(pairs: list[tuple[str, str]]) -> None:
+    seen: set[tuple[str, str]] = set()
+    expected = []
+    for pair in pairs:
+        expected.append(pair not in seen)
+        seen.add(pair)
+    assert first_occurrences(pairs).tolist() == expected
 
 
 def test_overlap_counts_sources_targets_and_pairs() -> None:
     train = [("a", "A"), ("b", "B"), ("c", "C")]
-    test = [("a", "A"), ("b", "X"), ("y", "C"), ("z", "Z")]
-    assert overlap(train, test) == Overlap(source=2, target=2, pair=1)
+    test = [("a", "A"), ("b", "X"), ("y", "C"), ("z", "Z"), ("a", "Q")]
+    # train read once, as a stream: a repeated test source counts each time
+    assert overlap(iter(train), test) == Overlap(source=3, target=2, pair=1)
 
 
 @settings(max_examples=40, deadline=None)
@@ -102,18 +114,18 @@ def test_overlap_counts_sources_targets_and_pairs() -> None:
     test=st.integers(min_value=1, max_value=20),
     seed=st.integers(min_value=0, max_value=2**32 - 1),
 )
-def test_split_partitions_the_pairs_in_corpus_order(n: int, dev: int, test: int, seed: int) -> None:
-    pairs = [(f"s{i}", f"t{i}") for i in range(n)]
+def test_held_out_positions_are_disjoint_seeded_samples(
+    n: int, dev: int, test: int, seed: int
+) -> None:
     if dev + test >= n:
         with pytest.raises(TokstudyError, match="leaves no training pairs"):
-            split_pairs(pairs, dev, test, seed)
+            held_out_positions(n, dev, test, seed)
         return
-    splits = split_pairs(pairs, dev, test, seed)
-    assert [len(splits[name]) for name in ("dev", "test")] == [dev, test]
-    assert sorted(p for part in splits.values() for p in part) == sorted(pairs)
-    for part in splits.values():
-        assert part == sorted(part, key=pairs.index)
-    assert splits == split_pairs(pairs, dev, test, seed)
+    dev_positions, test_positions = held_out_positions(n, dev, test, seed)
+    assert (len(dev_positions), len(test_positions)) == (dev, test)
+    assert not dev_positions & test_positions
+    assert (dev_positions | test_positions) <= set(range(n))
+    assert held_out_positions(n, dev, test, seed) == (dev_positions, test_positions)
 
 
 def _corpus(tmp_path: Path) -> tuple[Path, Path]:
@@ -136,6 +148,20 @@ def test_split_corpus_writes_aligned_files_and_a_summary(
     for name in ("train", "dev", "test"):
         pairs = read_split(tmp_path / "out", name, ("en", "mr"))
         assert all(s.split()[1] == t.split()[1] for s, t in pairs)
+    # by the recipe: the 40 kept pairs in corpus order, 11 positions drawn with Random(3)
+    kept = [(f"sentence {i}", f"वाक्य {i}") for i in range(40)]
+    picked = random.Random(3).sample(range(40), 11)
+    expected = {
+        "dev": [kept[i] for i in sorted(picked[:5])],
+        "test": [kept[i] for i in sorted(picked[5:])],
+        "train": [pair for i, pair in enumerate(kept) if i not in picked],
+    }
+    assert {name: read_split(tmp_path / "out", name, ("en", "mr")) for name in expected} == expected
+    undeduplicated = split_corpus(
+        [source, target], ("en", "mr"), tmp_path / "all", SplitConfig(5, 6, 3, deduplicate=False)
+    )
+    assert undeduplicated["cleaning"]["duplicates"] == 0
+    assert undeduplicated["sizes"]["train"] == 30
     again = split_corpus([source, target], ("en", "mr"), tmp_path / "again", config)
     assert again["sizes"] == summary["sizes"]
     for name in ("train.en", "dev.mr", "test.en"):

@@ -7,21 +7,26 @@ tab-separated file (``source<TAB>target`` per line); either may be gzip-compress
 Cleaning works on pairs: surrounding whitespace is stripped, a pair with an empty side
 is dropped whole (and counted), and with ``deduplicate`` repeated pairs keep their first
 occurrence. The split output folder holds ``{train,dev,test}.{lang}`` (one sentence per
-line, aligned across the two languages) and ``split.json`` with the counts. Training reads
-its split through :class:`SplitPairs`, streamed from the two files, never all in memory.
+line, aligned across the two languages) and ``split.json`` with the counts. Every pass
+streams the files (:class:`SplitPairs`, :class:`TsvPairs`): the split keeps 16 bytes a pair
+(a digest, for deduplication), training reads its split pair by pair.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import random
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from itertools import zip_longest
 from pathlib import Path
 
-from tokstudy.corpus_io import count_lines, iter_text_lines, read_text_lines
+import numpy as np
+
+from tokstudy.corpus_io import count_lines, iter_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import SplitConfig
 
@@ -60,18 +65,10 @@ def _line_counts_differ(source: Path, target: Path, sources: int, targets: int) 
     )
 
 
-def read_parallel(source: Path, target: Path) -> list[Pair]:
-    """Raw pairs of two line-aligned files; different line counts raise TokstudyError."""
-    sources, targets = read_text_lines(source), read_text_lines(target)
-    if len(sources) != len(targets):
-        raise _line_counts_differ(source, target, len(sources), len(targets))
-    return list(zip(sources, targets, strict=True))
-
-
 @dataclass(frozen=True)
 class SplitPairs:
     """The aligned pairs of two line-aligned files, read from them each time they are
-    iterated: a split of any size in the memory of one pair."""
+    iterated: a corpus or split of any size in the memory of one pair."""
 
     source: Path
     target: Path
@@ -86,81 +83,92 @@ class SplitPairs:
             yield source, target
 
 
-def read_tsv(path: Path) -> list[Pair]:
-    """Raw pairs of a ``source<TAB>target`` file; a line without exactly one tab is an error."""
-    pairs = []
-    for number, line in enumerate(read_text_lines(path), start=1):
-        fields = line.split("\t")
-        if len(fields) != 2:
-            raise TokstudyError(
-                f"{path}: line {number} has {len(fields)} tab-separated fields, expected 2"
-            )
-        pairs.append((fields[0], fields[1]))
-    return pairs
+@dataclass(frozen=True)
+class TsvPairs:
+    """The pairs of a ``source<TAB>target`` file, streamed; a line without exactly one tab
+    is an error naming it."""
+
+    path: Path
+
+    def __iter__(self) -> Iterator[Pair]:
+        for number, line in enumerate(iter_text_lines(self.path), start=1):
+            fields = line.split("\t")
+            if len(fields) != 2:
+                raise TokstudyError(
+                    f"{self.path}: line {number} has {len(fields)} tab-separated fields, expected 2"
+                )
+            yield fields[0], fields[1]
 
 
-def read_pairs(paths: Sequence[Path]) -> list[Pair]:
-    """Raw pairs of one TSV file or of two line-aligned files."""
+def raw_pairs(paths: Sequence[Path]) -> SplitPairs | TsvPairs:
+    """The raw pairs of one TSV file or of two line-aligned files, streamed each time they
+    are iterated."""
     if len(paths) == 1:
-        return read_tsv(Path(paths[0]))
+        return TsvPairs(Path(paths[0]))
     if len(paths) == 2:
-        return read_parallel(Path(paths[0]), Path(paths[1]))
+        return SplitPairs(Path(paths[0]), Path(paths[1]))
     raise TokstudyError(f"parallel corpus: expected one TSV file or two files, got {len(paths)}")
 
 
-def clean_pairs(pairs: Sequence[Pair], deduplicate: bool = True) -> tuple[list[Pair], PairStats]:
-    """Stripped pairs with no empty side, first occurrences only when ``deduplicate``."""
-    stats = PairStats(pairs_read=len(pairs))
-    seen: set[Pair] = set()
-    kept = []
+def cleaned_pairs(pairs: Iterable[Pair], stats: PairStats) -> Iterator[Pair]:
+    """Stripped pairs with no empty side; ``stats`` counts what was read and dropped."""
     for raw_source, raw_target in pairs:
+        stats.pairs_read += 1
         pair = (raw_source.strip(), raw_target.strip())
-        if not pair[0] or not pair[1]:
-            if not pair[0] and not pair[1]:
-                stats.both_empty += 1
-            elif not pair[0]:
-                stats.source_only_empty += 1
-            else:
-                stats.target_only_empty += 1
-            continue
-        if deduplicate:
-            if pair in seen:
-                stats.duplicates += 1
-                continue
-            seen.add(pair)
-        kept.append(pair)
-    stats.pairs_kept = len(kept)
-    return kept, stats
+        if pair[0] and pair[1]:
+            yield pair
+        elif not pair[0] and not pair[1]:
+            stats.both_empty += 1
+        elif not pair[0]:
+            stats.source_only_empty += 1
+        else:
+            stats.target_only_empty += 1
 
 
-def split_pairs(
-    pairs: Sequence[Pair], dev_size: int, test_size: int, seed: int
-) -> dict[str, list[Pair]]:
-    """``{"train", "dev", "test"}`` → pairs; a seeded sample of positions, corpus order kept."""
+def first_occurrences(pairs: Iterable[Pair]) -> np.ndarray:
+    """Whether each pair is the first occurrence of its (source, target): 16 bytes a pair
+    (a 128-bit BLAKE2b digest of both sides, length-prefixed), not the pairs themselves."""
+    digests = bytearray()
+    for source, target in pairs:
+        encoded = source.encode("utf-8")
+        key = len(encoded).to_bytes(8, "little") + encoded + target.encode("utf-8")
+        digests += hashlib.blake2b(key, digest_size=16).digest()
+    keys = np.frombuffer(bytes(digests), dtype="V16")
+    first = np.zeros(len(keys), dtype=bool)
+    first[np.unique(keys, return_index=True)[1]] = True
+    return first
+
+
+def held_out_positions(total: int, dev_size: int, test_size: int, seed: int) -> tuple[set, set]:
+    """The positions (of ``total`` kept pairs) of the dev and the test split: a seeded
+    sample; every other position is train."""
     held = dev_size + test_size
-    if held >= len(pairs):
+    if held >= total:
         raise TokstudyError(
             f"nmt.split: dev_size + test_size = {held} leaves no training pairs "
-            f"({len(pairs)} pairs after cleaning)"
+            f"({total} pairs after cleaning)"
         )
-    picked = random.Random(seed).sample(range(len(pairs)), held)
-    dev, test = set(picked[:dev_size]), set(picked[dev_size:])
-    splits: dict[str, list[Pair]] = {name: [] for name in SPLITS}
-    for index, pair in enumerate(pairs):
-        name = "dev" if index in dev else "test" if index in test else "train"
-        splits[name].append(pair)
-    return splits
+    picked = random.Random(seed).sample(range(total), held)
+    return set(picked[:dev_size]), set(picked[dev_size:])
 
 
-def overlap(train: Sequence[Pair], test: Sequence[Pair]) -> Overlap:
-    """How many test sources, targets and pairs occur in train."""
-    sources = {source for source, _ in train}
-    targets = {target for _, target in train}
-    pairs = set(train)
+def overlap(train: Iterable[Pair], test: Sequence[Pair]) -> Overlap:
+    """How many test sources, targets and pairs occur in train (``train`` read once; the
+    memory is the test's)."""
+    wanted = [
+        {source for source, _ in test},
+        {target for _, target in test},
+        set(test),
+    ]
+    found: list[set] = [set(), set(), set()]
+    for pair in train:
+        for side, key in enumerate((pair[0], pair[1], pair)):
+            if key in wanted[side]:
+                found[side].add(key)
     return Overlap(
-        source=sum(source in sources for source, _ in test),
-        target=sum(target in targets for _, target in test),
-        pair=sum(pair in pairs for pair in test),
+        source=sum(source in found[0] for source, _ in test),
+        target=sum(target in found[1] for _, target in test),
+        pair=sum(pair in found[2] for pair in test),
     )
 
 
@@ -181,22 +189,25 @@ def stream_split(directory: Path, split: str, languages: tuple[str, str]) -> Spl
     )
 
 
-def _write_lines(path: Path, lines: Iterable[str]) -> None:
-    with path.open("w", encoding="utf-8", newline="\n") as handle:
-        for line in lines:
-            handle.write(line + "\n")
-
-
 def split_corpus(
     sources: Sequence[Path], languages: tuple[str, str], out_dir: Path, config: SplitConfig
 ) -> dict:
     """Clean, deduplicate and split a parallel corpus into ``out_dir``; returns the summary.
 
-    ``sources``: one TSV file or two aligned files, in the order of ``languages``.
+    ``sources``: one TSV file or two aligned files, in the order of ``languages``. The
+    corpus is read twice (cleaned and deduplicated by digest, then written split) and the
+    train split once more for its overlap with dev and test: the memory is 16 bytes a pair.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    pairs, stats = clean_pairs(read_pairs(sources), config.deduplicate)
+    pairs = raw_pairs(sources)
+    stats = PairStats()
+    if config.deduplicate:
+        first = first_occurrences(cleaned_pairs(pairs, stats))
+    else:
+        first = np.ones(sum(1 for _ in cleaned_pairs(pairs, stats)), dtype=bool)
+    stats.pairs_kept = int(first.sum())
+    stats.duplicates = len(first) - stats.pairs_kept
     log.info(
         "%s: %d pairs read; dropped %d with both sides empty, %d with only the %s side "
         "empty, %d with only the %s side empty, %d duplicates; %d kept",
@@ -210,12 +221,14 @@ def split_corpus(
         stats.duplicates,
         stats.pairs_kept,
     )
-    splits = split_pairs(pairs, config.dev_size, config.test_size, config.seed)
-    for name, split_pairs_ in splits.items():
-        for side, language in enumerate(languages):
-            _write_lines(split_file(out_dir, name, language), (pair[side] for pair in split_pairs_))
-    test_overlap = overlap(splits["train"], splits["test"])
-    dev_overlap = overlap(splits["train"], splits["dev"])
+    dev, test = held_out_positions(stats.pairs_kept, config.dev_size, config.test_size, config.seed)
+    kept = (
+        pair for pair, keep in zip(cleaned_pairs(pairs, PairStats()), first, strict=True) if keep
+    )
+    sizes = _write_splits(kept, dev, test, languages, out_dir)
+    train = stream_split(out_dir, "train", languages)
+    test_overlap = overlap(train, read_split(out_dir, "test", languages))
+    dev_overlap = overlap(train, read_split(out_dir, "dev", languages))
     log.info(
         "test sentences also in train: %d %s, %d %s, %d pairs (reported, not removed)",
         test_overlap.source,
@@ -229,12 +242,34 @@ def split_corpus(
         "languages": list(languages),
         "config": asdict(config),
         "cleaning": asdict(stats),
-        "sizes": {name: len(split_pairs_) for name, split_pairs_ in splits.items()},
+        "sizes": sizes,
         "test_in_train": asdict(test_overlap),
         "dev_in_train": asdict(dev_overlap),
     }
     (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
+
+
+def _write_splits(
+    pairs: Iterable[Pair], dev: set, test: set, languages: tuple[str, str], out_dir: Path
+) -> dict[str, int]:
+    """Write each pair into its split's two files (position ``i`` of ``pairs`` is dev, test
+    or train), in corpus order; return the sizes."""
+    sizes = dict.fromkeys(SPLITS, 0)
+    with ExitStack() as stack:
+        files = {
+            (name, side): stack.enter_context(
+                split_file(out_dir, name, language).open("w", encoding="utf-8", newline="\n")
+            )
+            for name in SPLITS
+            for side, language in enumerate(languages)
+        }
+        for position, pair in enumerate(pairs):
+            name = "dev" if position in dev else "test" if position in test else "train"
+            sizes[name] += 1
+            for side in (0, 1):
+                files[name, side].write(pair[side] + "\n")
+    return sizes
 
 
 def parse_direction(direction: str) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric
 
 from tokstudy.errors import TokstudyError
-from tokstudy.nmt.data import parse_direction, read_parallel, split_file
+from tokstudy.nmt.data import SplitPairs, parse_direction, split_file
 from tokstudy.statistics.bootstrap import bootstrap_interval, paired_bootstrap_p
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.registry import load_tokenizer
@@ -213,7 +213,7 @@ def score_run(
     ``bleu_on_tokens`` is BLEU over token strings, the HFT paper's scoring, for contrast.
     """
     languages = parse_direction(direction)
-    pairs = read_parallel(Path(hypotheses_path), split_file(split_dir, split_name, languages[1]))
+    pairs = list(SplitPairs(Path(hypotheses_path), split_file(split_dir, split_name, languages[1])))
     hypotheses = [hypothesis for hypothesis, _ in pairs]
     references = [reference for _, reference in pairs]
     target_tokenizer = load_tokenizer(Path(target_tokenizer_dir))
