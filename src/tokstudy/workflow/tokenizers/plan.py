@@ -242,7 +242,7 @@ class TokenizersPlanner:
         study's (None: no cap)."""
         config = self.study.config
         entry = config["tokenizers"].get(tokenizer) or {}
-        return entry.get("max_train_lines", config.get("max_train_lines"))
+        return entry["max_train_lines"] if "max_train_lines" in entry else config["max_train_lines"]
 
     def train_params(self, language: str, tokenizer: str) -> dict[str, Any]:
         """A tokenizer's ``params``, with its language's ``tokenizer_params`` over them."""
