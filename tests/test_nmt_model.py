@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -158,6 +160,22 @@ def test_pairs_encoded_in_chunks_keep_their_ids_indices_and_length_limit(
         "target.starts": 8 * 4,
         "pairs.index": 8 * 3,
     }
+
+
+def test_pairs_in_a_temporary_folder_are_removed_with_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where mkdtemp makes folders
+    tokenizer = WordTokenizer([*SPECIAL_TOKENS, "a", "b", "c"])
+    examples = encode_pairs(tokenizer, tokenizer, [("a b", "c")], SPECIAL, 4)
+    folder = examples.folder
+    assert folder.parent == tmp_path and [list(e.source) for e in examples] == [[5, 6, 3]]
+    del examples
+    gc.collect()
+    assert not folder.exists()
+    with pytest.raises(TokstudyError, match="no training pair fits"):
+        encode_pairs(tokenizer, tokenizer, [("a " * 5, "b")], SPECIAL, 4)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_collate_shifts_targets_and_masks_padding() -> None:

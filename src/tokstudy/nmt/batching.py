@@ -17,6 +17,9 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import shutil
+import tempfile
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -102,15 +105,17 @@ class EncodedPairs(Sequence[Example]):
     """Encoded training pairs in the files :func:`encode_pairs` wrote in ``folder``:
     ``pairs[i]`` is an :class:`Example` whose ids are read from the id files when asked
     (``os.pread``: the ids never become part of the process's memory, as a memory map's
-    touched pages would); the per-pair starts and positions are memory-mapped."""
+    touched pages would); the per-pair starts and positions are memory-mapped. With
+    ``owned``, the folder is removed when the pairs are."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, owned: bool = False) -> None:
         self.folder = Path(folder)
         self.starts = {
             side: _mapped(self.folder / name, START_DTYPE) for side, name in START_FILES.items()
         }
         self.indices = _mapped(self.folder / INDEX_FILE, START_DTYPE)
         self._descriptors: dict[str, int] = {}
+        weakref.finalize(self, _release, self._descriptors, self.folder if owned else None)
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -130,10 +135,6 @@ class EncodedPairs(Sequence[Example]):
         data = os.pread(self._descriptors[side], (end - start) * size, start * size)
         return np.frombuffer(data, dtype=ID_DTYPE)
 
-    def __del__(self) -> None:
-        for descriptor in getattr(self, "_descriptors", {}).values():
-            os.close(descriptor)
-
     def lengths(self) -> np.ndarray:
         """Every pair's :attr:`Example.length`."""
         source = np.diff(self.starts["source"])
@@ -144,6 +145,14 @@ class EncodedPairs(Sequence[Example]):
         with (self.folder / ID_FILES["target"]).open("rb") as handle:
             while len(ids := np.fromfile(handle, dtype=ID_DTYPE, count=chunk)):
                 yield ids
+
+
+def _release(descriptors: dict[str, int], folder: Path | None) -> None:
+    """Close an :class:`EncodedPairs`' id files and remove the folder it owns."""
+    for descriptor in descriptors.values():
+        os.close(descriptor)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _append(ids: list[list[int]], end: int, id_file: BinaryIO, start_file: BinaryIO) -> int:
@@ -169,14 +178,34 @@ def encode_pairs(
     pairs: Iterable[tuple[str, str]],
     special: SpecialIds,
     max_length: int,
-    folder: Path,
+    folder: Path | None = None,
 ) -> EncodedPairs:
-    """Training examples of ``pairs`` written into ``folder``; pairs with a side over
-    ``max_length`` are left out.
+    """Training examples of ``pairs`` written into ``folder`` (by default a temporary one,
+    in ``TMPDIR``, removed with the returned pairs); pairs with a side over ``max_length``
+    are left out.
 
     Encoded :data:`ENCODE_PAIRS` pairs at a time and appended to the id files: neither the
     text nor a library's per-line encoding objects pile up for the whole corpus."""
-    folder = Path(folder)
+    owned = folder is None
+    folder = Path(tempfile.mkdtemp(prefix="tokstudy-nmt-pairs-")) if owned else Path(folder)
+    try:
+        _write_encoded(source_tokenizer, target_tokenizer, pairs, special, max_length, folder)
+    except BaseException:
+        if owned:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return EncodedPairs(folder, owned)
+
+
+def _write_encoded(
+    source_tokenizer: Tokenizer,
+    target_tokenizer: Tokenizer,
+    pairs: Iterable[tuple[str, str]],
+    special: SpecialIds,
+    max_length: int,
+    folder: Path,
+) -> None:
+    """The id, start and index files of :func:`encode_pairs`."""
     folder.mkdir(parents=True, exist_ok=True)
     names = [*ID_FILES.values(), *START_FILES.values(), INDEX_FILE]
     files = {name: (folder / name).open("wb") for name in names}
@@ -213,7 +242,6 @@ def encode_pairs(
         log.info("left out %d of %d pairs longer than %d tokens", read - kept, read, max_length)
     if not kept:
         raise TokstudyError(f"no training pair fits in max_length={max_length} tokens")
-    return EncodedPairs(folder)
 
 
 def token_batches(

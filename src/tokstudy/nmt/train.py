@@ -31,7 +31,6 @@ import itertools
 import json
 import logging
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -240,37 +239,13 @@ def train_translation_model(
     list or a :class:`~tokstudy.nmt.data.SplitPairs` streamed from the split's files; the
     encoded pairs live in a temporary folder (``TMPDIR``; ~8 bytes a token) for the run.
     """
-    with tempfile.TemporaryDirectory(prefix="tokstudy-nmt-pairs-") as folder:
-        return _train_translation_model(
-            source_tokenizer,
-            target_tokenizer,
-            train_pairs,
-            dev_pairs,
-            Path(out_dir),
-            config,
-            on_step,
-            checkpoint_root,
-            Path(folder),
-        )
-
-
-def _train_translation_model(
-    source_tokenizer: Tokenizer,
-    target_tokenizer: Tokenizer,
-    train_pairs: Iterable[tuple[str, str]],
-    dev_pairs: Sequence[tuple[str, str]],
-    out_dir: Path,
-    config: TrainConfig,
-    on_step: Callable[[int], None] | None,
-    checkpoint_root: Path | None,
-    encoded_folder: Path,
-) -> dict:
+    out_dir = Path(out_dir)
     torch.manual_seed(config.seed)
     device = resolve_device(config.device, config.on_missing_gpu)
     special = shared_special_ids(source_tokenizer, target_tokenizer)
     joint = source_tokenizer is target_tokenizer
     examples = encode_pairs(
-        source_tokenizer, target_tokenizer, train_pairs, special, config.max_length, encoded_folder
+        source_tokenizer, target_tokenizer, train_pairs, special, config.max_length
     )
     dev_sources = encode_sources(source_tokenizer, [source for source, _ in dev_pairs], special)
     dev_references = [target for _, target in dev_pairs]
