@@ -149,12 +149,16 @@ def test_the_study_passes_a_tokenizers_fraction_to_its_cells_only(tmp_path: Path
     assert "train_fraction" not in plan.tokenizers.train_spec(Cell("xx", "sp_bpe", "100", 100))
 
 
-def test_a_study_fraction_outside_0_1_names_the_key(tmp_path: Path) -> None:
-    with pytest.raises(
-        TokstudyError,
-        match=r"^config key tokenizers\.hf_bpe\.train_fraction must be in \(0, 1\], got 0$",
-    ):
-        StudyPlan(Study(_config(tmp_path, {"train_fraction": 0})))
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("train_fraction", r"train_fraction must be in \(0, 1\], got 0$"),
+        ("max_train_lines", r"max_train_lines must be a whole number ≥ 1"),
+    ],
+)
+def test_a_study_value_out_of_range_names_the_key(tmp_path: Path, key: str, message: str) -> None:
+    with pytest.raises(TokstudyError, match=rf"^config key tokenizers\.hf_bpe\.{message}"):
+        StudyPlan(Study(_config(tmp_path, {key: 0})))
 
 
 def test_the_study_cap_reaches_every_tokenizer_and_a_tokenizers_own_wins(tmp_path: Path) -> None:
@@ -166,11 +170,3 @@ def test_the_study_cap_reaches_every_tokenizer_and_a_tokenizers_own_wins(tmp_pat
     assert spec(Cell("xx", "sp_bpe", "100", 100))["max_train_lines"] == 1000
     uncapped = StudyPlan(Study(_config(tmp_path, {})))
     assert "max_train_lines" not in uncapped.tokenizers.train_spec(Cell("xx", "sp_bpe", "100", 100))
-
-
-def test_a_study_cap_below_one_names_the_key(tmp_path: Path) -> None:
-    with pytest.raises(
-        TokstudyError,
-        match=r"^config key tokenizers\.hf_bpe\.max_train_lines must be a whole number ≥ 1",
-    ):
-        StudyPlan(Study(_config(tmp_path, {"max_train_lines": 0})))

@@ -28,7 +28,12 @@ import numpy as np
 from tokstudy.corpus_io import count_lines, iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
 from tokstudy.tokenizers.params import Param, check_params, param_key
-from tokstudy.tokenizers.train_fraction import check_fraction, check_max_lines, write_sample
+from tokstudy.tokenizers.train_fraction import (
+    check_fraction,
+    check_max_lines,
+    lines_used,
+    write_sample,
+)
 from tokstudy.words import BatchWords
 
 if TYPE_CHECKING:
@@ -144,11 +149,6 @@ class TrainSpec:
             raise TokstudyError(f"threads must be ≥ 1, got {self.threads}")
 
 
-def exceeds(corpus: Path, max_lines: int | None) -> bool:
-    """Whether ``corpus`` has more than ``max_lines`` lines (never, without a cap)."""
-    return max_lines is not None and count_lines(corpus) > max_lines
-
-
 def corpus_lines(path: Path) -> Iterator[str]:
     """Lines of a prepared corpus; a file that is not UTF-8 raises TokstudyError."""
     try:
@@ -254,11 +254,15 @@ class Tokenizer(ABC):
             raise TokstudyError(f"{cls.name} ({spec.label}): a vocabulary size is required")
         checked = replace(spec, params=cls.check_params(spec.params))
         set_library_threads(spec.threads)
-        if spec.train_fraction == 1 and not exceeds(corpus, spec.max_train_lines):
+        fraction, cap = spec.train_fraction, spec.max_train_lines
+        if fraction == 1 and cap is None:
+            return cls.fit(corpus, checked)
+        total = count_lines(corpus)
+        if lines_used(total, fraction, cap) == total:  # the share is every line
             return cls.fit(corpus, checked)
         with tempfile.TemporaryDirectory(prefix="tokstudy-sample-") as folder:
             sample = Path(folder) / corpus.name
-            write_sample(corpus, spec.train_fraction, spec.seed, sample, spec.max_train_lines)
+            write_sample(corpus, fraction, spec.seed, sample, cap, total)
             return cls.fit(sample, checked)
 
     @classmethod

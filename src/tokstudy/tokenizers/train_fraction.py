@@ -66,11 +66,16 @@ def describe_share(kept: int, total: int, fraction: float, cap: int | None) -> s
 
 
 def write_sample(
-    corpus: Path, fraction: float, seed: int, output: Path, cap: int | None = None
+    corpus: Path,
+    fraction: float,
+    seed: int,
+    output: Path,
+    cap: int | None = None,
+    total: int | None = None,
 ) -> int:
     """Write the seeded share of the lines of ``corpus`` (at most ``cap``) to ``output``
-    (streamed); return how many were kept."""
-    total = count_lines(corpus)
+    (streamed); return how many were kept. ``total``: its line count, when known."""
+    total = count_lines(corpus) if total is None else total
     kept = share(total, fraction, seed, cap)
     lines = (line for line, member in zip(iter_lines(corpus), kept, strict=True) if member)
     write_text_lines(output, lines)
