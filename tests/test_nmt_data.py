@@ -54,6 +54,15 @@ def test_a_streamed_split_reads_the_same_pairs_each_time(tmp_path: Path) -> None
     assert list(pairs) == list(pairs) == [("a\rb", "x"), ("c", ""), ("", "z")]
 
 
+def test_a_line_count_mismatch_counts_the_lines_of_gzip_files(tmp_path: Path) -> None:
+    source = tmp_path / "a.en.gz"
+    with gzip.open(source, "wt", encoding="utf-8") as handle:
+        handle.write("one\ntwo\nthree\n")
+    target = write_lines(tmp_path / "a.mr", ["एक"])
+    with pytest.raises(TokstudyError, match=r"a\.en\.gz has 3 lines, .*a\.mr has 1$"):
+        list(SplitPairs(source, target))
+
+
 def test_gzip_files_and_stray_carriage_returns_keep_the_alignment(tmp_path: Path) -> None:
     source = tmp_path / "s.txt.gz"
     with gzip.open(source, "wt", encoding="utf-8") as handle:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tokstudy.corpus_io import count_lines, iter_text_lines
+from tokstudy.corpus_io import iter_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import SplitConfig
 
@@ -77,9 +77,10 @@ class SplitPairs:
         sides = zip_longest(iter_text_lines(self.source), iter_text_lines(self.target))
         for source, target in sides:
             if source is None or target is None:
-                raise _line_counts_differ(
-                    self.source, self.target, count_lines(self.source), count_lines(self.target)
-                )
+                counts = [
+                    sum(1 for _ in iter_text_lines(path)) for path in (self.source, self.target)
+                ]
+                raise _line_counts_differ(self.source, self.target, *counts)
             yield source, target
 
 
