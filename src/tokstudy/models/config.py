@@ -15,10 +15,11 @@ from tokstudy.errors import TokstudyError
 from tokstudy.models.task_registry import task_names
 from tokstudy.tokenizers.base import SPECIAL_TOKENS
 from tokstudy.training.config import (
-    BAD_CHECKPOINT_POLICIES,
     DeviceSettings,
+    RunSettings,
     Settings,
     choice,
+    learning_rate,
     proportion,
     setting,
 )
@@ -99,28 +100,6 @@ class TsvDataset:
 
 
 @dataclass(frozen=True)
-class RunSettings(DeviceSettings):
-    """What every model training run shares: its seed, how often it checkpoints and logs,
-    and what an unreadable checkpoint does (``on_bad_checkpoint``: ``error`` stops,
-    ``restart`` logs a warning, ignores it and trains from step 0). ``compile``: the
-    training loss (forward and backward) runs through ``torch.compile``; left out, it does
-    on CUDA where that measured faster (clm, not MLM: docs/gpu.md) and not on the CPU. Device
-    keys: :class:`DeviceSettings`. ``devices``: processes (GPUs, or CPU processes) that
-    train one model together, DDP over shares of the global batch
-    (:mod:`tokstudy.training.distributed`). ``accumulate``: micro-batches per step (the
-    same global batch in less memory; ``batch_size`` must split into ``devices ×
-    accumulate`` equal parts)."""
-
-    seed: int = 0
-    devices: int = setting(1, low=1)
-    accumulate: int = setting(1, low=1)
-    checkpoint_every: int = setting(200, low=1)
-    log_every: int = setting(20, low=1)
-    on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
-    compile: bool | None = None
-
-
-@dataclass(frozen=True)
 class PretrainConfig(RunSettings):
     """One pretraining run (one seed); run keys: :class:`RunSettings`.
 
@@ -130,15 +109,13 @@ class PretrainConfig(RunSettings):
     """
 
     section: ClassVar[str] = "models.pretrain"
+    non_training: ClassVar[frozenset[str]] = frozenset({"undertrained_margin"})
 
     preset: str = setting("tiny", choices=tuple(PRESETS))
     steps: int = setting(1000, low=1)
     batch_size: int = setting(32, low=1)
     max_length: int = setting(128, low=4)
-    lr: float = 5e-4
-    weight_decay: float = 0.01
     warmup_steps: int = 100
-    grad_clip: float = 1.0
     dropout: float = 0.1
     #: dropout of the attention probabilities; left out: ``dropout`` (BERT's 0.1 for both).
     #: 0 lets ``torch.compile`` keep the fused attention kernel (docs/gpu.md)
@@ -272,6 +249,16 @@ class ClmConfig(RunSettings):
     """
 
     section: ClassVar[str] = "models.clm"
+    non_training: ClassVar[frozenset[str]] = frozenset(
+        {
+            "heldout_max_lines",
+            "eval_batch_size",
+            "undertrained_margin",
+            "stride",
+            "min_tokens_per_parameter",
+            "bootstrap_resamples",
+        }
+    )
 
     preset: str = setting("tiny", choices=tuple(CLM_PRESETS))
     context: int = setting(128, low=8)
@@ -280,10 +267,8 @@ class ClmConfig(RunSettings):
     budget: str = setting("bytes", choices=CLM_BUDGETS)
     epochs: float = setting(4.0, low=0, low_open=True)
     train_flops: float = setting(0.0, low=0)
-    lr: float = setting(3e-3, low=0, low_open=True)
-    weight_decay: float = setting(0.01, low=0)
+    lr: float = learning_rate(3e-3)
     warmup_ratio: float = setting(0.05, low=0, high=1, high_open=True)
-    grad_clip: float = setting(1.0, low=0, low_open=True)
     dropout: float = setting(0.0, low=0, high=1, high_open=True)
     validation_lines: int = setting(200, low=1)
     eval_every: int = setting(0, low=0)

@@ -30,6 +30,7 @@ from tokstudy.models.classification_scores import macro_f1
 from tokstudy.models.config import FinetuneConfig
 from tokstudy.progress import progress
 from tokstudy.training.device import autocast, resolve_device
+from tokstudy.training.optimizer import build_optimizer
 
 log = logging.getLogger(__name__)
 
@@ -165,9 +166,7 @@ def finetune(
     model.to(device)
     steps_per_epoch = -(-len(train) // config.batch_size)
     total = steps_per_epoch * config.epochs
-    optimizer = torch.optim.AdamW(
-        model.parameters(), lr=config.lr, weight_decay=config.weight_decay
-    )
+    optimizer = build_optimizer(model, config.lr, config.weight_decay)
     scheduler = get_linear_schedule_with_warmup(
         optimizer, round(config.warmup_ratio * total), total
     )

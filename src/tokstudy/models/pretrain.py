@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,25 +43,14 @@ from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
-from tokstudy.training.loop import LoopSettings, Task, train
+from tokstudy.training.loop import LoopResult, LoopSettings, Task, result_summary, train
+from tokstudy.training.optimizer import build_optimizer
 from tokstudy.training.run_state import keep_outputs, restore_outputs
 
 log = logging.getLogger(__name__)
 
 MODEL_DIR = "model"
 SUMMARY_FILE = "pretrain.json"
-
-#: settings that do not change the trained weights (left out of the checkpoint fingerprint)
-NON_TRAINING_KEYS = frozenset(
-    {
-        "checkpoint_every",
-        "log_every",
-        "on_bad_checkpoint",
-        "device",
-        "devices",
-        "undertrained_margin",
-    }
-)
 
 
 class BatchSource(Protocol):
@@ -85,20 +73,6 @@ def bert_mlm_loss(model: BertForMaskedLM, batch: dict[str, torch.Tensor]) -> tor
     hidden = model.bert(input_ids=batch["input_ids"]).last_hidden_state
     hidden, labels = labelled(hidden, batch["labels"], batch.get(LABEL_POSITIONS))
     return torch.nn.functional.cross_entropy(model.cls(hidden).float(), labels)
-
-
-@dataclass
-class TrainResult:
-    """What a finished run reports."""
-
-    steps: int
-    final_loss: float
-    tokens_per_s: float
-    device: str
-    flops_per_s: float = 0.0
-    mfu: float | None = None
-    #: whether the loop compiled the loss (``models.pretrain.compile``)
-    compiled: bool = False
 
 
 def bert_config(tokenizer: Any, config: PretrainConfig) -> BertConfig:
@@ -167,35 +141,7 @@ class BertBatches(BlockBatches):
 
 def fingerprint(config: PretrainConfig, extra: str = "") -> str:
     """Hash of the settings that determine the trained weights."""
-    settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
-    return settings_fingerprint(settings, extra)
-
-
-def build_optimizer(
-    model: torch.nn.Module,
-    config: PretrainConfig,
-    total_steps: int,
-    warmup_steps: int,
-    *,
-    fused: bool = False,
-) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler]:
-    """AdamW (no weight decay on biases and LayerNorm; its fused CUDA kernel when
-    ``fused``) with linear warm-up and decay."""
-    decay, no_decay = [], []
-    for name, param in model.named_parameters():
-        if not param.requires_grad:
-            continue
-        (no_decay if param.ndim < 2 or "LayerNorm" in name else decay).append(param)
-    optimizer = torch.optim.AdamW(
-        [
-            {"params": decay, "weight_decay": config.weight_decay},
-            {"params": no_decay, "weight_decay": 0.0},
-        ],
-        lr=config.lr,
-        **({"fused": True} if fused else {}),
-    )
-    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
-    return optimizer, scheduler
+    return settings_fingerprint(config.weight_settings(), extra)
 
 
 class MlmTask(Task):
@@ -232,7 +178,7 @@ def train_loop(
     on_step: Callable[[int], None] | None = None,
     flops_per_token: float = 0.0,
     checkpoint_dir: Path | None = None,
-) -> TrainResult:
+) -> LoopResult:
     """Train ``model`` for ``config.steps`` steps on the shared loop
     (:func:`tokstudy.training.loop.train`), resuming from the checkpoint.
 
@@ -241,28 +187,14 @@ def train_loop(
     lives (``out_dir`` unless given).
     """
     model.to(device)
-    optimizer, scheduler = build_optimizer(
-        model,
-        config,
-        config.steps,
-        min(config.warmup_steps, config.steps),
-        fused=device.type == "cuda",
+    optimizer = build_optimizer(model, config.lr, config.weight_decay, fused=device.type == "cuda")
+    scheduler = get_linear_schedule_with_warmup(
+        optimizer, min(config.warmup_steps, config.steps), config.steps
     )
-    settings = LoopSettings(
-        steps=config.steps,
-        log_every=config.log_every,
-        checkpoint_every=config.checkpoint_every,
-        grad_clip=config.grad_clip,
-        bf16=config.bf16,
-        compile=config.compile,
-        compile_key="models.pretrain.compile",
-        accumulate=config.accumulate,
-        flops_per_token=flops_per_token,
-        on_bad_checkpoint=config.on_bad_checkpoint,
-        restart_hint="delete it to restart, or set models.pretrain.on_bad_checkpoint: restart",
-        checkpoint_dir=checkpoint_dir,
+    settings = LoopSettings.of_run(
+        config, config.steps, flops_per_token=flops_per_token, checkpoint_dir=checkpoint_dir
     )
-    result = train(
+    return train(
         model,
         optimizer,
         scheduler,
@@ -272,15 +204,6 @@ def train_loop(
         device=device,
         run_fingerprint=run_fingerprint,
         on_step=on_step,
-    )
-    return TrainResult(
-        config.steps,
-        result.final_loss,
-        result.tokens_per_s,
-        describe(device),
-        result.flops_per_s,
-        result.mfu,
-        result.extra["compiled"],
     )
 
 
@@ -365,7 +288,8 @@ def pretrain_bert(
         "corpus_fingerprint": corpus.meta["fingerprint"],
         "parameters": sum(p.numel() for p in model.parameters()),
         **data_facts(model, counts),
-        **result.__dict__,
+        **result_summary(result),
+        "device": describe(device),
         **learned_or_not(result.final_loss, counts, config.undertrained_margin, out_dir),
         "devices": distributed.world_size(),
     }

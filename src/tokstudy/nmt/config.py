@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.training.config import DeviceSettings, Settings, proportion, setting
+from tokstudy.training.config import DeviceSettings, RunSettings, Settings, proportion, setting
 
 #: files written by :func:`tokstudy.nmt.report.write_report` into its output folder
 REPORT_FILES = {
@@ -90,8 +90,10 @@ def round_up(length: int, multiple: int) -> int:
 
 
 @dataclass(frozen=True)
-class TrainConfig(DeviceSettings):
-    """One NMT training run (one seed); device keys: :class:`DeviceSettings`.
+class TrainConfig(RunSettings):
+    """One NMT training run (one seed); run keys: :class:`RunSettings` (a log row and a
+    checkpoint at every evaluation unless ``log_every`` / ``checkpoint_every`` say more
+    often).
 
     ``max_tokens`` bounds a batch's padded size: ``sentences × longest side`` (source or
     target, special tokens included). Training pairs with a side longer than
@@ -117,23 +119,21 @@ class TrainConfig(DeviceSettings):
 
     section: ClassVar[str] = "nmt.train"
     preset: str = setting("tiny", choices=tuple(PRESETS))
-    seed: int = 0
     max_steps: int = setting(50000, low=1)
     max_tokens: int = setting(4096, low=1)
     max_length: int = setting(256, low=3)
-    lr: float = 5e-4
     warmup_steps: int = setting(4000, low=1)
     adam_betas: tuple[float, ...] = (0.9, 0.98)
-    weight_decay: float = 0.0
-    grad_clip: float = 1.0
+    weight_decay: float = setting(0.0, low=0)
     label_smoothing: float = setting(0.1, low=0, high=1, high_open=True)
     dropout: float = setting(0.1, low=0, high=1, high_open=True)
     eval_every: int = setting(1000, low=1)
     patience: int = setting(10, low=1)
     dev_beam_size: int = setting(1, low=1)
-    compile: bool | None = None
-    devices: int = setting(1, low=1)
-    accumulate: int = setting(1, low=1)
+    #: 0: at every evaluation
+    checkpoint_every: int = setting(0, low=0)
+    #: 0: at every evaluation
+    log_every: int = setting(0, low=0)
     pad_to_multiple: int = setting(1, low=1)
     cuda_graphs: bool = False
 

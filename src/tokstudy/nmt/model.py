@@ -17,6 +17,7 @@ from transformers import MarianConfig, MarianMTModel, get_inverse_sqrt_schedule
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.batching import IGNORE_INDEX, SpecialIds
 from tokstudy.nmt.config import PRESETS, TrainConfig
+from tokstudy.training.optimizer import build_optimizer
 
 #: sinusoidal positions computed (no parameters); longer sources are truncated
 MAX_POSITIONS = 1024
@@ -106,14 +107,15 @@ def label_smoothed_loss(
 def optimizer_and_schedule(
     model: torch.nn.Module, config: TrainConfig, *, fused: bool = False
 ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LambdaLR]:
-    """AdamW (its fused CUDA kernel when ``fused``) and the inverse-square-root schedule
-    with linear warm-up to ``config.lr``."""
-    optimizer = torch.optim.AdamW(
-        model.parameters(),
-        lr=config.lr,
+    """The shared optimizer (:func:`~tokstudy.training.optimizer.build_optimizer`) with
+    the NMT betas and epsilon, and the inverse-square-root schedule with linear warm-up to
+    ``config.lr``."""
+    optimizer = build_optimizer(
+        model,
+        config.lr,
+        config.weight_decay,
         betas=(config.adam_betas[0], config.adam_betas[1]),
         eps=ADAM_EPSILON,
-        weight_decay=config.weight_decay,
-        **({"fused": True} if fused else {}),
+        fused=fused,
     )
     return optimizer, get_inverse_sqrt_schedule(optimizer, num_warmup_steps=config.warmup_steps)

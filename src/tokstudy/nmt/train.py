@@ -65,8 +65,6 @@ log = logging.getLogger(__name__)
 
 MODEL_DIR = "model"
 SUMMARY_FILE = "train.json"
-#: settings that do not change the trained weights (left out of the checkpoint fingerprint)
-NON_TRAINING_KEYS = frozenset({"device", "on_missing_gpu", "devices"})
 
 
 def epoch_batches(
@@ -203,13 +201,12 @@ def run_fingerprint(
     dev_pairs: Sequence[tuple[str, str]],
 ) -> str:
     """Hash of the settings, vocabularies and data that fix a run's weights."""
-    settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
     data = hashlib.sha256()
     for pair in itertools.chain(train_pairs, [("", "")], dev_pairs):
         data.update("\t".join(pair).encode() + b"\n")
     vocabularies = [list(tokenizer.vocab) for tokenizer in (source_tokenizer, target_tokenizer)]
     return settings_fingerprint(
-        settings, data.hexdigest() + json.dumps(vocabularies, ensure_ascii=False)
+        config.weight_settings(), data.hexdigest() + json.dumps(vocabularies, ensure_ascii=False)
     )
 
 
@@ -300,15 +297,9 @@ def train_translation_model(
         evaluate,
         lambda model: save_atomically(model.save_pretrained, best_dir),
     )
-    settings = LoopSettings(
-        steps=config.max_steps,
-        log_every=config.eval_every,
-        checkpoint_every=config.eval_every,
-        grad_clip=config.grad_clip,
-        bf16=config.bf16,
-        compile=config.compile,
-        compile_key="nmt.train.compile",
-        accumulate=config.accumulate,
+    settings = LoopSettings.of_run(
+        config,
+        config.max_steps,
         eval_every=config.eval_every,
         patience=config.patience,
         checkpoint_dir=checkpoint_dir,

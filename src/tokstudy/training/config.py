@@ -22,6 +22,11 @@ _FLOAT_TEXT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 DEVICES = ("auto", "cpu", "cuda")
 MISSING_GPU_POLICIES = ("fallback", "error")
 BAD_CHECKPOINT_POLICIES = ("error", "restart")
+#: run settings that do not change the trained weights (left out of a checkpoint's
+#: fingerprint: :meth:`RunSettings.weight_settings`)
+NON_TRAINING_KEYS = frozenset(
+    {"device", "on_missing_gpu", "devices", "checkpoint_every", "log_every", "on_bad_checkpoint"}
+)
 
 
 def choice(key: str, value: str, valid: tuple[str, ...]) -> None:
@@ -94,6 +99,48 @@ class DeviceSettings(Settings):
     device: str = setting("auto", choices=DEVICES)
     on_missing_gpu: str = setting("fallback", choices=MISSING_GPU_POLICIES)
     bf16: bool = True
+
+
+def learning_rate(default: float) -> Any:
+    """The ``lr`` field of a training section: its default, and above 0."""
+    return setting(default, low=0, low_open=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSettings(DeviceSettings):
+    """What every model training run shares (clm, MLM and NMT): its seed, the optimizer's
+    ``lr``, ``weight_decay`` (not on biases and normalisation weights) and ``grad_clip``,
+    how often it checkpoints and logs, and what an unreadable checkpoint does
+    (``on_bad_checkpoint``: ``error`` stops, ``restart`` logs a warning, ignores it and
+    trains from step 0). ``compile``: the training loss (forward and backward) runs
+    through ``torch.compile``; left out, the task's choice on CUDA (clm compiles, MLM and
+    NMT do not: docs/gpu.md) and eager on the CPU. Device keys: :class:`DeviceSettings`.
+    ``devices``: processes (GPUs, or CPU processes) that train one model together, DDP
+    over shares of the global batch (:mod:`tokstudy.training.distributed`).
+    ``accumulate``: micro-batches per step (the same global batch in less memory).
+
+    A subclass names its own settings that do not change the trained weights in
+    ``non_training`` (added to these); :meth:`weight_settings` is what a checkpoint's
+    fingerprint hashes."""
+
+    #: the subclass's own settings that do not change the trained weights
+    non_training: ClassVar[frozenset[str]] = frozenset()
+
+    seed: int = 0
+    lr: float = learning_rate(5e-4)
+    weight_decay: float = setting(0.01, low=0)
+    grad_clip: float = setting(1.0, low=0, low_open=True)
+    devices: int = setting(1, low=1)
+    accumulate: int = setting(1, low=1)
+    checkpoint_every: int = setting(200, low=1)
+    log_every: int = setting(20, low=1)
+    on_bad_checkpoint: str = setting("error", choices=BAD_CHECKPOINT_POLICIES)
+    compile: bool | None = None
+
+    def weight_settings(self) -> dict[str, Any]:
+        """The settings that fix the trained weights (the checkpoint fingerprint's)."""
+        left_out = NON_TRAINING_KEYS | self.non_training
+        return {k: v for k, v in to_dict(self).items() if k not in left_out}
 
 
 T = TypeVar("T")

@@ -41,6 +41,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from tokstudy.progress import progress
 from tokstudy.training import distributed
+from tokstudy.training.config import RunSettings
 from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun
 from tokstudy.training.device import peak_flops, prepare_device, resolve_compile
 
@@ -89,6 +90,27 @@ class LoopSettings:
     checkpoint_dir: Path | None = None
     #: the config key of ``compile`` in error messages
     compile_key: str = "compile"
+
+    @classmethod
+    def of_run(cls, run: RunSettings, steps: int, **task: Any) -> LoopSettings:
+        """The settings of a run of ``steps`` updates from its training section's run keys
+        (:class:`~tokstudy.training.config.RunSettings`; a ``log_every`` or
+        ``checkpoint_every`` of 0 is ``eval_every``) and the task's own (``eval_every``,
+        ``patience``, ``flops_per_token``, ``checkpoint_dir``)."""
+        eval_every = task.get("eval_every", 0)
+        return cls(
+            steps=steps,
+            log_every=run.log_every or eval_every,
+            checkpoint_every=run.checkpoint_every or eval_every,
+            grad_clip=run.grad_clip,
+            accumulate=run.accumulate,
+            bf16=run.bf16,
+            compile=run.compile,
+            compile_key=f"{run.section}.compile",
+            on_bad_checkpoint=run.on_bad_checkpoint,
+            restart_hint=f"delete it to restart, or set {run.section}.on_bad_checkpoint: restart",
+            **task,
+        )
 
 
 class Task:

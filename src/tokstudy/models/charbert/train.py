@@ -16,7 +16,8 @@ from tokstudy.models.config import CharBertConfig, PretrainConfig, from_mapping,
 from tokstudy.models.data import TokenCorpus
 from tokstudy.models.pretrain import MODEL_DIR, fingerprint, finish_run, train_loop
 from tokstudy.training.checkpoint import checkpoint_folder
-from tokstudy.training.device import resolve_device
+from tokstudy.training.device import describe, resolve_device
+from tokstudy.training.loop import result_summary
 from tokstudy.training.run_state import restore_outputs
 
 
@@ -71,6 +72,7 @@ def pretrain_charbert(
         "corpus": str(prepared_dir),
         "word_vocab_size": len(tokenizer),
         "parameters": sum(p.numel() for p in model.parameters()),
-        **result.__dict__,
+        **result_summary(result),
+        "device": describe(device),
     }
     return finish_run(out_dir, save, summary, checkpoint_dir)

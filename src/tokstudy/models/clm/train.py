@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from transformers import LlamaForCausalLM
+from transformers import LlamaForCausalLM, get_linear_schedule_with_warmup
 
 from tokstudy.corpus_io import iter_nonblank_lines
 from tokstudy.errors import TokstudyError
@@ -23,35 +23,19 @@ from tokstudy.models.clm.windows import LogitsModel, token_nll
 from tokstudy.models.config import CLM_PRESETS, ClmConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, vocab_fingerprint
 from tokstudy.models.family import load_transformers_tokenizer
-from tokstudy.models.pretrain import MODEL_DIR, build_optimizer
+from tokstudy.models.pretrain import MODEL_DIR
 from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
 from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.loop import LoopSettings, Task, result_summary, train
+from tokstudy.training.optimizer import build_optimizer
 from tokstudy.training.run_state import keep_outputs, restore_outputs
 
 log = logging.getLogger(__name__)
 
 SUMMARY_FILE = "train.json"
-#: settings that do not change the trained weights (left out of the checkpoint fingerprint)
-NON_TRAINING_KEYS = frozenset(
-    {
-        "checkpoint_every",
-        "log_every",
-        "on_bad_checkpoint",
-        "device",
-        "on_missing_gpu",
-        "devices",
-        "heldout_max_lines",
-        "eval_batch_size",
-        "undertrained_margin",
-        "stride",
-        "min_tokens_per_parameter",
-        "bootstrap_resamples",
-    }
-)
 
 
 class StreamBatches:
@@ -168,8 +152,7 @@ def train_clm(
     train_ids = corpus.chunks(stop=int(corpus.line_offsets[data["train_lines"]]))
     facts = data_facts(model, data["train"].counts(len(tokenizer), train_ids))
     _check_data(config, facts, str(corpus_dir))
-    settings = {k: v for k, v in to_dict(config).items() if k not in NON_TRAINING_KEYS}
-    fingerprint = settings_fingerprint(settings, corpus.meta["fingerprint"])
+    fingerprint = settings_fingerprint(config.weight_settings(), corpus.meta["fingerprint"])
     checkpoint_dir = checkpoint_folder(checkpoint_root, fingerprint)
     if restore_outputs(out_dir, checkpoint_dir, write=distributed.is_main()):
         return out_dir / MODEL_DIR
@@ -286,23 +269,14 @@ def _train(
     checkpoint_dir: Path | None = None,
 ) -> dict[str, Any]:
     """The clm task on the shared loop (:func:`tokstudy.training.loop.train`)."""
-    optimizer, scheduler = build_optimizer(
-        model, config, steps, int(config.warmup_ratio * steps), fused=device.type == "cuda"
-    )
-    settings = LoopSettings(
-        steps=steps,
-        log_every=config.log_every,
-        checkpoint_every=config.checkpoint_every,
-        grad_clip=config.grad_clip,
-        bf16=config.bf16,
-        compile=config.compile,
-        compile_key="models.clm.compile",
-        accumulate=config.accumulate,
+    optimizer = build_optimizer(model, config.lr, config.weight_decay, fused=device.type == "cuda")
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup_ratio * steps), steps)
+    settings = LoopSettings.of_run(
+        config,
+        steps,
         eval_every=config.eval_every or max(1, batches.sampler.n_blocks // config.batch_size),
         patience=config.patience,
         flops_per_token=flops_per_token,
-        on_bad_checkpoint=config.on_bad_checkpoint,
-        restart_hint="delete it to restart, or set models.clm.on_bad_checkpoint: restart",
         checkpoint_dir=checkpoint_dir,
     )
     task = ClmTask(batches, validation, config, device)

@@ -1,0 +1,127 @@
+"""The run settings every trained model shares (clm, MLM, NMT) and the one optimizer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import torch
+
+from tokstudy.errors import TokstudyError
+from tokstudy.models.config import ClmConfig, PretrainConfig
+from tokstudy.nmt.config import TrainConfig
+from tokstudy.training.config import RunSettings, from_mapping
+from tokstudy.training.loop import LoopSettings
+from tokstudy.training.optimizer import build_optimizer
+
+SECTIONS = [
+    (PretrainConfig, "models.pretrain"),
+    (ClmConfig, "models.clm"),
+    (TrainConfig, "nmt.train"),
+]
+
+
+@pytest.mark.parametrize(("cls", "section"), SECTIONS)
+def test_every_training_section_takes_the_shared_run_keys(cls, section) -> None:
+    config = from_mapping(
+        cls,
+        {
+            "seed": 3,
+            "lr": 0.002,
+            "weight_decay": 0.05,
+            "grad_clip": 0.5,
+            "checkpoint_every": 7,
+            "log_every": 5,
+            "on_bad_checkpoint": "restart",
+            "compile": False,
+            "accumulate": 2,
+        },
+        section,
+    )
+    assert isinstance(config, RunSettings)
+    assert (config.seed, config.lr, config.weight_decay, config.grad_clip) == (3, 0.002, 0.05, 0.5)
+    assert (config.checkpoint_every, config.log_every, config.on_bad_checkpoint) == (
+        7,
+        5,
+        "restart",
+    )
+
+
+@pytest.mark.parametrize(("cls", "section"), SECTIONS)
+@pytest.mark.parametrize(("key", "value"), [("lr", 0.0), ("lr", -1e-3), ("grad_clip", 0.0)])
+def test_an_out_of_range_run_key_is_one_line_naming_it(cls, section, key, value) -> None:
+    with pytest.raises(TokstudyError, match=rf"^{section}\.{key} must be .*got {value}$"):
+        cls(**{key: value})
+
+
+@pytest.mark.parametrize(("cls", "section"), SECTIONS)
+def test_the_fingerprinted_settings_leave_out_only_what_does_not_change_the_weights(
+    cls, section
+) -> None:
+    config = cls()
+    same_weights = replace(
+        config,
+        device="cpu",
+        on_missing_gpu="error",
+        devices=2,
+        checkpoint_every=3,
+        log_every=4,
+        on_bad_checkpoint="restart",
+    )
+    assert same_weights.weight_settings() == config.weight_settings()
+    for key, value in [("lr", 1e-4), ("seed", 9), ("weight_decay", 0.3), ("accumulate", 2)]:
+        assert replace(config, **{key: value}).weight_settings() != config.weight_settings(), key
+    assert {"lr", "seed", "grad_clip", "compile"} <= set(config.weight_settings())
+
+
+def test_each_section_leaves_out_its_own_evaluation_keys() -> None:
+    clm = ClmConfig()
+    assert replace(clm, heldout_max_lines=9, bootstrap_resamples=500).weight_settings() == (
+        clm.weight_settings()
+    )
+    mlm = PretrainConfig()
+    assert replace(mlm, undertrained_margin=0.5).weight_settings() == mlm.weight_settings()
+
+
+@pytest.mark.parametrize(("cls", "section"), SECTIONS)
+def test_the_loop_takes_the_run_keys_and_names_the_section(cls, section) -> None:
+    config = cls(checkpoint_every=6, log_every=3, grad_clip=0.25, on_bad_checkpoint="restart")
+    loop = LoopSettings.of_run(config, 30, eval_every=10, patience=2)
+    assert (loop.steps, loop.checkpoint_every, loop.log_every, loop.grad_clip) == (30, 6, 3, 0.25)
+    assert (loop.eval_every, loop.patience, loop.on_bad_checkpoint) == (10, 2, "restart")
+    assert loop.compile_key == f"{section}.compile"
+    assert f"{section}.on_bad_checkpoint: restart" in loop.restart_hint
+
+
+def test_nmt_logs_and_checkpoints_at_every_evaluation_unless_told() -> None:
+    loop = LoopSettings.of_run(TrainConfig(eval_every=250), 1000, eval_every=250)
+    assert (loop.log_every, loop.checkpoint_every) == (250, 250)
+    loop = LoopSettings.of_run(TrainConfig(eval_every=250, log_every=50), 1000, eval_every=250)
+    assert (loop.log_every, loop.checkpoint_every) == (50, 250)
+
+
+class _Tiny(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 2)
+        self.norm = torch.nn.LayerNorm(2)
+        self.frozen = torch.nn.Parameter(torch.ones(2, 2), requires_grad=False)
+
+
+def test_the_optimizer_decays_weight_matrices_only() -> None:
+    torch.manual_seed(0)
+    model = _Tiny()
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    lr, decay = 0.1, 0.5
+    optimizer = build_optimizer(model, lr, decay)
+    assert sum(len(group["params"]) for group in optimizer.param_groups) == 4  # not frozen
+    for param in model.parameters():
+        if param.requires_grad:
+            param.grad = torch.zeros_like(param)
+    optimizer.step()
+    # a zero gradient leaves Adam's step at 0: only the decoupled decay moves a weight,
+    # p <- p (1 - lr * weight_decay), and only a matrix's
+    after = dict(model.named_parameters())
+    torch.testing.assert_close(after["linear.weight"], before["linear.weight"] * (1 - lr * decay))
+    for name in ("linear.bias", "norm.weight", "norm.bias", "frozen"):
+        torch.testing.assert_close(after[name], before[name])
