@@ -15,7 +15,7 @@ from workflow_support import snakemake
 
 from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
+from tokstudy.tokenizers.registry import ADAPTERS
 from tokstudy.workflow.cell_priority import (
     ESTIMATE_SIZE,
     CellCost,
@@ -52,7 +52,7 @@ def test_a_cost_table_without_requested_sizes_gives_measured_cells_only(table: P
     assert priorities.priority(make_cell("en", "sp_unigram", 2000)) == 1000
     assert priorities.per_item == {}  # no requested sizes: no rate per item
     assert priorities.seconds(make_cell("de", "sp_unigram", 4000)) == pytest.approx(
-        ESTIMATED_CELL_SECONDS["sp_unigram"] * 4000 / ESTIMATE_SIZE
+        ADAPTERS["sp_unigram"].cell_seconds * 4000 / ESTIMATE_SIZE
     )
 
 
@@ -70,15 +70,13 @@ def test_an_unmeasured_cell_is_estimated_in_the_same_unit(table: Path) -> None:
     assert priorities.seconds(make_cell("de", "char", None)) == pytest.approx(0.75)
     # a tokenizer the table lacks: the rough table, scaled by size
     assert priorities.seconds(make_cell("en", "hft", 4000)) == pytest.approx(
-        ESTIMATED_CELL_SECONDS["hft"] * 4000 / ESTIMATE_SIZE
+        ADAPTERS["hft"].cell_seconds * 4000 / ESTIMATE_SIZE
     )
 
 
 def test_without_a_table_the_estimates_put_morfessor_then_sentencepiece_unigram_first() -> None:
     priorities = CellPriorities.from_table(None)
-    order = sorted(
-        ESTIMATED_CELL_SECONDS, key=lambda t: -priorities.priority(Cell("en", t, "8000", 8000))
-    )
+    order = sorted(ADAPTERS, key=lambda t: -priorities.priority(Cell("en", t, "8000", 8000)))
     # Morfessor (pure Python) trains slowest, bpe_knockout trains one for its reference
     assert order[:2] == ["morfessor", "bpe_knockout"] and order[-1] == "char"
     assert order[2:5] == ["sp_unigram", "sp_unigram_hftpretok", "unigram_sampling"]

@@ -297,7 +297,9 @@ JOB_MODULES = [
     "tokstudy.workflow.nmt.steps",
 ]
 HFT_MODULE = "tokstudy.tokenizers.adapters.hft"
-ADAPTER_MODULES = sorted({target.split(":")[0] for target in ADAPTERS.values()} - {HFT_MODULE})
+ADAPTER_MODULES = sorted(
+    {entry.location.split(":")[0] for entry in ADAPTERS.values()} - {HFT_MODULE}
+)
 
 
 JOB_HEAVY = ("torch", "transformers", "numba")

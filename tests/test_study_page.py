@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from page_support import LANGUAGES, build_tiny_page, tiny_study
 
-from tokstudy.figures.palette import PALETTE, tokenizer_colour
+from tokstudy.figures.palette import SPARE_COLOURS, tokenizer_colour
 from tokstudy.report.page.build import PageCell, render
 from tokstudy.report.page.recommend import Criterion, StudyTables, pareto, recommendation
 from tokstudy.report.page.segments import (
@@ -155,7 +155,9 @@ def test_unknown_and_special_tokens_are_marked(study: tuple[Path, list[PageCell]
 def test_each_adapter_has_its_own_colour_and_pretrained_names_a_stable_one() -> None:
     colours = [tokenizer_colour(name) for name in ADAPTERS]
     assert len(set(colours)) == len(ADAPTERS)
-    assert tokenizer_colour("gpt_4o") == tokenizer_colour("gpt_4o") in PALETTE
+    assert tokenizer_colour("gpt_4o") == tokenizer_colour("gpt_4o") in SPARE_COLOURS
+    assert not set(SPARE_COLOURS) & set(colours)
+    assert tokenizer_colour("sp_bpe") == "#1f77b4"  # its own, whatever else a study has
     assert tokenizer_colour("gpt_4o") not in colours
 
 

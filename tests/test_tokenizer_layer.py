@@ -134,7 +134,7 @@ def test_every_adapter_refuses_a_missing_or_non_utf8_corpus_in_one_line(
 
 def test_every_adapter_is_one_module_of_the_adapters_package() -> None:
     # one layout: tokstudy/tokenizers/adapters/<module>.py, each module an adapter's home
-    modules = {target.split(":")[0] for target in ADAPTERS.values()}
+    modules = {entry.location.split(":")[0] for entry in ADAPTERS.values()}
     package = "tokstudy.tokenizers.adapters"
     assert {module.rsplit(".", 1)[0] for module in modules} == {package}
     folder = REPO / "src" / package.replace(".", "/")

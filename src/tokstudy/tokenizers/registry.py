@@ -7,6 +7,7 @@ Adapters are imported lazily so that naming one does not import every library.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,10 @@ from tokstudy.tokenizers.directory import META_FILE, VOCAB_FILE, read_meta
 
 __all__ = [
     "ADAPTERS",
-    "ESTIMATED_CELL_SECONDS",
-    "FAMILIES",
     "META_FILE",
     "PRETRAINED_FORMATS",
     "VOCAB_FILE",
+    "Registered",
     "adapter_class",
     "adapter_names",
     "directory_class",
@@ -29,77 +29,136 @@ __all__ = [
     "load_tokenizer",
 ]
 
-#: name → "module:Class": the one list of tokenizer names (config/README.md documents each;
-#: tests/test_tokenizer_layer.py checks that nothing else lists them)
-ADAPTERS: dict[str, str] = {
-    "sp_bpe": "tokstudy.tokenizers.adapters.sentencepiece:SentencePieceBPE",
-    "sp_unigram": "tokstudy.tokenizers.adapters.sentencepiece:SentencePieceUnigram",
-    "hf_bpe": "tokstudy.tokenizers.adapters.hf_tokenizers:HFBPE",
-    "hf_wordpiece": "tokstudy.tokenizers.adapters.hf_tokenizers:HFWordPiece",
-    "hf_unigram": "tokstudy.tokenizers.adapters.hf_tokenizers:HFUnigram",
-    "char": "tokstudy.tokenizers.adapters.char:CharTokenizer",
-    "wordmap_wordpiece": "tokstudy.tokenizers.adapters.wordmap:WordmapWordPiece",
-    "bbpe": "tokstudy.tokenizers.adapters.bbpe:BBPE",
-    "hf_bytelevel_bpe": "tokstudy.tokenizers.adapters.bytelevel:HFByteLevelBPE",
-    "hft": "tokstudy.tokenizers.adapters.hft:HFT",
-    "sp_bpe_hftpretok": "tokstudy.tokenizers.adapters.hft_pretok:PretokenizedSentencePieceBPE",
-    "sp_unigram_hftpretok": (
-        "tokstudy.tokenizers.adapters.hft_pretok:PretokenizedSentencePieceUnigram"
+
+@dataclass(frozen=True)
+class Registered:
+    """What belongs to one registered tokenizer: where its adapter class is
+    (``"module:Class"``, imported when the tokenizer is used, so that naming one does not
+    import every library), its ``family`` of algorithms (the correlation analysis
+    separates a metric's association within a family from the one across families), the
+    rough CPU seconds of one of its cells (training and metrics) at 8,000 items on an
+    HFT-2022 corpus (the cell jobs' priorities when no cost table has it:
+    :mod:`tokstudy.workflow.cell_priority`; only their order matters), and its
+    ``colour`` in every plot and on the study page. Its parameters are its class's
+    ``params_spec``."""
+
+    location: str
+    family: str
+    cell_seconds: float
+    colour: str
+
+
+#: name → what belongs to it: the one list of tokenizer names (config/README.md documents
+#: each; tests/test_tokenizer_layer.py checks that nothing else lists them)
+ADAPTERS: dict[str, Registered] = {
+    "sp_bpe": Registered(
+        location="tokstudy.tokenizers.adapters.sentencepiece:SentencePieceBPE",
+        family="bpe",
+        cell_seconds=10.0,
+        colour="#1f77b4",
     ),
-    # the tokenizers the field compares now (after the first twelve, so their colours stay)
-    "bpe_dropout": "tokstudy.tokenizers.adapters.dropout:BPEDropout",
-    "superbpe": "tokstudy.tokenizers.adapters.superbpe:SuperBPE",
-    "morfessor": "tokstudy.tokenizers.adapters.morfessor:Morfessor",
-    "parity_bpe": "tokstudy.tokenizers.adapters.parity_bpe:ParityBPE",
-    "bpe_knockout": "tokstudy.tokenizers.adapters.knockout:BPEKnockout",
-    "unigram_sampling": "tokstudy.tokenizers.adapters.sampling:SampledUnigram",
-}
-
-#: name → the family of algorithms it belongs to: the correlation analysis separates a
-#: metric's association within a family from the one across families
-FAMILIES: dict[str, str] = {
-    "sp_bpe": "bpe",
-    "hf_bpe": "bpe",
-    "sp_bpe_hftpretok": "bpe",
-    "bpe_dropout": "bpe",
-    "superbpe": "bpe",
-    "parity_bpe": "bpe",
-    "bpe_knockout": "bpe",
-    "sp_unigram": "unigram",
-    "hf_unigram": "unigram",
-    "sp_unigram_hftpretok": "unigram",
-    "unigram_sampling": "unigram",
-    "hf_wordpiece": "wordpiece",
-    "wordmap_wordpiece": "wordpiece",
-    "bbpe": "byte_level_bpe",
-    "hf_bytelevel_bpe": "byte_level_bpe",
-    "hft": "hft",
-    "morfessor": "morphological",
-    "char": "char",
-}
-
-#: rough CPU seconds of one cell (training and metrics) at 8,000 items on an HFT-2022
-#: corpus, per tokenizer: the cell jobs' priorities when no cost table has the tokenizer
-#: (tokstudy.workflow.cell_priority); only their order matters
-ESTIMATED_CELL_SECONDS: dict[str, float] = {
-    "morfessor": 90.0,  # pure Python: 14 s on 3,000 English lines at size 400
-    "bpe_knockout": 90.0,  # a Morfessor model of the word types, then BPE
-    "sp_unigram": 30.0,
-    "sp_unigram_hftpretok": 30.0,
-    "unigram_sampling": 30.0,
-    "hft": 15.0,
-    "sp_bpe": 10.0,
-    "sp_bpe_hftpretok": 10.0,
-    "wordmap_wordpiece": 10.0,
-    "bbpe": 8.0,
-    "superbpe": 8.0,
-    "hf_unigram": 6.0,
-    "hf_bpe": 4.0,
-    "bpe_dropout": 4.0,
-    "parity_bpe": 4.0,
-    "hf_wordpiece": 4.0,
-    "hf_bytelevel_bpe": 4.0,
-    "char": 1.0,
+    "sp_unigram": Registered(
+        location="tokstudy.tokenizers.adapters.sentencepiece:SentencePieceUnigram",
+        family="unigram",
+        cell_seconds=30.0,
+        colour="#ff7f0e",
+    ),
+    "hf_bpe": Registered(
+        location="tokstudy.tokenizers.adapters.hf_tokenizers:HFBPE",
+        family="bpe",
+        cell_seconds=4.0,
+        colour="#2ca02c",
+    ),
+    "hf_wordpiece": Registered(
+        location="tokstudy.tokenizers.adapters.hf_tokenizers:HFWordPiece",
+        family="wordpiece",
+        cell_seconds=4.0,
+        colour="#d62728",
+    ),
+    "hf_unigram": Registered(
+        location="tokstudy.tokenizers.adapters.hf_tokenizers:HFUnigram",
+        family="unigram",
+        cell_seconds=6.0,
+        colour="#9467bd",
+    ),
+    "char": Registered(
+        location="tokstudy.tokenizers.adapters.char:CharTokenizer",
+        family="char",
+        cell_seconds=1.0,
+        colour="#8c564b",
+    ),
+    "wordmap_wordpiece": Registered(
+        location="tokstudy.tokenizers.adapters.wordmap:WordmapWordPiece",
+        family="wordpiece",
+        cell_seconds=10.0,
+        colour="#e377c2",
+    ),
+    "bbpe": Registered(
+        location="tokstudy.tokenizers.adapters.bbpe:BBPE",
+        family="byte_level_bpe",
+        cell_seconds=8.0,
+        colour="#7f7f7f",
+    ),
+    "hf_bytelevel_bpe": Registered(
+        location="tokstudy.tokenizers.adapters.bytelevel:HFByteLevelBPE",
+        family="byte_level_bpe",
+        cell_seconds=4.0,
+        colour="#bcbd22",
+    ),
+    "hft": Registered(
+        location="tokstudy.tokenizers.adapters.hft:HFT",
+        family="hft",
+        cell_seconds=15.0,
+        colour="#17becf",
+    ),
+    "sp_bpe_hftpretok": Registered(
+        location="tokstudy.tokenizers.adapters.hft_pretok:PretokenizedSentencePieceBPE",
+        family="bpe",
+        cell_seconds=10.0,
+        colour="#393b79",
+    ),
+    "sp_unigram_hftpretok": Registered(
+        location="tokstudy.tokenizers.adapters.hft_pretok:PretokenizedSentencePieceUnigram",
+        family="unigram",
+        cell_seconds=30.0,
+        colour="#637939",
+    ),
+    "bpe_dropout": Registered(
+        location="tokstudy.tokenizers.adapters.dropout:BPEDropout",
+        family="bpe",
+        cell_seconds=4.0,
+        colour="#8c6d31",
+    ),
+    "superbpe": Registered(
+        location="tokstudy.tokenizers.adapters.superbpe:SuperBPE",
+        family="bpe",
+        cell_seconds=8.0,
+        colour="#843c39",
+    ),
+    "morfessor": Registered(
+        location="tokstudy.tokenizers.adapters.morfessor:Morfessor",
+        family="morphological",
+        cell_seconds=90.0,  # pure Python: 14 s on 3,000 English lines at size 400
+        colour="#7b4173",
+    ),
+    "parity_bpe": Registered(
+        location="tokstudy.tokenizers.adapters.parity_bpe:ParityBPE",
+        family="bpe",
+        cell_seconds=4.0,
+        colour="#3182bd",
+    ),
+    "bpe_knockout": Registered(
+        location="tokstudy.tokenizers.adapters.knockout:BPEKnockout",
+        family="bpe",
+        cell_seconds=90.0,  # a Morfessor model of the word types, then BPE
+        colour="#e6550d",
+    ),
+    "unigram_sampling": Registered(
+        location="tokstudy.tokenizers.adapters.sampling:SampledUnigram",
+        family="unigram",
+        cell_seconds=30.0,
+        colour="#31a354",
+    ),
 }
 
 
@@ -124,9 +183,9 @@ def adapter_names() -> list[str]:
 
 
 def family_of(name: str) -> str:
-    """The family of the tokenizer registered under ``name`` (:data:`FAMILIES`); a name
-    the registry does not know (a pretrained tokenizer) is its own family."""
-    return FAMILIES.get(name, name)
+    """The family of the tokenizer registered under ``name``; a name the registry does not
+    know (a pretrained tokenizer) is its own family."""
+    return ADAPTERS[name].family if name in ADAPTERS else name
 
 
 def adapter_class(name: str) -> type[Tokenizer]:
@@ -135,7 +194,7 @@ def adapter_class(name: str) -> type[Tokenizer]:
         raise TokstudyError(
             f"unknown tokenizer {name!r}; valid choices: {', '.join(adapter_names())}"
         )
-    return _imported(ADAPTERS[name])
+    return _imported(ADAPTERS[name].location)
 
 
 def format_class(fmt: str) -> type[Tokenizer]:

@@ -7,9 +7,9 @@ A cell's cost is the CPU seconds of its ``train`` and ``metrics`` phases in a co
 an earlier run (``tables/cost.csv``, :mod:`tokstudy.report.cost`): the study's own, or the
 one its ``cell_costs`` key names. A cell the table does not have gets an estimate from its
 tokenizer and size, in the same unit: the table's median cost of that tokenizer per
-vocabulary item times the cell's size where the table has the tokenizer, else
-:data:`ESTIMATED_CELL_SECONDS` for a cell of :data:`ESTIMATE_SIZE` items, scaled by size
-(unsized tokenizers count as that size). Snakemake runs ready jobs in decreasing priority
+vocabulary item times the cell's size where the table has the tokenizer, else its
+registry entry's ``cell_seconds`` for a cell of :data:`ESTIMATE_SIZE` items, scaled by
+size (unsized tokenizers count as that size). Snakemake runs ready jobs in decreasing priority
 (its greedy scheduler too); the priority is the cost in centiseconds.
 """
 
@@ -24,7 +24,7 @@ import pandas as pd
 
 from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
-from tokstudy.tokenizers.registry import ESTIMATED_CELL_SECONDS
+from tokstudy.tokenizers.registry import ADAPTERS
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,8 @@ class CellPriorities:
         items = cell.vocab_size or ESTIMATE_SIZE
         if cell.tokenizer in self.per_item:
             return self.per_item[cell.tokenizer] * items
-        estimate = ESTIMATED_CELL_SECONDS.get(cell.tokenizer, DEFAULT_ESTIMATE)
+        registered = ADAPTERS.get(cell.tokenizer)
+        estimate = registered.cell_seconds if registered else DEFAULT_ESTIMATE
         return estimate * items / ESTIMATE_SIZE
 
     def priority(self, cell: Cell) -> int:

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 CELL_KEYS = ["language", "tokenizer", "vocab_size"]
 KEYS = [*CELL_KEYS, "seed"]
 #: an optional label column: the tokenizer's family (a study's table takes it from
-#: :data:`tokstudy.tokenizers.registry.FAMILIES`); with it, the family analyses run
+#: its entry in :data:`tokstudy.tokenizers.registry.ADAPTERS`); with it, the family analyses run
 FAMILY = "family"
 #: every column that is not a number
 LABELS = [*KEYS, FAMILY]
