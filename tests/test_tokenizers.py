@@ -152,7 +152,7 @@ def test_meta_records_how_the_library_samples_its_training_text(
     spec = TrainSpec(200, {"input_sentence_size": lines // 2})
     sampled = train_to_directory("sp_bpe", corpus(), spec, tmp_path / "sampled")
     assert read_meta(tmp_path / "sampled")["training_sample"]["input_sentence_size"] == lines // 2
-    assert f"random sample of input_sentence_size={lines // 2} of the {lines} lines" in caplog.text
+    assert f"a seeded random sample of {lines // 2} of the {lines} lines" in caplog.text
     assert sampled.vocab != default.vocab  # trained on half the lines
     train_to_directory("hf_bpe", corpus(), TrainSpec(200), tmp_path / "hf")
     assert "training_sample" not in read_meta(tmp_path / "hf")  # the HF trainers read all
