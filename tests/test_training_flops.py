@@ -20,12 +20,12 @@ from tokstudy.nmt.config import TrainConfig
 from tokstudy.nmt.model import build_model
 from tokstudy.nmt.train import NmtTask, nmt_train_flops
 from tokstudy.training import loop as loop_module
-from tokstudy.training.loop import LoopSettings, Task, run_peak, train
+from tokstudy.training.loop import LoopSettings, TrainingTask, run_peak, train
 
 SPECIAL = SpecialIds(pad=0, bos=1, eos=2, suppressed=(0, 1))
 
 
-def counted(task: Task, model: torch.nn.Module, batch) -> float:
+def counted(task: TrainingTask, model: torch.nn.Module, batch) -> float:
     """FLOPs torch counts in the task's loss and its backward on ``batch`` (attention as
     plain matrix products: the CPU's fused kernel has no FLOP formula)."""
     model.set_attn_implementation("eager")
@@ -108,7 +108,7 @@ def test_the_nmt_count_by_hand() -> None:
     assert flops == 4 * (168 + 48) + 2 * 276 + 672 == 2088
 
 
-class _Counted(Task):
+class _Counted(TrainingTask):
     """y = 3x on batches of 4 rows whose FLOPs the task counts: 100 a step, whatever the
     tokens."""
 

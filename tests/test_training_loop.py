@@ -15,7 +15,7 @@ from tokstudy.models.clm.train import ClmTask
 from tokstudy.training import device as device_module
 from tokstudy.training import loop as loop_module
 from tokstudy.training.device import check_compile, peak_flops, peak_for_name, resolve_compile
-from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, Task, compiled_loss, train
+from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, TrainingTask, compiled_loss, train
 
 
 def test_clm_flops_per_token_match_a_hand_count() -> None:
@@ -52,7 +52,7 @@ def test_the_cpu_has_no_peak() -> None:
     assert peak_flops(torch.device("cpu"), True) is None
 
 
-class Regression(Task):
+class Regression(TrainingTask):
     """y = 3x on fixed random batches of 4 rows."""
 
     def __init__(self) -> None:

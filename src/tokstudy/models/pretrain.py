@@ -43,7 +43,7 @@ from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
-from tokstudy.training.loop import LoopResult, LoopSettings, Task, result_summary, train
+from tokstudy.training.loop import LoopResult, LoopSettings, TrainingTask, result_summary, train
 from tokstudy.training.optimizer import build_optimizer
 from tokstudy.training.run_state import keep_outputs, restore_outputs
 
@@ -144,7 +144,7 @@ def fingerprint(config: PretrainConfig, extra: str = "") -> str:
     return settings_fingerprint(config.weight_settings(), extra)
 
 
-class MlmTask(Task):
+class MlmTask(TrainingTask):
     """Masked-LM pretraining on the shared loop: the batches and loss of each step."""
 
     def __init__(self, batches: BatchSource, loss_fn: LossFn) -> None:

@@ -58,7 +58,7 @@ from tokstudy.training.core import recover_saved, save_atomically
 from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_decoder_flops
-from tokstudy.training.loop import LoopSettings, Task, train
+from tokstudy.training.loop import LoopSettings, TrainingTask, train
 from tokstudy.training.run_state import keep_outputs, link_or_copy, restore_outputs
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def epoch_batches(
             yield epoch, batch
 
 
-class NmtTask(Task):
+class NmtTask(TrainingTask):
     """Translation on the shared loop: token-budget batches, label-smoothed loss, dev chrF.
 
     The log sums the loss and NLL of the window (per target token in the row); an

@@ -4,9 +4,9 @@ It has nanoGPT's shape: one loop, read top to bottom, that owns what every task 
 device placement of the batches, bf16 autocast, ``torch.compile`` of the loss, the
 optimizer update (gradient accumulation, clipping, schedule), checkpoints and resuming
 (:class:`TrainingRun`), evaluation steps and early stopping, the CSV log with throughput
-and MFU. A task
-(:class:`Task`) says only what differs: its batches, its loss, its log values and its
-evaluation.
+and MFU. A training task (:class:`TrainingTask`; not a downstream task of
+:mod:`tokstudy.models.task_registry`) says only what differs: its batches, its loss, its
+log values and its evaluation.
 
 Per step::
 
@@ -70,7 +70,7 @@ class LoopSettings:
     the last (0: none), early stopping after ``patience`` evaluations without gain (0:
     off), a checkpoint every ``checkpoint_every`` steps. ``flops_per_token``: training
     FLOPs of one token (for FLOP/s and MFU; 0: not counted), unless the task counts each
-    batch's FLOPs itself (:meth:`Task.flops`)."""
+    batch's FLOPs itself (:meth:`TrainingTask.flops`)."""
 
     steps: int
     log_every: int
@@ -113,7 +113,7 @@ class LoopSettings:
         )
 
 
-class Task:
+class TrainingTask:
     """What a training task adds to the loop (override what applies).
 
     ``log_columns``: the task's own columns of ``train_log.csv`` (after ``step``).
@@ -225,7 +225,7 @@ def _sum(sums: dict[str, Any], values: Mapping[str, Any]) -> None:
             sums[key] = value.clone() if isinstance(value, torch.Tensor) else value
 
 
-def compiled_loss(task: Task, device: torch.device) -> tuple[Callable[..., Any], bool]:
+def compiled_loss(task: TrainingTask, device: torch.device) -> tuple[Callable[..., Any], bool]:
     """``task.loss`` through ``torch.compile``, and whether its steps replay CUDA graphs:
     for variable shapes one graph with symbolic sizes from the start (not a first graph
     specialised to the first batch's shape, then a second when the shape changes); for
@@ -240,7 +240,7 @@ def train(
     model: torch.nn.Module,
     optimizer: torch.optim.Optimizer,
     scheduler: torch.optim.lr_scheduler.LRScheduler,
-    task: Task,
+    task: TrainingTask,
     settings: LoopSettings,
     out_dir: Path,
     *,

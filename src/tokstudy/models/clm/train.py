@@ -29,7 +29,7 @@ from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
 from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
-from tokstudy.training.loop import LoopSettings, Task, result_summary, train
+from tokstudy.training.loop import LoopSettings, TrainingTask, result_summary, train
 from tokstudy.training.optimizer import build_optimizer
 from tokstudy.training.run_state import keep_outputs, restore_outputs
 
@@ -222,7 +222,7 @@ def next_token_loss(
     )
 
 
-class ClmTask(Task):
+class ClmTask(TrainingTask):
     """The clm task on the shared loop: stream blocks, next-token loss, validation loss.
 
     With ``models.clm.compile`` the loop compiles :meth:`loss` (the loss function, not the
