@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.task_registry import task_names
+from tokstudy.models.task_registry import task_names, tasks_of_kind
 from tokstudy.tokenizers.base import SPECIAL_TOKENS
 from tokstudy.training.config import (
     DeviceSettings,
@@ -383,7 +383,7 @@ class ModelsConfig:
         for scale in self.clm_scales:
             for language in scale.languages:
                 choice("models.clm_scales.languages", language, self.languages)
-        finetuned = {"pos", "sentence"} & set(self.tasks)
+        finetuned = set(tasks_of_kind("finetune")) & set(self.tasks)
         if finetuned and self.finetune.max_length > self.pretrain.max_length:
             raise TokstudyError(
                 f"models.finetune.max_length ({self.finetune.max_length}) exceeds "
