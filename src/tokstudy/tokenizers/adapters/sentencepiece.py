@@ -21,7 +21,7 @@ Set by tokstudy, whatever the params say:
   (:func:`training_sentences`, streamed into a temporary file) and SentencePiece reads
   that file (with its own ``input_sentence_size`` 0); fed the whole corpus, its reservoir
   sampling held memory that grew with the corpus (1.04 GB at 1 GB of text, 1.14 GB at
-  5 GB, against 0.27 → 0.22 GB here for a 500,000-line sample of 1 GB: docs/benchmarks.md).
+  5 GB; 0.91 GB at both this way: docs/benchmarks.md).
 """
 
 from __future__ import annotations
