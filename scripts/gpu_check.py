@@ -109,17 +109,6 @@ class Vocabulary:
         return self.size
 
 
-def linear_schedule(model: torch.nn.Module, config: Any, steps: int, device: str) -> tuple:
-    """The clm and MLM optimizer (:func:`~tokstudy.training.optimizer.build_optimizer`)
-    and a linear schedule over ``steps`` after one warm-up step."""
-    from transformers import get_linear_schedule_with_warmup
-
-    from tokstudy.training.optimizer import build_optimizer
-
-    optimizer = build_optimizer(model, config.lr, config.weight_decay, fused=device == "cuda")
-    return optimizer, get_linear_schedule_with_warmup(optimizer, 1, steps)
-
-
 def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     """The clm row: a Llama decoder on a random token stream."""
     import numpy as np
@@ -129,6 +118,7 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     from tokstudy.models.clm.stream import LineStream
     from tokstudy.models.clm.train import ClmTask, StreamBatches
     from tokstudy.models.config import ClmConfig
+    from tokstudy.training.optimizer import with_linear_schedule
 
     config = ClmConfig(
         preset=sizes.clm_preset,
@@ -144,7 +134,9 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     stream = LineStream(ids, offsets, eol_id=sizes.vocab - 1)
     task = ClmTask(StreamBatches(stream, config), ids[:2048], config, sizes.device)
     model = LlamaForCausalLM(model_config).to(sizes.device)
-    optimizer = linear_schedule(model, config, steps, sizes.device)
+    optimizer = with_linear_schedule(
+        model, config.lr, config.weight_decay, steps, 1, fused=sizes.device == "cuda"
+    )
     label = f"clm {sizes.clm_preset}, {sizes.context} x {sizes.clm_batch}"
     return label, model, task, optimizer, train_flops_per_token(model_config, sizes.context)
 
@@ -160,6 +152,7 @@ def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         bert_flops_per_token,
         bert_mlm_loss,
     )
+    from tokstudy.training.optimizer import with_linear_schedule
 
     config = PretrainConfig(
         preset=sizes.bert_preset,
@@ -179,7 +172,9 @@ def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         return {"input_ids": ids, "labels": labels}
 
     model = BertForMaskedLM(model_config).to(sizes.device)
-    optimizer = linear_schedule(model, config, steps, sizes.device)
+    optimizer = with_linear_schedule(
+        model, config.lr, config.weight_decay, steps, 1, fused=sizes.device == "cuda"
+    )
     label = f"BERT {sizes.bert_preset} MLM, {sizes.bert_length} x {sizes.bert_batch}"
     if sizes.bert_attention_dropout is not None:
         label += f", attention dropout {sizes.bert_attention_dropout:g}"

@@ -22,15 +22,12 @@ from typing import Any
 
 import numpy as np
 import torch
-from transformers import (
-    get_linear_schedule_with_warmup,
-)
 
 from tokstudy.models.classification_scores import macro_f1
 from tokstudy.models.config import FinetuneConfig
 from tokstudy.progress import progress
 from tokstudy.training.device import autocast, resolve_device
-from tokstudy.training.optimizer import build_optimizer
+from tokstudy.training.optimizer import with_linear_schedule
 
 log = logging.getLogger(__name__)
 
@@ -166,9 +163,8 @@ def finetune(
     model.to(device)
     steps_per_epoch = -(-len(train) // config.batch_size)
     total = steps_per_epoch * config.epochs
-    optimizer = build_optimizer(model, config.lr, config.weight_decay)
-    scheduler = get_linear_schedule_with_warmup(
-        optimizer, round(config.warmup_ratio * total), total
+    optimizer, scheduler = with_linear_schedule(
+        model, config.lr, config.weight_decay, total, round(config.warmup_ratio * total)
     )
     order_rng = np.random.default_rng(config.seed)
     best = (-1.0, 0, copy.deepcopy(model.state_dict()))

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 from scipy import stats
-from transformers import BertConfig, BertForMaskedLM, get_linear_schedule_with_warmup
+from transformers import BertConfig, BertForMaskedLM
 
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import PRESETS, PretrainConfig, to_dict
@@ -44,7 +44,7 @@ from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopResult, LoopSettings, TrainingTask, result_summary, train
-from tokstudy.training.optimizer import build_optimizer
+from tokstudy.training.optimizer import with_linear_schedule
 from tokstudy.training.run_state import keep_outputs, restore_outputs
 
 log = logging.getLogger(__name__)
@@ -187,9 +187,13 @@ def train_loop(
     lives (``out_dir`` unless given).
     """
     model.to(device)
-    optimizer = build_optimizer(model, config.lr, config.weight_decay, fused=device.type == "cuda")
-    scheduler = get_linear_schedule_with_warmup(
-        optimizer, min(config.warmup_steps, config.steps), config.steps
+    optimizer, scheduler = with_linear_schedule(
+        model,
+        config.lr,
+        config.weight_decay,
+        config.steps,
+        min(config.warmup_steps, config.steps),
+        fused=device.type == "cuda",
     )
     settings = LoopSettings.of_run(
         config, config.steps, flops_per_token=flops_per_token, checkpoint_dir=checkpoint_dir

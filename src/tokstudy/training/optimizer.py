@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+from transformers import get_linear_schedule_with_warmup
 
 
 def build_optimizer(
@@ -31,3 +32,18 @@ def build_optimizer(
         eps=eps,
         **({"fused": True} if fused else {}),
     )
+
+
+def with_linear_schedule(
+    model: torch.nn.Module,
+    lr: float,
+    weight_decay: float,
+    steps: int,
+    warmup_steps: int,
+    *,
+    fused: bool = False,
+) -> tuple[torch.optim.AdamW, torch.optim.lr_scheduler.LambdaLR]:
+    """:func:`build_optimizer` and a linear warm-up over ``warmup_steps`` to ``lr``, then a
+    linear decay to 0 at ``steps`` (the clm, MLM and fine-tuning schedule)."""
+    optimizer = build_optimizer(model, lr, weight_decay, fused=fused)
+    return optimizer, get_linear_schedule_with_warmup(optimizer, warmup_steps, steps)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from transformers import LlamaForCausalLM, get_linear_schedule_with_warmup
+from transformers import LlamaForCausalLM
 
 from tokstudy.corpus_io import iter_nonblank_lines
 from tokstudy.errors import TokstudyError
@@ -30,7 +30,7 @@ from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.loop import LoopSettings, TrainingTask, result_summary, train
-from tokstudy.training.optimizer import build_optimizer
+from tokstudy.training.optimizer import with_linear_schedule
 from tokstudy.training.run_state import keep_outputs, restore_outputs
 
 log = logging.getLogger(__name__)
@@ -269,8 +269,14 @@ def _train(
     checkpoint_dir: Path | None = None,
 ) -> dict[str, Any]:
     """The clm task on the shared loop (:func:`tokstudy.training.loop.train`)."""
-    optimizer = build_optimizer(model, config.lr, config.weight_decay, fused=device.type == "cuda")
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup_ratio * steps), steps)
+    optimizer, scheduler = with_linear_schedule(
+        model,
+        config.lr,
+        config.weight_decay,
+        steps,
+        int(config.warmup_ratio * steps),
+        fused=device.type == "cuda",
+    )
     settings = LoopSettings.of_run(
         config,
         steps,
