@@ -7,9 +7,11 @@ import json
 import logging
 import math
 import re
+import tempfile
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
+from unittest.mock import patch
 
 import numpy as np
 import pandas as pd
@@ -22,8 +24,10 @@ from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 from transformers import LlamaForCausalLM, PreTrainedTokenizerFast
 
+from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
 from tokstudy.models import study_tables
+from tokstudy.models.clm import stream as stream_module
 from tokstudy.models.clm.model import llama_config, train_flops_per_token
 from tokstudy.models.clm.scoring import bits_per_byte, score_clm, unigram_bits
 from tokstudy.models.clm.stream import (
@@ -137,14 +141,30 @@ def test_sliding_windows_equal_full_context_when_the_text_fits() -> None:
     st.lists(st.lists(st.integers(5, 9), max_size=6), min_size=1, max_size=30),
     st.data(),
 )
-def test_the_memory_mapped_stream_reads_the_blocks_of_the_whole_stream(lines, data) -> None:
+def test_the_stream_on_disk_reads_the_blocks_of_the_whole_stream(lines, data) -> None:
     ids = np.array([i for line in lines for i in line], dtype=np.uint16)
     offsets = np.cumsum([0, *map(len, lines)])
     first = data.draw(st.integers(0, len(lines) - 1))
     last = data.draw(st.integers(first + 1, len(lines)))
     # the oracle: the stream written out, each line's tokens and then [SEP] (3)
     whole = [t for line in lines[first:last] for t in [*line, 3]]
-    stream = LineStream(ids, offsets, 3, first, last)
+    # lines between the kept positions: every one, a few, or more than the corpus has
+    stride = data.draw(st.sampled_from([1, 2, 3, stream_module.LINE_INDEX_STRIDE]))
+    on_disk = data.draw(st.booleans(), label="on disk")
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        patch.object(stream_module, "LINE_INDEX_STRIDE", stride),
+    ):
+        if on_disk:
+            ids.tofile(Path(folder) / "ids.bin")
+            np.save(Path(folder) / "offsets.npy", offsets)
+            ids = DiskArray.of_flat(Path(folder) / "ids.bin", np.uint16)
+            offsets = DiskArray.of_npy(Path(folder) / "offsets.npy")
+        check_stream(LineStream(ids, offsets, 3, first, last), whole, data)
+
+
+def check_stream(stream: LineStream, whole: list[int], data) -> None:
+    """``stream`` against the stream written out: length, array, counts, drawn blocks."""
     assert len(stream) == len(whole) and stream.array().tolist() == whole
     assert stream.counts(10).tolist() == np.bincount(whole, minlength=10).tolist()
     length = data.draw(st.integers(1, len(whole)))

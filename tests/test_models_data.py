@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.corpus_io import iter_nonblank_lines, iter_shard_lines, read_nonblank_lines
+from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import ModelsConfig, PretrainConfig, from_mapping
 from tokstudy.models.data import (
@@ -99,7 +100,7 @@ def test_config_errors_name_the_key(data, message):
         from_mapping(ModelsConfig, data)
 
 
-# --- memmap corpora -----------------------------------------------------------------
+# --- corpora on disk -----------------------------------------------------------------
 
 
 def test_pretokenize_round_trip(tmp_path, english, tokenizer):
@@ -109,7 +110,7 @@ def test_pretokenize_round_trip(tmp_path, english, tokenizer):
     corpus = pretokenize(tokenizer, text, tmp_path / "corpus", with_char_spans=True, chunk_lines=7)
     reopened = TokenCorpus.open(tmp_path / "corpus")
     assert reopened.n_lines == 50
-    assert isinstance(reopened.ids, np.memmap) and reopened.ids.dtype == np.uint16
+    assert isinstance(reopened.ids, DiskArray) and reopened.ids.dtype == np.uint16
     for index in (0, 6, 7, 49):
         expected = tokenizer(english[index], add_special_tokens=False)["input_ids"]
         assert reopened.line(index).tolist() == expected

@@ -1,7 +1,7 @@
 """Model stage: BERT masked-LM pretraining per tokenizer, and its evaluation.
 
 Modules: :mod:`~tokstudy.models.config` (the ``models:`` config section),
-:mod:`~tokstudy.models.data` (pre-tokenized memmap corpora), :mod:`~tokstudy.models.pretrain`
+:mod:`~tokstudy.models.data` (pre-tokenized corpora on disk), :mod:`~tokstudy.models.pretrain`
 (the MLM step loop on :mod:`tokstudy.training.core`), :mod:`~tokstudy.models.charbert`
 (CharacterBERT), :mod:`~tokstudy.models.family` (BERT and CharacterBERT behind one
 protocol), :mod:`~tokstudy.models.mlm_scoring` (pseudo-perplexity, bits per character),

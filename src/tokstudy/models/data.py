@@ -1,10 +1,12 @@
-"""Pre-tokenized corpora as memory-mapped arrays, and the batches drawn from them.
+"""Pre-tokenized corpora as arrays on disk, and the batches drawn from them.
 
 A corpus directory holds one flat array per field (``ids``: token ids of every line,
 concatenated; optional ``char_spans``: each token's character span in its line;
 ``word_chars``: CharacterBERT's character ids per word), a ``line_offsets.npy`` array
 (line *i* is ``ids[offsets[i]:offsets[i + 1]]``) and ``corpus.json`` describing them.
-Tokenizing happens once per tokenizer; every pretraining seed memory-maps the result.
+Tokenizing happens once per tokenizer; every pretraining seed reads the result where it
+lies (:class:`~tokstudy.disk_array.DiskArray`: what a batch needs, never the whole corpus,
+which a memory map's touched pages would become).
 
 Training examples are fixed-length blocks cut from the concatenated stream (as in the
 ``transformers`` ``run_mlm`` example's ``group_texts``), wrapped in ``[CLS] … [SEP]``.
@@ -30,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from tokstudy.corpus_io import batched, iter_shard_lines
+from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
 
 log = logging.getLogger(__name__)
@@ -49,7 +52,7 @@ def vocab_fingerprint(vocab: dict[str, int]) -> str:
     return digest.hexdigest()[:16]
 
 
-#: values of a memory-mapped array counted at a time (a copy of this many intp values)
+#: values of a corpus array read at a time by :meth:`TokenCorpus.chunks`
 COUNT_CHUNK = 1 << 22
 
 
@@ -60,12 +63,12 @@ def id_dtype(vocab_size: int) -> np.dtype:
 
 @dataclass
 class TokenCorpus:
-    """A memory-mapped pre-tokenized corpus (see the module docstring)."""
+    """A pre-tokenized corpus on disk (see the module docstring)."""
 
     directory: Path
     meta: dict[str, Any]
-    arrays: dict[str, np.ndarray]
-    line_offsets: np.ndarray
+    arrays: dict[str, DiskArray]
+    line_offsets: DiskArray
 
     @property
     def ids(self) -> np.ndarray:
@@ -85,21 +88,10 @@ class TokenCorpus:
     def chunks(
         self, name: str = "ids", start: int = 0, stop: int | None = None
     ) -> Iterator[np.ndarray]:
-        """Entries ``start … stop-1`` of array ``name``, :data:`COUNT_CHUNK` at a time, read
-        from its file (a scan of the whole corpus does not map its pages into memory)."""
+        """Entries ``start … stop-1`` of array ``name``, :data:`COUNT_CHUNK` at a time."""
         stop = self.n_tokens if stop is None else stop
         array = self.arrays[name]
-        if not isinstance(array, np.memmap):
-            yield from (array[i : i + COUNT_CHUNK] for i in range(start, stop, COUNT_CHUNK))
-            return
-        tail = array.shape[1:]
-        per_row = int(np.prod(tail, dtype=np.int64))
-        with open(self.directory / f"{name}.bin", "rb") as handle:
-            handle.seek(start * per_row * array.dtype.itemsize)
-            for first in range(start, stop, COUNT_CHUNK):
-                count = min(COUNT_CHUNK, stop - first)
-                block = np.fromfile(handle, dtype=array.dtype, count=count * per_row)
-                yield block.reshape(count, *tail)
+        yield from (array[i : min(i + COUNT_CHUNK, stop)] for i in range(start, stop, COUNT_CHUNK))
 
     def line(self, index: int) -> np.ndarray:
         """Token ids of line ``index``."""
@@ -107,7 +99,8 @@ class TokenCorpus:
 
     @classmethod
     def open(cls, directory: Path, fingerprint: str | None = None) -> TokenCorpus:
-        """Memory-map a corpus; ``fingerprint`` must match the one it was written with."""
+        """Open a corpus (its arrays read when indexed); ``fingerprint`` must match the one
+        it was written with."""
         directory = Path(directory)
         meta_path = directory / META_FILE
         if not meta_path.is_file():
@@ -121,18 +114,11 @@ class TokenCorpus:
                 f"({meta['fingerprint']} != {fingerprint}); pre-tokenize it again"
             )
         n_tokens = int(meta["n_tokens"])
-        arrays = {}
-        for name, spec in meta["arrays"].items():
-            shape = (n_tokens, *spec["shape"])
-            path = directory / f"{name}.bin"
-            expected = int(np.prod(shape)) * np.dtype(spec["dtype"]).itemsize
-            if not path.is_file() or path.stat().st_size != expected:
-                raise TokstudyError(f"{path}: missing or truncated (expected {expected} bytes)")
-            if n_tokens == 0:
-                arrays[name] = np.zeros(shape, dtype=spec["dtype"])
-            else:
-                arrays[name] = np.memmap(path, dtype=spec["dtype"], mode="r", shape=shape)
-        offsets = np.load(directory / OFFSETS_FILE, mmap_mode="r")
+        arrays = {
+            name: DiskArray(directory / f"{name}.bin", spec["dtype"], (n_tokens, *spec["shape"]))
+            for name, spec in meta["arrays"].items()
+        }
+        offsets = DiskArray.of_npy(directory / OFFSETS_FILE)
         return cls(directory, meta, arrays, offsets)
 
 
@@ -263,7 +249,7 @@ def pretokenize(
     record: Mapping[str, Any] | None = None,
     shard: tuple[int, int] = (0, 1),
 ) -> TokenCorpus:
-    """Tokenize a text file once into a memory-mapped corpus directory.
+    """Tokenize a text file once into a corpus directory (:class:`TokenCorpus`).
 
     ``tokenizer`` is a ``transformers`` tokenizer (encoded by :func:`batch_encoder`).
     ``with_char_spans`` also stores each token's character span (needed by whole-word
@@ -376,9 +362,9 @@ class BlockSampler:
         return blocks * self.block_len
 
 
-def gather_blocks(array: np.ndarray, starts: np.ndarray, block_len: int) -> np.ndarray:
-    """Rows ``array[s : s + block_len]`` for every start ``s``, stacked."""
-    return np.asarray(array[starts[:, None] + np.arange(block_len)])
+def gather_blocks(array: DiskArray, starts: np.ndarray, block_len: int) -> np.ndarray:
+    """Rows ``array[s : s + block_len]`` for every start ``s``, stacked (one read each)."""
+    return np.stack([array[int(start) : int(start) + block_len] for start in starts])
 
 
 def with_cls_sep(blocks: np.ndarray, cls_value: Any, sep_value: Any) -> np.ndarray:

@@ -89,7 +89,7 @@ def bert_config(tokenizer: Any, config: PretrainConfig) -> BertConfig:
 
 
 class BlockBatches:
-    """Blocks of a memory-mapped corpus drawn per ``(seed, step)``, and their masker."""
+    """Blocks of a corpus on disk drawn per ``(seed, step)``, and their masker."""
 
     def __init__(
         self,
@@ -113,7 +113,7 @@ class BlockBatches:
 
 
 class BertBatches(BlockBatches):
-    """MLM batches of ``[CLS] block [SEP]`` drawn from a memory-mapped corpus."""
+    """MLM batches of ``[CLS] block [SEP]`` drawn from a corpus on disk."""
 
     def __init__(self, corpus: TokenCorpus, tokenizer: Any, config: PretrainConfig) -> None:
         if config.whole_word_mask and "char_spans" not in corpus.arrays:

@@ -8,7 +8,7 @@ longest side rounded up to the padding multiple, when there is one), and the bat
 shuffled with a seed.
 
 The training pairs are encoded a chunk at a time into flat id files in a folder
-(:class:`EncodedPairs`, memory-mapped): what stays in memory is a few bytes a pair (its
+(:class:`EncodedPairs`, read where they lie): what stays in memory is a few bytes a pair (its
 offsets and the epoch's batch order), not the text or a Python object per pair.
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import shutil
 import tempfile
 import weakref
@@ -29,6 +28,7 @@ from typing import BinaryIO
 import numpy as np
 import torch
 
+from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import round_up
 from tokstudy.tokenizers.base import CLS, PAD, SEP, SPECIAL_TOKENS, Tokenizer
@@ -103,19 +103,23 @@ ID_DTYPE, START_DTYPE = np.dtype(np.int32), np.dtype(np.int64)
 
 class EncodedPairs(Sequence[Example]):
     """Encoded training pairs in the files :func:`encode_pairs` wrote in ``folder``:
-    ``pairs[i]`` is an :class:`Example` whose ids are read from the id files when asked
-    (``os.pread``: the ids never become part of the process's memory, as a memory map's
-    touched pages would); the per-pair starts and positions are memory-mapped. With
-    ``owned``, the folder is removed when the pairs are."""
+    ``pairs[i]`` is an :class:`Example` whose ids are read from the files when asked
+    (:class:`~tokstudy.disk_array.DiskArray`: none of them becomes part of the process's
+    memory, as a memory map's touched pages would). With ``owned``, the folder is removed
+    when the pairs are."""
 
     def __init__(self, folder: Path, owned: bool = False) -> None:
         self.folder = Path(folder)
-        self.starts = {
-            side: _mapped(self.folder / name, START_DTYPE) for side, name in START_FILES.items()
+        self.ids = {
+            side: DiskArray.of_flat(self.folder / name, ID_DTYPE) for side, name in ID_FILES.items()
         }
-        self.indices = _mapped(self.folder / INDEX_FILE, START_DTYPE)
-        self._descriptors: dict[str, int] = {}
-        weakref.finalize(self, _release, self._descriptors, self.folder if owned else None)
+        self.starts = {
+            side: DiskArray.of_flat(self.folder / name, START_DTYPE)
+            for side, name in START_FILES.items()
+        }
+        self.indices = DiskArray.of_flat(self.folder / INDEX_FILE, START_DTYPE)
+        if owned:
+            weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -129,11 +133,7 @@ class EncodedPairs(Sequence[Example]):
 
     def _ids(self, side: str, position: int) -> np.ndarray:
         start, end = self.starts[side][position : position + 2].tolist()
-        if side not in self._descriptors:
-            self._descriptors[side] = os.open(self.folder / ID_FILES[side], os.O_RDONLY)
-        size = ID_DTYPE.itemsize
-        data = os.pread(self._descriptors[side], (end - start) * size, start * size)
-        return np.frombuffer(data, dtype=ID_DTYPE)
+        return self.ids[side][start:end]
 
     def lengths(self) -> np.ndarray:
         """Every pair's :attr:`Example.length`."""
@@ -147,14 +147,6 @@ class EncodedPairs(Sequence[Example]):
                 yield ids
 
 
-def _release(descriptors: dict[str, int], folder: Path | None) -> None:
-    """Close an :class:`EncodedPairs`' id files and remove the folder it owns."""
-    for descriptor in descriptors.values():
-        os.close(descriptor)
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def _append(ids: list[list[int]], end: int, id_file: BinaryIO, start_file: BinaryIO) -> int:
     """Append sequences of ids to an id file and their end positions to a start file;
     return the new end."""
@@ -163,13 +155,6 @@ def _append(ids: list[list[int]], end: int, id_file: BinaryIO, start_file: Binar
     np.fromiter((i for one in ids for i in one), dtype=ID_DTYPE, count=total).tofile(id_file)
     (end + np.cumsum(lengths)).astype(START_DTYPE).tofile(start_file)
     return end + total
-
-
-def _mapped(path: Path, dtype: np.dtype) -> np.ndarray:
-    """A read-only memory map of a flat array file (an empty array for an empty file)."""
-    if path.stat().st_size == 0:
-        return np.zeros(0, dtype=dtype)
-    return np.memmap(path, dtype=dtype, mode="r")
 
 
 def encode_pairs(

@@ -14,7 +14,7 @@ def data_facts(model: torch.nn.Module, counts: np.ndarray) -> dict[str, float | 
     training tokens, non-embedding parameters and training tokens per such parameter.
 
     ``counts``: how often each token id occurs in the training tokens (``np.bincount``;
-    :func:`unit_counts` for a memory-mapped corpus)."""
+    :func:`unit_counts` for a corpus on disk)."""
     embedding = {
         id(p)
         for module in model.modules()

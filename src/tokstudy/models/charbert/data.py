@@ -30,7 +30,7 @@ def pretokenize_words(
     out_dir: Path,
     config: CharBertConfig,
 ) -> TokenCorpus:
-    """Word ids and spellings of every word of a text, as a memory-mapped corpus.
+    """Word ids and spellings of every word of a text, as a corpus on disk.
 
     The corpus metadata keeps ``config`` (key ``charbert``) for pretraining.
     """

@@ -34,15 +34,21 @@ def line_stream(ids: np.ndarray, offsets: np.ndarray, eol_id: int) -> np.ndarray
     return np.insert(np.asarray(ids, dtype=np.int64), np.asarray(offsets[1:]), eol_id)
 
 
+#: lines between the stream positions a :class:`LineStream` keeps in memory: finding a
+#: position's line reads at most this many line offsets
+LINE_INDEX_STRIDE = 4096
+
+
 class LineStream:
-    """Lines ``first … last-1`` of a memory-mapped corpus as :func:`line_stream` gives them,
-    read a block at a time and never materialised: a training stream of any size.
+    """Lines ``first … last-1`` of a corpus as :func:`line_stream` gives them, read a block
+    at a time and never materialised: a training stream of any size.
 
     ``ids`` and ``offsets`` as in :class:`tokstudy.models.data.TokenCorpus` (line ``i`` is
-    ``ids[offsets[i]:offsets[i + 1]]``). Position ``p`` of the stream lies in line ``l``
-    where ``start(l) <= p < start(l + 1)``, ``start(l) = offsets[l] - offsets[first] + l -
-    first`` (each earlier line adds its end-of-line token), found by bisection over the
-    memory-mapped offsets.
+    ``ids[offsets[i]:offsets[i + 1]]``; arrays on disk or in memory). Position ``p`` of the
+    stream lies in line ``l`` where ``start(l) <= p < start(l + 1)``, ``start(l) =
+    offsets[l] - offsets[first] + l - first`` (each earlier line adds its end-of-line
+    token): the stream keeps ``start`` of every :data:`LINE_INDEX_STRIDE`-th line, and a
+    lookup reads the offsets of one stride.
     """
 
     def __init__(
@@ -54,23 +60,27 @@ class LineStream:
         self.first = first
         self.last = len(offsets) - 1 if last < 0 else last
         self.base = int(offsets[first])
+        self.index_lines = np.arange(first, self.last, LINE_INDEX_STRIDE, dtype=np.int64)
+        self.index_starts = self._start(self.index_lines, offsets[self.index_lines])
 
     def __len__(self) -> int:
         return int(self.offsets[self.last]) - self.base + self.last - self.first
 
-    def _start(self, lines: np.ndarray) -> np.ndarray:
-        """Stream position of the first token of each line (``last``: the stream's end)."""
-        return np.asarray(self.offsets[lines], dtype=np.int64) - self.base + lines - self.first
+    def _start(self, lines: np.ndarray, line_offsets: np.ndarray) -> np.ndarray:
+        """Stream position of the first token of each line (``last``: the stream's end),
+        given the lines' offsets."""
+        return np.asarray(line_offsets, dtype=np.int64) - self.base + lines - self.first
 
     def _line_at(self, positions: np.ndarray) -> np.ndarray:
         """The line each stream position lies in."""
-        low = np.full(len(positions), self.first, dtype=np.int64)
-        high = np.full(len(positions), self.last, dtype=np.int64)
-        while np.any(high - low > 1):  # start(low) <= position < start(high)
-            middle = (low + high) // 2
-            below = self._start(middle) <= positions
-            low, high = np.where(below, middle, low), np.where(below, high, middle)
-        return low
+        found = np.empty(len(positions), dtype=np.int64)
+        strides = np.searchsorted(self.index_starts, positions, side="right") - 1
+        for place, (position, stride) in enumerate(zip(positions, strides, strict=True)):
+            low = int(self.index_lines[stride])
+            lines = np.arange(low, min(low + LINE_INDEX_STRIDE, self.last) + 1)
+            starts = self._start(lines, self.offsets[low : lines[-1] + 1])
+            found[place] = low + np.searchsorted(starts, position, side="right") - 1
+        return found
 
     def blocks(self, starts: np.ndarray, length: int) -> np.ndarray:
         """Rows ``stream[s : s + length]`` for every start ``s`` (int64), stacked."""
@@ -84,14 +94,14 @@ class LineStream:
             tokens = line_stream(
                 self.ids[offsets[0] : offsets[-1]], offsets - offsets[0], self.eol_id
             )
-            skip = start - self._start(np.array([first]))[0]
+            skip = start - self._start(np.array([first]), offsets[:1])[0]
             rows[row] = tokens[skip : skip + length]
         return rows
 
     def counts(self, vocab_size: int, chunks: Iterable[np.ndarray] | None = None) -> np.ndarray:
         """How often each id occurs in the stream (the end-of-line token once per line);
         ``chunks``: the stream's ids read in pieces (:meth:`TokenCorpus.chunks`), so a
-        memory-mapped corpus is not mapped in whole (default: its slice of ``ids``)."""
+        corpus on disk is not read into memory whole (default: its slice of ``ids``)."""
         if chunks is None:
             chunks = [np.asarray(self.ids[self.base : int(self.offsets[self.last])])]
         counts = unit_counts(chunks, vocab_size)

@@ -53,7 +53,7 @@ class StreamBatches:
 
 def _split_corpus(corpus: TokenCorpus, train_text: Path, config: ClmConfig, eol: int) -> dict:
     """Training and validation streams (the last ``validation_lines`` lines) and the bytes
-    of the training lines; the training stream stays memory-mapped (:class:`LineStream`)."""
+    of the training lines; the training stream stays on disk (:class:`LineStream`)."""
     lines = corpus.n_lines
     if config.validation_lines >= lines:
         raise TokstudyError(

@@ -92,7 +92,7 @@ def _pretokenize(
     whole_word_mask: bool,
     shard: tuple[int, int] = (0, 1),
 ) -> None:
-    """The memory-mapped corpus of ``text`` (or of its ``shard``) under the tokenizer
+    """The pre-tokenized corpus of ``text`` (or of its ``shard``) under the tokenizer
     folder's training tokenizer (one sampled segmentation per line for a sampling adapter:
     its record's ``sampled_segmentation`` and the log say so)."""
     tokenizer, sampling = training_tokenizer(tokenizer_dir)
