@@ -1,8 +1,9 @@
 """The extension points hold: in a copy of the project, a toy analysis (one folder of the
 workflow wing, one ``ANALYSES`` line, its schema entry, one ``include:``), a toy downstream
-task (one module, one ``TASKS`` line, its name in the schema's ``models.tasks``) and a toy
-metric (one function, one ``METRICS`` line, its name in the schema's ``metrics``) are
-planned by a dry run of a study that enables them, with nothing else edited."""
+task (one module, one ``TASKS`` line, its name in the schema's ``models.tasks``), a toy
+metric (one function, one ``METRICS`` line, its name in the schema's ``metrics``) and a toy
+tokenizer (one adapter module, one ``ADAPTERS`` entry) are planned by a dry run of a study
+that enables them, with nothing else edited (docs/architecture.md's "Add …" rows)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,15 @@ TOY_TASK = '''
 def finetune_toy(model, tokenizer, output, settings, **data):
     """A toy fine-tuning task: never run by a dry run."""
     raise NotImplementedError
+'''
+TOY_TOKENIZER = '''
+from tokstudy.tokenizers.adapters.char import CharTokenizer
+
+
+class ToyTokenizer(CharTokenizer):
+    """A toy tokenizer: the character tokenizer under another name."""
+
+    name = "toy"
 '''
 TOY_METRIC = '''
 
@@ -113,6 +123,17 @@ def add_toy_task(project: Path) -> None:
     registry.write_text(text.replace("            Task(\n", line + "            Task(\n", 1))
 
 
+def add_toy_tokenizer(project: Path) -> None:
+    """One adapter module and one ADAPTERS entry."""
+    (project / "src/tokstudy/tokenizers/adapters/toy.py").write_text(TOY_TOKENIZER)
+    _append_after(
+        project / "src/tokstudy/tokenizers/registry.py",
+        "ADAPTERS: dict[str, Registered] = {",
+        '    "toy": Registered("tokstudy.tokenizers.adapters.toy:ToyTokenizer", "toy", 1.0, '
+        '"#000000"),\n',
+    )
+
+
 def add_toy_metric(project: Path) -> None:
     """One function and one METRICS line."""
     metrics = project / "src/tokstudy/metrics/compute.py"
@@ -140,11 +161,14 @@ def add_schema_entries(project: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_toy_analysis_task_and_metric_are_planned_through_the_registries(tmp_path: Path) -> None:
+def test_a_toy_analysis_task_metric_and_tokenizer_are_planned_through_the_registries(
+    tmp_path: Path,
+) -> None:
     project = copy_project(tmp_path / "project")
     add_toy_analysis(project)
     add_toy_task(project)
     add_toy_metric(project)
+    add_toy_tokenizer(project)
     add_schema_entries(project)
     data = tmp_path / "data"
     ud = data / "ud" / "UD_Xx-Toy"
@@ -155,7 +179,7 @@ def test_a_toy_analysis_task_and_metric_are_planned_through_the_registries(tmp_p
     config = {
         "results_dir": str(tmp_path / "res"),
         "languages": {"xx": {"path": str(write_lines(data / "xx.txt", ["a b", "c d"] * 10))}},
-        "tokenizers": {"char": {}},
+        "tokenizers": {"char": {}, "toy": {}},
         "metrics": ["mu", "toy_metric"],
         "analyses": {"toy": True},
         "models": {
@@ -180,5 +204,7 @@ def test_a_toy_analysis_task_and_metric_are_planned_through_the_registries(tmp_p
     planned = result.stdout
     assert re.search(r"^rule toy_table:", planned, re.M)
     assert f"{tmp_path}/res/tables/analysis/toy_xx.csv" in planned
-    assert re.search(r"^rule finetune_model:.*?wildcards:[^\n]*task=toy", planned, re.M | re.S)
+    jobs = re.split(r"^(?=(?:local)?rule )", planned, flags=re.M)  # one block per planned job
+    assert any(job.startswith("rule finetune_model:") and "task=toy" in job for job in jobs)
     assert f"{tmp_path}/res/plots/metrics/toy_metric_heldout.png" in planned
+    assert any(job.startswith("rule train_tokenizer:") and "tokenizer=toy" in job for job in jobs)
