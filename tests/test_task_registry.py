@@ -3,7 +3,9 @@ model families read it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -13,6 +15,8 @@ from tokstudy.models import task_registry
 from tokstudy.models.config import ModelsConfig, from_mapping
 from tokstudy.models.task_registry import TASKS, Score, Task
 from tokstudy.workflow.models.finetune_plan import FinetunePlanner
+from tokstudy.workflow.plan import StudyPlan
+from tokstudy.workflow.study.core import Study
 
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -25,8 +29,7 @@ def test_the_schema_enum_lists_the_registered_tasks() -> None:
 
 def test_every_task_function_exists_and_every_score_has_a_direction() -> None:
     for task in TASKS.values():
-        if task.kind != "modifier":
-            assert callable(task.function()), task.name
+        assert callable(task.function()), task.name
         assert all(isinstance(score.higher_is_better, bool) for score in task.scores)
     scores = task_registry.scores()
     assert scores["clm"][0].metric == "bits_per_byte"
@@ -54,3 +57,49 @@ def test_a_registered_task_is_a_setting_choice_and_a_finetune_wildcard(monkeypat
     assert "toy" in task_registry.tasks_reading("treebank")
     with pytest.raises(TokstudyError, match=r"models\.tasks must be one of clm, mlm, noise, pos, "):
         from_mapping(ModelsConfig, {"tasks": ["nope"]})
+
+
+def _finetune_plan(tmp_path: Path, language: str, **models: object) -> FinetunePlanner:
+    """The fine-tuning planner of a one-language study without UD treebanks."""
+    config = {
+        "languages": {language: {"chatterbot": "german"}},
+        "tokenizers": {"char": {}},
+        "metrics": ["mu"],
+        "results_dir": "res",
+        "models": {"languages": [language], "tokenizers": ["char"], **models},
+    }
+    return StudyPlan(Study(config, tmp_path)).models.finetune
+
+
+@pytest.mark.parametrize(
+    ("language", "task", "instead"),
+    [
+        ("en", "pos", "silver POS labels, which exist only for German ('de')"),
+        ("de", "sentence", "models.sentence_tsv.de"),
+    ],
+)
+def test_a_language_without_a_treebank_names_what_its_task_may_read_instead(
+    tmp_path: Path, language: str, task: str, instead: str
+) -> None:
+    message = (
+        f"config key models.treebanks.{language} is missing: task {task} needs a UD treebank "
+        f"(or {instead})"
+    )
+    with pytest.raises(TokstudyError, match=re.escape(message)):
+        _finetune_plan(tmp_path, language, tasks=[task])
+
+
+def test_the_registered_alternatives_stand_in_for_a_treebank(tmp_path: Path) -> None:
+    silver = _finetune_plan(tmp_path, "de", tasks=["pos"])
+    assert silver.treebank_folder("de") is None
+    assert silver.finetune_data(SimpleNamespace(task="pos", language="de")) == {
+        "treebank": "res/models/treebanks/de/silver"
+    }
+    (tmp_path / "train.tsv").write_text("text\tlabel\nein Satz\tyes\n", encoding="utf-8")
+    (tmp_path / "test.tsv").write_text("text\tlabel\nnoch einer\tno\n", encoding="utf-8")
+    tsv = {"de": {"train": "train.tsv", "test": "test.tsv"}}
+    user = _finetune_plan(tmp_path, "de", tasks=["pos", "sentence"], sentence_tsv=tsv)
+    assert user.finetune_data(SimpleNamespace(task="sentence", language="de")) == {
+        "tsv_train": str(tmp_path / "train.tsv"),
+        "tsv_test": str(tmp_path / "test.tsv"),
+    }

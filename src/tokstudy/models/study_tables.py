@@ -28,12 +28,10 @@ from tokstudy.models.clm.scoring import DETAILS_FILE, TRAINING_FACTS
 from tokstudy.models.clm_scales import data_starved, scale_agreement
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.run_flags import LOSSY_TOLERANCE, RUN_FACTS, flagged_runs, mark_flagged
+from tokstudy.models.task_registry import TASKS
 from tokstudy.models.tsv_datasets import write_tsv
 from tokstudy.statistics.significance import seed_summary, wilcoxon_table
 from tokstudy.write_errors import naming_write_failures
-
-#: the metrics the plot shows of these tasks (the others show every metric)
-PLOTTED_METRICS = {"mlm": ("pseudo_perplexity", "bits_per_char"), "clm": ("bits_per_byte",)}
 
 
 def read_tables(files: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
@@ -157,7 +155,7 @@ def plot_noise(results: pd.DataFrame, outputs: Sequence[Path]) -> None:
     Level 0 is the clean text, so each line shows how a tokenizer's model degrades.
     """
     plotted = [
-        task not in PLOTTED_METRICS or metric in PLOTTED_METRICS[task]
+        not TASKS[task].plotted or metric in TASKS[task].plotted
         for task, metric in zip(results["task"], results["metric"], strict=True)
     ]
     shown = results[plotted]

@@ -11,7 +11,8 @@ read this registry; adding a task is one module and one :data:`TASKS` entry.
 Kinds:
 
 * ``evaluation`` scores the pretrained MLM on held-out text (``mlm``);
-* ``modifier`` changes the other tasks' evaluation (``noise``: adds noised test text);
+* ``modifier`` changes the other tasks' evaluation (``noise``: its function noises the
+  test text they are also scored on);
 * ``finetune`` fine-tunes the pretrained MLM with a ``head`` on every ``token`` or on the
   ``sequence`` (``pos``, ``sentence``);
 * ``from_scratch`` trains its own model on the cell's training text (``clm``).
@@ -45,10 +46,13 @@ class Task:
     """One downstream task (see the module doc for ``kind`` and ``head``).
 
     ``inputs``: the data it reads beside the cell's model and tokenizer (``heldout``,
-    ``train``: the cell's corpus splits; ``treebank``: a UD treebank; ``sentence_tsv``: a
-    user TSV dataset). ``run``: ``module:function`` of its training / scoring function.
-    ``note``: what a reader of its scores must know (shown beside them in the correlation
-    tables), required when a score is not comparable across tokenizers.
+    ``train``: the cell's corpus splits; ``treebank``: a UD treebank; what a fine-tuning
+    task may read instead of one: ``sentence_tsv``, a user TSV dataset, or ``silver_pos``,
+    silver POS labels). ``run``: ``module:function`` of its training / scoring function (a
+    modifier's: the function that modifies). ``plotted``: the metrics the noise plot shows
+    of it (empty: every metric). ``note``: what a reader of its scores must know (shown
+    beside them in the correlation tables), required when a score is not comparable across
+    tokenizers.
     """
 
     name: str
@@ -57,6 +61,7 @@ class Task:
     run: str
     scores: tuple[Score, ...]
     head: str = ""
+    plotted: tuple[str, ...] = ()
     note: str = ""
 
     def __post_init__(self) -> None:
@@ -93,6 +98,7 @@ TASKS: dict[str, Task] = {
                     Score("bits_per_byte", False, True),
                     Score("unigram_bits_per_byte", False, True),
                 ),
+                plotted=("bits_per_byte",),
             ),
             Task(
                 "mlm",
@@ -103,17 +109,18 @@ TASKS: dict[str, Task] = {
                     Score("bits_per_char", False, False),
                     Score("pll_per_word", True, False),
                 ),
+                plotted=("pseudo_perplexity", "bits_per_char"),
                 note=(
                     "pseudo-log-likelihood scores are not comparable across tokenizers: one "
                     "token is masked at a time, so a word cut into many pieces is predicted "
                     "from its own other pieces (Kauf & Ivanova 2023; PLL-word-l2r is their fix)"
                 ),
             ),
-            Task("noise", "modifier", (), "", ()),
+            Task("noise", "modifier", (), "tokstudy.models.noise:noise_lines", ()),
             Task(
                 "pos",
                 "finetune",
-                ("treebank",),
+                ("treebank", "silver_pos"),
                 "tokstudy.models.tasks:finetune_pos",
                 _CLASSIFICATION,
                 head="token",

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 FINETUNE_TASKS = tasks_of_kind("finetune")
 #: the language that gets silver POS labels (HanTa's German model) without a UD treebank
 SILVER_LANGUAGE = "de"
+#: what a fine-tuning task may read instead of a UD treebank (a name in its registry
+#: entry's ``inputs``), as an error names it
+TREEBANK_ALTERNATIVES = {
+    "sentence_tsv": "models.sentence_tsv.{language}",
+    "silver_pos": f"silver POS labels, which exist only for German ({SILVER_LANGUAGE!r})",
+}
 
 
 class FinetunePlanner:
@@ -58,17 +64,21 @@ class FinetunePlanner:
             if not path.is_dir():
                 raise TokstudyError(f"config key models.treebanks.{language}: no folder {path}")
             return path
-        if "sentence" in models.tasks and language not in models.sentence_tsv:
-            raise TokstudyError(
-                f"config key models.treebanks.{language} is missing: task sentence needs a UD "
-                f"treebank with features (or models.sentence_tsv.{language})"
-            )
-        if "pos" in models.tasks and language != SILVER_LANGUAGE:
-            raise TokstudyError(
-                f"config key models.treebanks.{language} is missing: silver POS labels exist "
-                f"only for German ({SILVER_LANGUAGE!r})"
-            )
+        for task in self.tasks():
+            instead = [data for data in TASKS[task].inputs if data in TREEBANK_ALTERNATIVES]
+            if not any(self._has(data, language) for data in instead):
+                named = " or ".join(TREEBANK_ALTERNATIVES[data] for data in instead)
+                raise TokstudyError(
+                    f"config key models.treebanks.{language} is missing: task {task} needs a "
+                    "UD treebank" + (f" (or {named.format(language=language)})" if named else "")
+                )
         return None
+
+    def _has(self, data: str, language: str) -> bool:
+        """Whether ``language`` has ``data`` (a :data:`TREEBANK_ALTERNATIVES` input)."""
+        if data == "sentence_tsv":
+            return language in self.section.config.sentence_tsv
+        return data == "silver_pos" and language == SILVER_LANGUAGE
 
     def sentence_tsv(self, language: str) -> dict[str, Path]:
         """The TSV files (split → path) of a language's sentence task; empty: none given."""
