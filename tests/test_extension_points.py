@@ -1,5 +1,6 @@
 """The extension points hold: in a copy of the project, a toy analysis (one folder of the
-workflow wing, one ``ANALYSES`` line, its schema entry, one ``include:``), a toy downstream
+workflow wing, its function in the library, one ``ANALYSES`` line, its schema entry, one
+``include:``), a toy downstream
 task (one module, one ``TASKS`` line, its name in the schema's ``models.tasks``), a toy
 metric (one function, one ``METRICS`` line, its name in the schema's ``metrics``) and a toy
 tokenizer (one adapter module, one ``ADAPTERS`` entry) are planned by a dry run of a study
@@ -26,14 +27,14 @@ class ToyPlanner(AnalysisPlanner):
         languages = self.study.languages if self.section.get("toy") else []
         return [self.study.out(self.TOY, language=language) for language in languages]
 """
-TOY_STEPS = '''
+TOY_TABLE = '''
 from pathlib import Path
 
 
-def toy_table(snakemake):
+def toy_table(heldout: Path, table: Path) -> None:
     """Lines of a language's held-out text."""
-    lines = len(Path(snakemake.input.heldout).read_text().splitlines())
-    Path(snakemake.output[0]).write_text(f"lines\\n{lines}\\n")
+    lines = len(heldout.read_text().splitlines())
+    table.write_text(f"lines\\n{lines}\\n")
 '''
 TOY_RULES = """
 toy_plan = planners.analyses["toy"]
@@ -43,9 +44,9 @@ rule toy_table:
     input:
         heldout=out(planners.corpora.HELDOUT),
     output:
-        out(toy_plan.TOY),
+        table=out(toy_plan.TOY),
     params:
-        **step("tokstudy.workflow.analyses.toy.steps.toy_table"),
+        **step("tokstudy.analyses.toy.tables:toy_table"),
     log:
         out(log_path("toy_table", "{language}")),
     threads: planners.threads("toy_table")
@@ -84,13 +85,16 @@ def _append_after(path: Path, anchor: str, text: str) -> None:
 
 
 def add_toy_analysis(project: Path) -> None:
-    """One folder of the workflow wing (its planner and steps), one registry line (and its
-    import), a schema entry, one include."""
+    """Its computation in the library, its planner in the workflow wing, one registry line
+    (and its import), a schema entry, one rule file and its include."""
+    library = project / "src/tokstudy/analyses/toy"
+    library.mkdir()
+    (library / "__init__.py").write_text("")
+    (library / "tables.py").write_text(TOY_TABLE)
     folder = project / "src/tokstudy/workflow/analyses/toy"
     folder.mkdir()
     (folder / "__init__.py").write_text("")
     (folder / "plan.py").write_text(TOY_PLAN)
-    (folder / "steps.py").write_text(TOY_STEPS)
     registry = project / "src/tokstudy/workflow/analyses/registry.py"
     _append_after(
         registry,
@@ -100,7 +104,7 @@ def add_toy_analysis(project: Path) -> None:
     _append_after(
         registry,
         "ANALYSES: dict[str, Analysis] = {",
-        '    "toy": Analysis(("toy",), ToyPlanner, _steps("toy")),\n',
+        '    "toy": Analysis(("toy",), ToyPlanner),\n',
     )
     (project / "workflow/rules/analyses/toy.smk").write_text(TOY_RULES)
     _append_after(

@@ -305,7 +305,8 @@ def test_premium_plots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert list(matrix.columns) == ["b", "a"] and list(matrix.index) == ["de", "en", "is"]
     assert np.isnan(matrix.loc["is", "b"])
     outputs = [tmp_path / f"{name}.{ext}" for name in ("heat", "bars") for ext in ("png", "pdf")]
-    plot_premiums(table, "en", outputs[:2], outputs[2:])
+    table.to_csv(tmp_path / "premiums.csv", index=False)
+    plot_premiums(tmp_path / "premiums.csv", "en", outputs[:2], outputs[2:])
     heatmap, bars = figures
     # heat map: languages de, en, is down, tokenizers b, a across, "is" empty for b
     grid, colour_bar = heatmap.axes

@@ -479,9 +479,7 @@ def test_udhr_plots(tmp_path: Path, udhr_root: Path) -> None:
         name: [tmp_path / f"{name}.png", tmp_path / f"{name}.pdf"]
         for name in ("map", "curves", "scripts")
     }
-    plot_udhr_premiums(
-        read_udhr_table(outputs["csv"]), read_udhr_table(outputs["scripts_csv"]), "eng", plots
-    )
+    plot_udhr_premiums(outputs["csv"], outputs["scripts_csv"], "eng", plots)
     assert all(path.stat().st_size > 1000 for paths in plots.values() for path in paths)
 
 

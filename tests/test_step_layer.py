@@ -1,11 +1,12 @@
-"""The step layer's layout: rule → ``workflow/scripts/run_step.py`` → its step module.
+"""The step layer's layout: rule → ``workflow/scripts/run_step.py`` → the library function
+it names, or its step module.
 
 Every rule of ``workflow/rules/<stage>.smk`` (``analyses/<name>.smk``) that runs a script runs
-the one dispatcher ``workflow/scripts/run_step.py`` and names its step
-``tokstudy.workflow.<stage>.steps.<rule>``
-(``tokstudy.workflow.analyses.<name>.steps.<rule>``) with
-``**step(...)`` (which also fingerprints its code); every public function of the step
-modules is such a rule; the library never imports the steps and the steps never import
+the one dispatcher ``workflow/scripts/run_step.py`` and names with ``**step(...)`` (which
+also fingerprints its code) either a library function (``tokstudy.<package>.<module>:<name>``,
+called through the binder with the rule's entries of its parameters' names: every analysis
+rule) or its step ``tokstudy.workflow.<stage>.steps.<rule>``; every public function of the
+step modules is such a rule; the library never imports the steps and the steps never import
 Snakemake. Then steps run on Snakemake's own containers, through the dispatcher.
 """
 
@@ -16,6 +17,7 @@ import importlib
 import inspect
 import json
 import re
+import typing
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,7 +26,7 @@ import pytest
 from conftest import REPO, write_lines
 from snakemake.iocontainers import Namedlist
 
-from tokstudy.workflow.analyses.registry import ANALYSES
+from tokstudy.workflow.binder import JOB_VALUES, imported_function
 from tokstudy.workflow.code_fingerprint import code_fingerprint
 from tokstudy.workflow.corpora import steps as corpora_steps
 from tokstudy.workflow.dispatch import run_named_step
@@ -35,6 +37,8 @@ SCRIPTS = REPO / "workflow" / "scripts"
 SOURCE = REPO / "src"
 #: what every step shares: the ``Snakemake`` protocol and ``code_record``
 SHARED_STEPS = SOURCE / "tokstudy" / "workflow" / "snakemake_job.py"
+#: what calls the library function a rule names with the job's entries
+BINDER = SOURCE / "tokstudy" / "workflow" / "binder.py"
 
 
 def rule_files() -> list[Path]:
@@ -43,10 +47,8 @@ def rule_files() -> list[Path]:
 
 
 def steps_module(smk: Path) -> str:
-    """The module of the steps of a rule file's rules: ``tokstudy.workflow.<stage>.steps``
-    for a stage, the registry's ``steps`` module for an analysis."""
-    if smk.parent.name == "analyses":
-        return ANALYSES[smk.stem].steps
+    """The module of the steps of a rule file's rules that name a step:
+    ``tokstudy.workflow.<stage>.steps``."""
     return f"tokstudy.workflow.{smk.stem}.steps"
 
 
@@ -56,8 +58,8 @@ def module_file(module: str) -> Path:
 
 
 def step_files() -> list[Path]:
-    """Every module of steps: each stage's and each analysis's."""
-    return sorted({module_file(steps_module(smk)) for smk, _ in script_rules()})
+    """Every module of steps (of the stages whose rules name steps)."""
+    return sorted({module_file(steps_module(smk)) for smk, _ in step_rules()})
 
 
 RULE = re.compile(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", re.M)
@@ -65,7 +67,7 @@ SCRIPT = re.compile(r"^\s+script\s*:\s*\n\s+(\S+)", re.M)
 STEP = re.compile(r"^\s+\*\*step\(\s*(['\"])(.+?)\1\s*\),?$", re.M)
 
 
-def script_rules() -> dict[tuple[str, str], str]:
+def script_rules() -> dict[tuple[Path, str], str]:
     """(rule file, rule) → the step the rule names with ``**step(...)``, for every .smk file;
     every ``script:`` is ``RUN_STEP``.
 
@@ -73,6 +75,11 @@ def script_rules() -> dict[tuple[str, str], str]:
     (``rule``, ``localrules``, Python code such as an ``if`` around a rule); a ``script:``
     must sit in a rule's block.
     """
+    return {key: step for key, (step, _) in _script_rule_blocks().items()}
+
+
+def _script_rule_blocks() -> dict[tuple[Path, str], tuple[str, str]]:
+    """(rule file, rule) → (the step it names, the rule's text)."""
     found = {}
     for smk in rule_files():
         for block in re.split(r"\n(?=[^\s#])", smk.read_text(encoding="utf-8")):
@@ -83,8 +90,18 @@ def script_rules() -> dict[tuple[str, str], str]:
             assert rule and scripts == ["RUN_STEP"], f"{smk.name}: {block[:80]}: {scripts}"
             steps = STEP.findall(block)
             assert len(steps) == 1, f"{smk.name}: rule {rule.group(1)} names no single step"
-            found[smk, rule.group(1)] = steps[0][1]
+            found[smk, rule.group(1)] = (steps[0][1], block)
     return found
+
+
+def step_rules() -> dict[tuple[Path, str], str]:
+    """The rules that name a step module's function (``tokstudy.workflow.<stage>.steps.<rule>``)."""
+    return {key: step for key, step in script_rules().items() if ":" not in step}
+
+
+def bound_rules() -> dict[tuple[Path, str], tuple[str, str]]:
+    """The rules that name a library function (``module:function``): its name, the rule's text."""
+    return {key: found for key, found in _script_rule_blocks().items() if ":" in found[0]}
 
 
 def test_the_parser_sees_every_script_rule() -> None:
@@ -99,18 +116,51 @@ def test_the_parser_sees_every_script_rule() -> None:
     )
     assert found[RULES / "report.smk", "study_page"] == "tokstudy.workflow.report.steps.study_page"
     parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]
-    assert parity == "tokstudy.workflow.analyses.parity.steps.tokenization_parity"
+    assert parity == "tokstudy.analyses.parity.tables:write_parity"
     scripts = sum(text.count("script:") for text in map(Path.read_text, rule_files()))
     assert len(found) == scripts
 
 
-def test_every_script_rule_runs_the_step_named_after_it() -> None:
+def test_every_step_rule_runs_the_step_named_after_it() -> None:
     wrong = {
         f"{smk}: rule {rule} runs {step}"
-        for (smk, rule), step in script_rules().items()
+        for (smk, rule), step in step_rules().items()
         if step != f"{steps_module(smk)}.{rule}"
     }
     assert not wrong
+    assert not any(smk.parent.name == "analyses" for smk, _ in step_rules())
+
+
+#: planner methods a rule unpacks into its entries, and the names they give
+#: (tests/test_study_planners.py and tests/test_study.py check what they return)
+SPLATTED = {
+    "**parity_plan.texts()": ("reference_text", "target_text"),
+    "**multilingual_plan.sampling()": ("temperature", "seed", "total_lines"),
+}
+
+
+def test_every_bound_rule_gives_its_function_each_parameter_by_name() -> None:
+    """The function a rule names exists, says what it does, and each parameter it needs is
+    a key of the rule's input, output or params (``name=``), a wildcard (``{name}`` in its
+    log path) or one the binder gives (``threads``, ``code``, ``outputs``)."""
+    missing = []
+    for (smk, rule), (target, block) in bound_rules().items():
+        function = imported_function(target)
+        assert function.__doc__, target
+        typing.get_type_hints(function)  # the binder converts by the annotations
+        splatted = {name for call, names in SPLATTED.items() if call in block for name in names}
+        for name, parameter in inspect.signature(function).parameters.items():
+            given = (
+                re.search(rf"^\s+{name}=", block, re.M)
+                or f'"{{{name}}}"' in block
+                or name in splatted
+            )
+            if parameter.default is inspect.Parameter.empty and not (
+                given or name in (*JOB_VALUES, "outputs")
+            ):
+                missing.append(f"{smk.name}: rule {rule}: {target} needs {name!r}")
+    assert not missing
+    assert len(bound_rules()) >= 17  # every analysis rule
 
 
 def test_the_dispatcher_is_the_only_script() -> None:
@@ -123,7 +173,7 @@ def test_the_dispatcher_is_the_only_script() -> None:
 
 
 def test_every_public_step_function_is_a_rule_of_its_stage() -> None:
-    rules = script_rules()
+    rules = step_rules()
     modules = {steps_module(smk): smk for smk in rule_files() if smk in {s for s, _ in rules}}
     found = set(SOURCE.rglob("steps.py"))
     assert found == {module_file(module) for module in modules}
@@ -153,11 +203,11 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_library_never_imports_the_steps() -> None:
-    steps = {"tokstudy.workflow.snakemake_job", *(steps_module(smk) for smk, _ in script_rules())}
+    steps = {"tokstudy.workflow.snakemake_job", *(steps_module(smk) for smk, _ in step_rules())}
     importers = [
         str(path.relative_to(REPO))
         for path in sorted(SOURCE.rglob("*.py"))
-        if path not in [SHARED_STEPS, *step_files()] and _imports(path) & steps
+        if path not in [SHARED_STEPS, BINDER, *step_files()] and _imports(path) & steps
     ]
     assert not importers
 
@@ -165,7 +215,7 @@ def test_the_library_never_imports_the_steps() -> None:
 def test_the_steps_never_import_snakemake() -> None:
     importers = [
         path.name
-        for path in sorted([SHARED_STEPS, *step_files()])
+        for path in sorted([SHARED_STEPS, BINDER, *step_files()])
         if any(name.split(".")[0] == "snakemake" for name in _imports(path))
     ]
     assert not importers

@@ -34,6 +34,9 @@ from pathlib import Path
 import tokstudy
 from tokstudy.errors import TokstudyError
 
+#: what calls a library function a rule names (``module:function``) with the job's files
+#: and settings: its code is part of that function's fingerprint
+BINDING_RUNNER = "tokstudy.workflow.dispatch"
 #: hexadecimal digits of a fingerprint (64 bits)
 FINGERPRINT_DIGITS = 16
 _MODULE_STRING = re.compile(r"tokstudy(?:\.\w+)+(?=:\w+$|$)")
@@ -181,7 +184,9 @@ class CodeIndex:
 
     def fingerprint(self, target: str) -> str:
         """The fingerprint of a module, or of a top-level function or class of one
-        (``tokstudy.workflow.metrics.steps.compute_metrics``): see the module's docstring."""
+        (``tokstudy.workflow.metrics.steps.compute_metrics``, or ``module:function`` for a
+        function a rule calls through the binder, whose code it then covers too): see the
+        module's docstring."""
         own, modules = self._code_of(target)
         parts = [*own, *(f"{name}:{self.module_digest(name)}" for name in sorted(modules))]
         return _digest(parts)[:FINGERPRINT_DIGITS]
@@ -200,13 +205,17 @@ class CodeIndex:
         kept = _statements_reached(module, attribute)
         dependencies = self.imported_modules(module, [module.statements[i] for i in kept])
         parents = [p for p in _parent_packages(module_name) if p in self.paths]
+        runner = [BINDING_RUNNER] if ":" in target else []
         own = [target, *(module.dumps[i] for i in sorted(kept))]
-        return own, self.closure([*dependencies, *parents])
+        return own, self.closure([*dependencies, *parents, *runner])
 
     def _split(self, target: str) -> tuple[str, str | None]:
-        if target in self.paths:
+        if ":" in target:
+            module_name, _, attribute = target.partition(":")
+        elif target in self.paths:
             return target, None
-        module_name, _, attribute = target.rpartition(".")
+        else:
+            module_name, _, attribute = target.rpartition(".")
         if module_name not in self.paths:
             raise TokstudyError(f"{target!r}: no such tokstudy module under {self.root}")
         if not any(attribute in _bound_names(s) for s in self.module(module_name).statements):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.errors import TokstudyError, one_line
+from tokstudy.workflow.binder import bound_arguments, imported_function
 
 
 def _not_the_failure(record: logging.LogRecord) -> bool:
@@ -60,8 +61,19 @@ def optional_path(value: Any) -> Path | None:
 
 
 def run_named_step(snakemake: Any) -> None:
-    """Run the step ``snakemake.params.step`` names (``tokstudy.<stage>.steps.<rule>``)
-    with the job's ``snakemake`` object: what ``workflow/scripts/run_step.py``, the script of
-    every rule, does."""
-    module, _, function = snakemake.params.step.rpartition(".")
-    getattr(importlib.import_module(module), function)(snakemake)
+    """Run what ``snakemake.params.step`` names: a library function
+    (``tokstudy.<package>.<module>:<function>``), called with the job's entries of the same
+    names (:mod:`tokstudy.workflow.binder`) and logging to the rule's log, or a step
+    (``tokstudy.<stage>.steps.<rule>``), called with the job's ``snakemake`` object: what
+    ``workflow/scripts/run_step.py``, the script of every rule, does."""
+    target = snakemake.params.step
+    if ":" in target:
+        function = imported_function(target)
+        try:
+            arguments = bound_arguments(function, snakemake)
+        except TokstudyError as exc:  # a rule and its function that do not match
+            sys.exit(f"error: {one_line(exc)}")
+        run_step(snakemake.log[0], function, **arguments)
+        return
+    module, _, function_name = target.rpartition(".")
+    getattr(importlib.import_module(module), function_name)(snakemake)

@@ -1,14 +1,15 @@
-"""What every step shares: the ``snakemake`` object it is given and the record of its code.
+"""What every step and the binder share: the ``snakemake`` object and the record of its code.
 
-The step layer is one module per ``.smk`` file, in the package of its stage:
-``tokstudy.<stage>.steps.<rule>`` is the function that rule ``<rule>`` of
-``workflow/rules/<stage>.smk`` runs (``tokstudy.workflow.pretrained.steps`` for
-``pretrained.smk``, ``tokstudy.analyses.<name>.steps`` for ``analyses/<name>.smk``): the rule
-names it with ``params: **step("tokstudy.<stage>.steps.<rule>")`` and its script is
-``workflow/scripts/run_step.py``, the one dispatcher, which calls it with Snakemake's
-``snakemake`` object (:func:`tokstudy.workflow.dispatch.run_named_step`). A step function
-reads the rule's files, parameters and wildcards, turns them into library arguments and
-calls the library through :func:`tokstudy.workflow.dispatch.run_step` (the rule's log, one-line
+A rule names what it runs with ``params: **step(...)`` (``workflow/rules/common.smk``) and
+its script is ``workflow/scripts/run_step.py``, the one dispatcher
+(:func:`tokstudy.workflow.dispatch.run_named_step`): either a library function
+(``tokstudy.<package>.<module>:<function>``, every analysis rule), which
+:mod:`tokstudy.workflow.binder` calls with the job's entries of its parameters' names, or,
+for the stages not moved yet, the step ``tokstudy.workflow.<stage>.steps.<rule>`` of
+``workflow/rules/<stage>.smk`` (``tokstudy.workflow.pretrained.steps`` for
+``pretrained.smk``), called with Snakemake's ``snakemake`` object. A step function reads
+the rule's files, parameters and wildcards, turns them into library arguments and calls the
+library through :func:`tokstudy.workflow.dispatch.run_step` (the rule's log, one-line
 errors). Steps sit on top: no library module imports a steps module or this one, and the
 steps import nothing of Snakemake (``tests/test_step_layer.py`` holds the layout).
 """

@@ -11,10 +11,10 @@ correlation_plan = planners.analyses["correlation"]
 
 rule correlation:
     input:
-        metrics=out(planners.metrics.TABLE),
+        metrics_csv=out(planners.metrics.TABLE),
         model_results=out(planners.models.RESULTS_TABLE) if planners.models.section.models else [],
-        nmt_scores=planners.nmt.score_files(),
-        nmt_metrics=correlation_plan.nmt_metric_files(),
+        nmt_score_files=planners.nmt.score_files(),
+        nmt_metric_files=correlation_plan.nmt_metric_files(),
     output:
         csv=out(correlation_plan.CORRELATION, ext="csv"),
         markdown=report(
@@ -60,8 +60,8 @@ rule correlation:
             labels={"analysis": "every verdict with and without flagged runs"},
         ),
     params:
-        **step("tokstudy.workflow.analyses.correlation.steps.correlation"),
-        metrics=planners.metrics.names,
+        **step("tokstudy.analyses.correlation.run:correlation_analysis"),
+        metric_names=planners.metrics.names,
         settings=correlation_plan.resampling(),
         nmt_sides=correlation_plan.nmt_metric_sides(),
         families=planners.tokenizers.families(),

@@ -6,7 +6,7 @@ morphology_plan = planners.analyses["morphology"]
 
 rule morphological_alignment:
     input:
-        [planners.tokenizers.tokenizer_dir(j) for j in planners.tokenizers.scored_cells()],
+        tokenizers=[planners.tokenizers.tokenizer_dir(j) for j in planners.tokenizers.scored_cells()],
     output:
         csv=out(morphology_plan.MORPHOLOGICAL_ALIGNMENT, ext="csv"),
         markdown=report(
@@ -15,9 +15,14 @@ rule morphological_alignment:
             labels={"analysis": "morphological alignment (UD)"},
         ),
     params:
-        **step("tokstudy.workflow.analyses.morphology.steps.morphological_alignment"),
+        **step("tokstudy.analyses.morphology.tables:write_morphological_alignment"),
         ud_root=morphology_plan.ud_root,
-        jobs=[(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_cells()],
+        tokenizer_dirs=lambda w, input: dict(
+            zip(
+                [(j.language, j.tokenizer, j.size) for j in planners.tokenizers.scored_cells()],
+                input.tokenizers,
+            )
+        ),
     log:
         out(log_path("morphological_alignment")),
     threads: planners.threads("morphological_alignment")

@@ -9,7 +9,7 @@ morphscore_plan = planners.analyses["morphscore"]
 
 rule morphscore:
     input:
-        sorted({str(p.directory) for p in morphscore_plan.tokenizers_scored()}),
+        tokenizer_dirs=sorted({str(p.directory) for p in morphscore_plan.tokenizers_scored()}),
     output:
         csv=out(morphscore_plan.MORPHSCORE, ext="csv"),
         markdown=report(
@@ -17,9 +17,9 @@ rule morphscore:
             category="Analyses",
             labels={"analysis": "MorphScore (UD)"},
         ),
-        json=out(morphscore_plan.MORPHSCORE, ext="json"),
+        notes=out(morphscore_plan.MORPHSCORE, ext="json"),
     params:
-        **step("tokstudy.workflow.analyses.morphscore.steps.morphscore"),
+        **step("tokstudy.analyses.morphscore.tables:write_morphscore"),
         treebanks={k: [str(f) for f in v] for k, v in morphscore_plan.treebanks().items()},
         tokenizers=[vars(p) for p in morphscore_plan.tokenizers_scored()],
         uncovered=morphscore_plan.uncovered(),
@@ -34,7 +34,7 @@ rule morphscore:
 
 rule plot_morphscore_heatmap:
     input:
-        out(morphscore_plan.MORPHSCORE, ext="csv"),
+        table=out(morphscore_plan.MORPHSCORE, ext="csv"),
     output:
         png=report(
             out(morphscore_plan.MORPHSCORE_PLOT, ext="png"),
@@ -43,7 +43,7 @@ rule plot_morphscore_heatmap:
         ),
         pdf=out(morphscore_plan.MORPHSCORE_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.workflow.analyses.morphscore.steps.plot_morphscore_heatmap"),
+        **step("tokstudy.analyses.morphscore.tables:plot_morphscore"),
     log:
         out(log_path("plot_morphscore_heatmap")),
     threads: planners.threads("plot_morphscore_heatmap")

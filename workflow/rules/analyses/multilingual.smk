@@ -11,15 +11,15 @@ multilingual_plan = planners.analyses["multilingual"]
 
 rule multilingual_corpus:
     input:
-        [out(planners.corpora.TRAIN, language=language) for language in multilingual_plan.languages()],
+        texts=[out(planners.corpora.TRAIN, language=language) for language in multilingual_plan.languages()],
     output:
         train=out(multilingual_plan.MULTILINGUAL_TRAIN),
         summary=out(multilingual_plan.MULTILINGUAL_MIX),
         languages=out(multilingual_plan.MULTILINGUAL_LANGUAGES),
     params:
-        **step("tokstudy.workflow.analyses.multilingual.steps.multilingual_corpus"),
-        languages=multilingual_plan.languages(),
-        sampling=multilingual_plan.sampling(),
+        **step("tokstudy.analyses.multilingual.tables:write_multilingual_corpus"),
+        corpora=lambda w, input: dict(zip(multilingual_plan.languages(), input.texts)),
+        **multilingual_plan.sampling(),
     log:
         out(log_path("multilingual_corpus")),
     threads: planners.threads("multilingual_corpus")
@@ -38,7 +38,7 @@ rule multilingual_tables:
         + [planners.tokenizers.pretrained_dir(j.tokenizer) for j in multilingual_plan.comparisons()],
         train=[out(planners.corpora.TRAIN, language=lang) for lang in multilingual_plan.languages()],
         heldout=[out(planners.corpora.HELDOUT, language=lang) for lang in multilingual_plan.languages()],
-        mix=out(multilingual_plan.MULTILINGUAL_MIX),
+        mix_summary=out(multilingual_plan.MULTILINGUAL_MIX),
     output:
         share_csv=out(multilingual_plan.MULTILINGUAL_TABLE, table="vocabulary_share", ext="csv"),
         share_markdown=report(
@@ -53,12 +53,18 @@ rule multilingual_tables:
             labels={"analysis": "multilingual tokenizers: fertility"},
         ),
     params:
-        **step("tokstudy.workflow.analyses.multilingual.steps.multilingual_tables"),
-        languages=multilingual_plan.languages(),
-        tokenizers=[
-            (j.tokenizer, j.size)
-            for j in multilingual_plan.cells() + multilingual_plan.comparisons()
-        ],
+        **step("tokstudy.analyses.multilingual.tables:write_multilingual_tables"),
+        tokenizer_dirs=lambda w, input: dict(
+            zip(
+                [
+                    (j.tokenizer, j.size)
+                    for j in multilingual_plan.cells() + multilingual_plan.comparisons()
+                ],
+                input.tokenizers,
+            )
+        ),
+        train_texts=lambda w, input: dict(zip(multilingual_plan.languages(), input.train)),
+        heldout_texts=lambda w, input: dict(zip(multilingual_plan.languages(), input.heldout)),
     log:
         out(log_path("multilingual_tables")),
     threads: planners.threads("multilingual_tables")
@@ -70,7 +76,7 @@ rule multilingual_tables:
 
 rule plot_multilingual:
     input:
-        out(multilingual_plan.MULTILINGUAL_TABLE, table="vocabulary_share", ext="csv"),
+        table=out(multilingual_plan.MULTILINGUAL_TABLE, table="vocabulary_share", ext="csv"),
     output:
         png=report(
             out(multilingual_plan.MULTILINGUAL_PLOT, ext="png"),
@@ -79,7 +85,7 @@ rule plot_multilingual:
         ),
         pdf=out(multilingual_plan.MULTILINGUAL_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.workflow.analyses.multilingual.steps.plot_multilingual"),
+        **step("tokstudy.analyses.multilingual.plots:plot_vocabulary_share"),
     log:
         out(log_path("plot_multilingual")),
     threads: planners.threads("plot_multilingual")

@@ -9,7 +9,7 @@ numbers_plan = planners.analyses["numbers"]
 
 rule number_tokens:
     input:
-        tokenizers=sorted({e["directory"] for e in numbers_plan.tokenizers_scored()}),
+        tokenizer_dirs=sorted({e["directory"] for e in numbers_plan.tokenizers_scored()}),
         pud=numbers_plan.pud_files(),
         udhr=numbers_plan.udhr_files(),
     output:
@@ -20,7 +20,7 @@ rule number_tokens:
             labels={"analysis": "numbers"},
         ),
     params:
-        **step("tokstudy.workflow.analyses.numbers.steps.number_tokens"),
+        **step("tokstudy.analyses.numbers.tables:write_numbers"),
         seed=study.seed,
         per_length=numbers_plan.settings.get("per_length"),
         tokenizers=numbers_plan.tokenizers_scored(),
@@ -35,7 +35,7 @@ rule number_tokens:
 
 rule plot_number_tokens:
     input:
-        out(numbers_plan.NUMBERS, ext="csv"),
+        table=out(numbers_plan.NUMBERS, ext="csv"),
     output:
         png=report(
             out(numbers_plan.NUMBERS_PLOT, ext="png"),
@@ -44,7 +44,7 @@ rule plot_number_tokens:
         ),
         pdf=out(numbers_plan.NUMBERS_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.workflow.analyses.numbers.steps.plot_number_tokens"),
+        **step("tokstudy.analyses.numbers.tables:plot_numbers"),
     log:
         out(log_path("plot_number_tokens")),
     threads: planners.threads("plot_number_tokens")

@@ -21,8 +21,15 @@ rule tokenization_parity:
             labels={"analysis": "tokenization parity"},
         ),
     params:
-        **step("tokstudy.workflow.analyses.parity.steps.tokenization_parity"),
-        pairs=[(a.tokenizer, a.size) for a, _ in parity_plan.pairs()],
+        **step("tokstudy.analyses.parity.tables:write_parity"),
+        pairs=lambda w, input: {
+            key: (reference, target)
+            for key, reference, target in zip(
+                [(a.tokenizer, a.size) for a, _ in parity_plan.pairs()],
+                input.reference_tokenizers,
+                input.target_tokenizers,
+            )
+        },
         reference=parity_plan.language("reference"),
         target=parity_plan.language("target"),
     log:
@@ -37,7 +44,7 @@ rule tokenization_parity:
 rule tokenization_parity_pud:
     input:
         corpora=list(parity_plan.files().values()),
-        tokenizers=sorted({p.directory for p in parity_plan.tokenizers_scored()}),
+        tokenizer_dirs=sorted({p.directory for p in parity_plan.tokenizers_scored()}),
     output:
         csv=out(parity_plan.PARITY_PUD, ext="csv"),
         markdown=report(
@@ -53,8 +60,8 @@ rule tokenization_parity_pud:
         ),
         json=out(parity_plan.PARITY_PUD, ext="json"),
     params:
-        **step("tokstudy.workflow.analyses.parity.steps.tokenization_parity_pud"),
-        languages=list(parity_plan.files()),
+        **step("tokstudy.analyses.parity.tables:write_parallel_parity"),
+        corpus_files=lambda w, input: dict(zip(parity_plan.files(), input.corpora)),
         reference=parity_plan.language("reference"),
         tokenizers=[vars(p) for p in parity_plan.tokenizers_scored()],
     log:
@@ -68,7 +75,7 @@ rule tokenization_parity_pud:
 
 rule plot_parity_pud:
     input:
-        out(parity_plan.PARITY_PUD, ext="csv"),
+        table=out(parity_plan.PARITY_PUD, ext="csv"),
     output:
         heatmap_png=report(
             out(parity_plan.PARITY_PUD_PLOT, plot="heatmap", ext="png"),
@@ -83,8 +90,10 @@ rule plot_parity_pud:
         ),
         bars_pdf=out(parity_plan.PARITY_PUD_PLOT, plot="bars", ext="pdf"),
     params:
-        **step("tokstudy.workflow.analyses.parity.steps.plot_parity_pud"),
+        **step("tokstudy.analyses.parity.plots:plot_premiums"),
         reference=parity_plan.language("reference"),
+        heatmap=lambda w, output: [output.heatmap_png, output.heatmap_pdf],
+        bars=lambda w, output: [output.bars_png, output.bars_pdf],
     log:
         out(log_path("plot_parity_pud")),
     threads: planners.threads("plot_parity_pud")

@@ -9,9 +9,9 @@ robustness_plan = planners.analyses["robustness"]
 
 rule robustness:
     input:
-        tokenizers=sorted({str(p.directory) for p in robustness_plan.tokenizers_scored()}),
-        pud=list(robustness_plan.pud_files().values()),
-        heldout=list(robustness_plan.heldout_files().values()),
+        tokenizer_dirs=sorted({str(p.directory) for p in robustness_plan.tokenizers_scored()}),
+        pud_files=list(robustness_plan.pud_files().values()),
+        heldout_files=list(robustness_plan.heldout_files().values()),
     output:
         csv=out(robustness_plan.ROBUSTNESS, ext="csv"),
         markdown=report(
@@ -20,9 +20,9 @@ rule robustness:
             labels={"analysis": "robustness"},
         ),
     params:
-        **step("tokstudy.workflow.analyses.robustness.steps.robustness"),
-        pud_languages=list(robustness_plan.pud_files()),
-        heldout_languages=list(robustness_plan.heldout_files()),
+        **step("tokstudy.analyses.robustness.tables:write_robustness"),
+        pud=lambda w, input: dict(zip(robustness_plan.pud_files(), input.pud_files)),
+        heldout=lambda w, input: dict(zip(robustness_plan.heldout_files(), input.heldout_files)),
         tokenizers=[vars(p) for p in robustness_plan.tokenizers_scored()],
         perturbations=robustness_plan.perturbations(),
         settings={
@@ -41,7 +41,7 @@ rule robustness:
 
 rule plot_robustness_heatmap:
     input:
-        out(robustness_plan.ROBUSTNESS, ext="csv"),
+        table=out(robustness_plan.ROBUSTNESS, ext="csv"),
     output:
         png=report(
             out(robustness_plan.ROBUSTNESS_PLOT, ext="png"),
@@ -50,7 +50,7 @@ rule plot_robustness_heatmap:
         ),
         pdf=out(robustness_plan.ROBUSTNESS_PLOT, ext="pdf"),
     params:
-        **step("tokstudy.workflow.analyses.robustness.steps.plot_robustness_heatmap"),
+        **step("tokstudy.analyses.robustness.tables:plot_robustness"),
     log:
         out(log_path("plot_robustness_heatmap")),
     threads: planners.threads("plot_robustness_heatmap")

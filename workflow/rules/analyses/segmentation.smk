@@ -10,7 +10,7 @@ segmentation_plan = planners.analyses["segmentation"]
 
 rule segmentation_table:
     input:
-        train=out(planners.corpora.TRAIN),
+        corpus=out(planners.corpora.TRAIN),
         tokenizers=lambda w: [planners.tokenizers.tokenizer_dir(j) for j in segmentation_plan.cells(w.language)],
     output:
         csv=out(segmentation_plan.SEGMENTATION, ext="csv"),
@@ -20,11 +20,14 @@ rule segmentation_table:
             labels={"analysis": "segmentations", "language": "{language}"},
         ),
     params:
-        **step("tokstudy.workflow.analyses.segmentation.steps.segmentation_table"),
+        **step("tokstudy.analyses.segmentation.tables:write_segmentations"),
         words=lambda w: segmentation_plan.words(w.language),
-        tokenizers=lambda w: [
-            f"{j.tokenizer} ({j.size})" for j in segmentation_plan.cells(w.language)
-        ],
+        tokenizer_dirs=lambda w, input: dict(
+            zip(
+                [f"{j.tokenizer} ({j.size})" for j in segmentation_plan.cells(w.language)],
+                input.tokenizers,
+            )
+        ),
     log:
         out(log_path("segmentation_table", "{language}")),
     threads: planners.threads("segmentation_table")

@@ -9,9 +9,9 @@ udhr_plan = planners.analyses["udhr"]
 
 rule tokenization_parity_udhr:
     input:
-        index=udhr_plan.index() or [],
+        index_file=udhr_plan.index() or [],
         translations=list(udhr_plan.files().values()),
-        tokenizers=udhr_plan.tokenizer_dirs(),
+        tokenizer_dirs=udhr_plan.tokenizer_dirs(),
     output:
         csv=out(udhr_plan.PARITY_UDHR, ext="csv"),
         markdown=report(
@@ -33,10 +33,10 @@ rule tokenization_parity_udhr:
         ),
         json=out(udhr_plan.PARITY_UDHR, ext="json"),
     params:
-        translations=list(udhr_plan.files()),
+        files=lambda w, input: dict(zip(udhr_plan.files(), input.translations)),
         reference=udhr_plan.reference(),
         tokenizers=[vars(p) for p in udhr_plan.tokenizers_scored()],
-        **step("tokstudy.workflow.analyses.udhr.steps.tokenization_parity_udhr"),
+        **step("tokstudy.analyses.udhr.tables:write_udhr_parity"),
     log:
         out(log_path("tokenization_parity_udhr")),
     threads: planners.threads("tokenization_parity_udhr")
@@ -71,8 +71,10 @@ rule plot_parity_udhr:
         scripts_pdf=out(udhr_plan.PARITY_UDHR_PLOT, plot="scripts", ext="pdf"),
     params:
         reference=udhr_plan.reference(),
-        plots=list(udhr_plan.plots),
-        **step("tokstudy.workflow.analyses.udhr.steps.plot_parity_udhr"),
+        plots=lambda w, output: {
+            plot: [output[f"{plot}_png"], output[f"{plot}_pdf"]] for plot in udhr_plan.plots
+        },
+        **step("tokstudy.analyses.udhr.plots:plot_udhr_premiums"),
     log:
         out(log_path("plot_parity_udhr")),
     threads: planners.threads("plot_parity_udhr")

@@ -11,12 +11,14 @@ import pandas as pd
 from tokstudy.figures.layout import panel_grid, save_figure
 
 
-def plot_vocabulary_share(table: pd.DataFrame, outputs: Sequence[Path]) -> None:
-    """Multilingual tokenizers, a panel per tokenizer and size, a bar group per language.
+def plot_vocabulary_share(table: Path, outputs: Sequence[Path]) -> None:
+    """Multilingual tokenizers, a panel per tokenizer and size, a bar group per language
+    (``table``: the vocabulary-share CSV).
 
     Bars: share of the vocabulary the language's text uses (light) and uses alone (dark);
     a black tick marks the language's share of the mixed training lines.
     """
+    table = pd.read_csv(table)
     panels = sorted({(row.tokenizer, int(row.vocab_size)) for row in table.itertuples()})
     figure, axes = panel_grid(max(1, len(panels)))
     for axis, (tokenizer, size) in zip(axes.flat, panels, strict=False):

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 def write_multilingual_corpus(
     corpora: Mapping[str, Path],
-    output: Path,
+    train: Path,
     summary: Path,
     temperature: float,
     seed: int,
@@ -35,7 +35,7 @@ def write_multilingual_corpus(
     with ``languages``, the language of each of its lines."""
     table = sample_mixed_corpus(
         corpora,
-        Path(output),
+        Path(train),
         temperature,
         seed,
         total_lines,

@@ -71,8 +71,9 @@ def plot_premium_bars(table: pd.DataFrame, reference: str, outputs: Sequence[Pat
 
 
 def plot_premiums(
-    table: pd.DataFrame, reference: str, heatmap: Sequence[Path], bars: Sequence[Path]
+    table: Path, reference: str, heatmap: Sequence[Path], bars: Sequence[Path]
 ) -> None:
-    """Both plots of the premiums (the workflow's step)."""
+    """Both plots of the premiums table ``table`` (CSV; what rule ``plot_parity_pud`` runs)."""
+    table = pd.read_csv(table)
     plot_premium_heatmap(table, reference, heatmap)
     plot_premium_bars(table, reference, bars)

@@ -9,7 +9,7 @@ the points are the index's representative location of each language.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm
 
 from tokstudy.analyses.udhr.parity import language_means
+from tokstudy.analyses.udhr.tables import read_udhr_table
 from tokstudy.figures.layout import panel_grid, save_figure
 
 
@@ -93,10 +94,12 @@ def plot_script_heatmap(scripts: pd.DataFrame, reference: str, outputs: Sequence
 
 
 def plot_udhr_premiums(
-    table: pd.DataFrame, scripts: pd.DataFrame, reference: str, outputs: dict[str, Sequence[Path]]
+    table: Path, scripts: Path, reference: str, plots: Mapping[str, Sequence[Path]]
 ) -> None:
-    """The three plots (the workflow's step); ``outputs`` maps ``map``, ``curves`` and
-    ``scripts`` to their files."""
-    plot_premium_map(table, reference, outputs["map"])
-    plot_premium_curves(table, reference, outputs["curves"])
-    plot_script_heatmap(scripts, reference, outputs["scripts"])
+    """The three plots of the premium tables ``table`` and ``scripts`` (CSV; what rule
+    ``plot_parity_udhr`` runs); ``plots`` maps ``map``, ``curves`` and ``scripts`` to their
+    files."""
+    premiums = read_udhr_table(table)
+    plot_premium_map(premiums, reference, plots["map"])
+    plot_premium_curves(premiums, reference, plots["curves"])
+    plot_script_heatmap(read_udhr_table(scripts), reference, plots["scripts"])

@@ -1,9 +1,10 @@
 """The one list of analyses: ``ANALYSES``, name → :class:`Analysis`.
 
-Adding an analysis is its computation in the library (``tokstudy/analyses/<name>/``), its
-planner and steps in the workflow wing (``tokstudy/workflow/analyses/<name>/plan.py`` and
-``steps.py``), one line here, its entry under ``analyses`` in the config schema and one
-``include:`` of ``workflow/rules/analyses/<name>.smk`` in the Snakefile. The study's plan
+Adding an analysis is its computation in the library (``tokstudy/analyses/<name>/``: the
+functions its rules name), its planner in the workflow wing
+(``tokstudy/workflow/analyses/<name>/plan.py``), one line here, its entry under
+``analyses`` in the config schema and one ``include:`` of
+``workflow/rules/analyses/<name>.smk`` in the Snakefile. The study's plan
 builds the planners in this order, which is also the order of their targets.
 """
 
@@ -27,28 +28,21 @@ from tokstudy.workflow.analyses.udhr.plan import UdhrPlanner
 @dataclass(frozen=True)
 class Analysis:
     """One analysis: where its settings sit under ``analyses:`` (config and schema), its
-    planner, the module of its rules' steps and, where it has one, its typed settings."""
+    planner and, where it has one, its typed settings."""
 
     key: tuple[str, ...]
     planner: type[AnalysisPlanner]
-    steps: str
     settings: type | None = None
 
 
-def _steps(name: str) -> str:
-    return f"tokstudy.workflow.analyses.{name}.steps"
-
-
 ANALYSES: dict[str, Analysis] = {
-    "segmentation": Analysis(("segmentation",), SegmentationPlanner, _steps("segmentation")),
-    "morphology": Analysis(("ud_root",), MorphologyPlanner, _steps("morphology")),
-    "parity": Analysis(("parity",), ParityPlanner, _steps("parity")),
-    "multilingual": Analysis(("multilingual",), MultilingualPlanner, _steps("multilingual")),
-    "udhr": Analysis(("parity", "udhr"), UdhrPlanner, _steps("udhr")),
-    "morphscore": Analysis(("morphscore",), MorphScorePlanner, _steps("morphscore")),
-    "numbers": Analysis(("numbers",), NumbersPlanner, _steps("numbers")),
-    "robustness": Analysis(("robustness",), RobustnessPlanner, _steps("robustness")),
-    "correlation": Analysis(
-        ("correlation",), CorrelationPlanner, _steps("correlation"), CorrelationSettings
-    ),
+    "segmentation": Analysis(("segmentation",), SegmentationPlanner),
+    "morphology": Analysis(("ud_root",), MorphologyPlanner),
+    "parity": Analysis(("parity",), ParityPlanner),
+    "multilingual": Analysis(("multilingual",), MultilingualPlanner),
+    "udhr": Analysis(("parity", "udhr"), UdhrPlanner),
+    "morphscore": Analysis(("morphscore",), MorphScorePlanner),
+    "numbers": Analysis(("numbers",), NumbersPlanner),
+    "robustness": Analysis(("robustness",), RobustnessPlanner),
+    "correlation": Analysis(("correlation",), CorrelationPlanner, CorrelationSettings),
 }

@@ -1,0 +1,131 @@
+"""The binder: a library function gets the rule's entries of its parameters' names, each
+in its annotated type; mismatches are one line naming the function and the name; the
+dispatcher runs a ``module:function`` through it, logging to the rule's log."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from snakemake.iocontainers import Namedlist
+
+from tokstudy.errors import TokstudyError
+from tokstudy.workflow.binder import bound_arguments, converted
+from tokstudy.workflow.dispatch import run_named_step
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A typed settings section."""
+
+    rate: float = 0.5
+    name: str = "x"
+
+
+def write_report(
+    table: Path,
+    tables: Sequence[Path],
+    keyed: Mapping[str, Path],
+    pairs: Mapping[tuple[str, int], tuple[Path, Path]],
+    settings: Settings,
+    language: str,
+    threads: int,
+    outputs: Sequence[Path],
+    optional: Path | None,
+    extra: Any = "kept",
+) -> dict[str, Any]:
+    """Every kind of parameter the binder fills."""
+    return dict(locals())
+
+
+def job(tmp_path: Path, **containers: Any) -> SimpleNamespace:
+    """A stand-in for Snakemake's ``snakemake`` object: named containers as Snakemake
+    builds them."""
+    fields = {"input": {}, "output": {}, "params": {}, "wildcards": {}, **containers}
+    named = {name: Namedlist(fromdict=value) for name, value in fields.items()}
+    return SimpleNamespace(threads=3, log=Namedlist([str(tmp_path / "rule.log")]), **named)
+
+
+def full_job(tmp_path: Path, **params: Any) -> SimpleNamespace:
+    return job(
+        tmp_path,
+        input={"table": "t.csv", "tables": ["a.csv", "b.csv"], "optional": [], "unused": "u"},
+        output={"png": "p.png", "pdf": "p.pdf"},
+        params={
+            "keyed": {"en": "en.txt"},
+            "pairs": {("bpe", 1000): ("r", "t")},
+            "settings": {"rate": 0.25},
+            "step": "tests:write_report",
+            "code": "abc",
+            **params,
+        },
+        wildcards={"language": "fi"},
+    )
+
+
+def test_each_parameter_gets_the_entry_of_its_name_in_its_type(tmp_path: Path) -> None:
+    bound = bound_arguments(write_report, full_job(tmp_path))
+    assert bound == {
+        "table": Path("t.csv"),
+        "tables": [Path("a.csv"), Path("b.csv")],
+        "keyed": {"en": Path("en.txt")},
+        "pairs": {("bpe", 1000): (Path("r"), Path("t"))},
+        "settings": Settings(rate=0.25),
+        "language": "fi",
+        "threads": 3,
+        "outputs": [Path("p.png"), Path("p.pdf")],
+        "optional": None,  # an empty optional input
+    }  # "unused" is left to Snakemake, "extra" keeps its default
+    assert bound_arguments(lambda outputs, code: None, full_job(tmp_path)) == {
+        "outputs": ["p.png", "p.pdf"],  # no annotation: as Snakemake gives them
+        "code": {"step": "tests:write_report", "fingerprint": "abc"},
+    }
+
+
+def by_name(outputs: Mapping[str, Path]) -> None:
+    """Outputs by name."""
+
+
+def test_outputs_by_name_where_the_parameter_is_a_mapping(tmp_path: Path) -> None:
+    assert bound_arguments(by_name, full_job(tmp_path)) == {
+        "outputs": {"png": Path("p.png"), "pdf": Path("p.pdf")}
+    }
+
+
+def test_a_single_path_where_paths_are_annotated_is_a_list_of_one() -> None:
+    assert converted(Sequence[Path], "a.txt", "x") == [Path("a.txt")]
+    assert converted(tuple[Path, ...], ["a", "b"], "x") == [Path("a"), Path("b")]
+    assert converted(Path | None, "", "x") is None
+    assert converted(Path | None, "a", "x") == Path("a")
+
+
+def test_bad_settings_are_one_line_naming_the_function_and_the_key(tmp_path: Path) -> None:
+    with pytest.raises(TokstudyError, match=r"write_report: settings: unknown key\(s\) rat\b"):
+        bound_arguments(write_report, full_job(tmp_path, settings={"rat": 1}))
+
+
+def test_a_name_in_two_places_or_in_none_is_one_line(tmp_path: Path) -> None:
+    twice = full_job(tmp_path, table="again.csv")
+    with pytest.raises(TokstudyError, match=r"write_report: 'table' is both a rule's input and"):
+        bound_arguments(write_report, twice)
+    missing = job(tmp_path, input={"table": "t.csv"})
+    with pytest.raises(TokstudyError, match=r"parameter 'tables' is no input, output, param or"):
+        bound_arguments(write_report, missing)
+
+
+def test_the_dispatcher_runs_a_named_function_through_the_binder(tmp_path: Path) -> None:
+    out = tmp_path / "lines.txt"
+    source = tmp_path / "in.txt"
+    source.write_text("a\nb\n", encoding="utf-8")
+    step = "tokstudy.corpus_io:read_text_lines"  # a library function of one path parameter
+    rule = job(tmp_path, input={"path": str(source)}, params={"step": step, "code": "0"})
+    run_named_step(rule)
+    log = (tmp_path / "rule.log").read_text(encoding="utf-8")
+    assert "read_text_lines: started" in log and "read_text_lines: finished" in log
+    bad = job(tmp_path, input={"paths": str(out)}, params={"step": step, "code": "0"})
+    with pytest.raises(SystemExit, match=r"error: tokstudy.corpus_io:read_text_lines: parameter"):
+        run_named_step(bad)
