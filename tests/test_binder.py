@@ -10,8 +10,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pandas as pd
 import pytest
+import yaml
 from snakemake.iocontainers import Namedlist
+from test_morphscore import WORDS, write_treebank
+from workflow_support import snakemake
 
 from tokstudy.errors import TokstudyError
 from tokstudy.workflow.binder import bound_arguments, converted
@@ -129,3 +133,36 @@ def test_the_dispatcher_runs_a_named_function_through_the_binder(tmp_path: Path)
     bad = job(tmp_path, input={"paths": str(out)}, params={"step": step, "code": "0"})
     with pytest.raises(SystemExit, match=r"error: tokstudy.corpus_io:read_text_lines: parameter"):
         run_named_step(bad)
+
+
+@pytest.mark.slow
+def test_analysis_rules_run_their_library_functions_through_the_binder(tmp_path: Path) -> None:
+    """A study whose analyses run for real: each rule's files, params and wildcards reach its
+    function under the parameters' names (the other analyses run in their own workflow
+    tests: parity, UDHR, multilingual, segmentation, correlation)."""
+    write_treebank(tmp_path / "ud", "English-Toy", "en", WORDS)
+    config = tmp_path / "study.yaml"
+    analyses = {
+        "numbers": {"per_length": 2},
+        "robustness": {"sentences": 5},
+        "morphscore": {"ud_root": str(tmp_path / "ud")},
+    }
+    study = {
+        "languages": {"en": {"chatterbot": "english"}},
+        "tokenizers": {"char": {}},
+        "metrics": ["mu"],
+        "analyses": analyses,
+    }
+    config.write_text(yaml.safe_dump(study), encoding="utf-8")
+    result = snakemake(tmp_path, "--cores", "2", config=config)
+    assert result.returncode == 0, result.stderr[-3000:]
+    tables, plots = tmp_path / "results/tables/analysis", tmp_path / "results/plots/analysis"
+    numbers = pd.read_csv(tables / "numbers.csv").set_index("source")
+    for digits in (1, 2, 3, 4):  # the char tokenizer: one token per digit
+        assert numbers.loc[f"generated_plain_{digits:02d}_digits", "tokens_per_number"] == digits
+    robustness = pd.read_csv(tables / "robustness.csv")
+    assert set(robustness["sentences"]) == {5} and len(robustness["perturbation"].unique()) > 1
+    morphscore = pd.read_csv(tables / "morphscore.csv")
+    assert sorted(morphscore["encoding"]) == ["alone", "in_context"]
+    for name in ("numbers_tokens", "robustness_heatmap", "morphscore_heatmap"):
+        assert (plots / f"{name}.png").stat().st_size > 1000
