@@ -5,12 +5,13 @@ localrules: download_corpus  # the login node has the network a compute node may
 # checksum again before reading.
 rule download_corpus:
     output:
-        out(planners.corpora.DOWNLOAD),
+        destination=out(planners.corpora.DOWNLOAD),
     wildcard_constraints:
         sha256="[0-9a-f]{64}",
     params:
-        **step("tokstudy.workflow.corpora.steps.download_corpus"),
-        source=lambda w: planners.corpora.download_source(w.sha256),
+        **step("tokstudy.corpora.prepare:download"),
+        url=lambda w: planners.corpora.download_source(w.sha256)[0],
+        label=lambda w: planners.corpora.download_source(w.sha256)[1],
     log:
         out(log_path("download_corpus", "{sha256}")),
     threads: planners.threads("download_corpus")

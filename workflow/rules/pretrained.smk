@@ -2,9 +2,9 @@ localrules: download_pretrained  # the login node has the network a compute node
 
 rule download_pretrained:
     output:
-        out(planners.tokenizers.PRETRAINED_DOWNLOAD),
+        destination=out(planners.tokenizers.PRETRAINED_DOWNLOAD),
     params:
-        **step("tokstudy.workflow.pretrained.steps.download_pretrained"),
+        **step("tokstudy.tokenizers.pretrained:download_hub_file"),
         url=lambda w: planners.tokenizers.pretrained_hub_url(w.name),
         sha256=lambda w: planners.tokenizers.pretrained[w.name]["sha256"],
     log:
@@ -18,11 +18,11 @@ rule download_pretrained:
 
 rule import_pretrained:
     input:
-        lambda w: planners.tokenizers.pretrained_source(w.name),
+        source=lambda w: planners.tokenizers.pretrained_source(w.name),
     output:
-        directory(out(planners.tokenizers.PRETRAINED)),
+        directory=directory(out(planners.tokenizers.PRETRAINED)),
     params:
-        **step("tokstudy.workflow.pretrained.steps.import_pretrained"),
+        **step("tokstudy.tokenizers.pretrained:import_pretrained"),
         entry=lambda w: planners.tokenizers.pretrained[w.name],
     log:
         out(log_path("import_pretrained", "{name}")),

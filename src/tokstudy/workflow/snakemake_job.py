@@ -3,11 +3,11 @@
 A rule names what it runs with ``params: **step(...)`` (``workflow/rules/common.smk``) and
 its script is ``workflow/scripts/run_step.py``, the one dispatcher
 (:func:`tokstudy.workflow.dispatch.run_named_step`): either a library function
-(``tokstudy.<package>.<module>:<function>``, every analysis rule), which
+(``tokstudy.<package>.<module>:<function>``: every analysis rule, the downloads and the
+pretrained tokenizers' import), which
 :mod:`tokstudy.workflow.binder` calls with the job's entries of its parameters' names, or,
-for the stages not moved yet, the step ``tokstudy.workflow.<stage>.steps.<rule>`` of
-``workflow/rules/<stage>.smk`` (``tokstudy.workflow.pretrained.steps`` for
-``pretrained.smk``), called with Snakemake's ``snakemake`` object. A step function reads
+for the rules not moved yet, the step ``tokstudy.workflow.<stage>.steps.<rule>`` of
+``workflow/rules/<stage>.smk``, called with Snakemake's ``snakemake`` object. A step function reads
 the rule's files, parameters and wildcards, turns them into library arguments and calls the
 library through :func:`tokstudy.workflow.dispatch.run_step` (the rule's log, one-line
 errors). Steps sit on top: no library module imports a steps module or this one, and the

@@ -1,4 +1,5 @@
-"""Steps of ``workflow/rules/corpora.smk``: download and prepare the corpora."""
+"""Steps of ``workflow/rules/corpora.smk``: prepare the corpora (the download rule names
+:func:`tokstudy.corpora.prepare.download`)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,6 @@ from tokstudy.corpora import prepare
 from tokstudy.corpora.sources import CorpusSource
 from tokstudy.workflow.dispatch import run_step
 from tokstudy.workflow.snakemake_job import Snakemake, code_record
-
-
-def download_corpus(snakemake: Snakemake) -> None:
-    """Download a corpus and verify its SHA-256 checksum (the wildcard ``sha256``)."""
-    url, languages = snakemake.params.source
-    run_step(
-        snakemake.log[0],
-        prepare.download,
-        url,
-        snakemake.wildcards.sha256,
-        Path(snakemake.output[0]),
-        languages,
-    )
 
 
 def prepare_corpus(snakemake: Snakemake) -> None:
