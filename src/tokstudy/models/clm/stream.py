@@ -36,7 +36,7 @@ def line_stream(ids: np.ndarray, offsets: np.ndarray, eol_id: int) -> np.ndarray
 
 #: lines between the stream positions a :class:`LineStream` keeps in memory: finding a
 #: position's line reads at most this many line offsets
-LINE_INDEX_STRIDE = 4096
+LINE_INDEX_STRIDE = 1024
 
 
 class LineStream:
@@ -72,14 +72,15 @@ class LineStream:
         return np.asarray(line_offsets, dtype=np.int64) - self.base + lines - self.first
 
     def _line_at(self, positions: np.ndarray) -> np.ndarray:
-        """The line each stream position lies in."""
+        """The line each stream position lies in (one read of offsets per stride touched)."""
         found = np.empty(len(positions), dtype=np.int64)
         strides = np.searchsorted(self.index_starts, positions, side="right") - 1
-        for place, (position, stride) in enumerate(zip(positions, strides, strict=True)):
+        for stride in np.unique(strides):
             low = int(self.index_lines[stride])
             lines = np.arange(low, min(low + LINE_INDEX_STRIDE, self.last) + 1)
             starts = self._start(lines, self.offsets[low : lines[-1] + 1])
-            found[place] = low + np.searchsorted(starts, position, side="right") - 1
+            here = strides == stride
+            found[here] = low + np.searchsorted(starts, positions[here], side="right") - 1
         return found
 
     def blocks(self, starts: np.ndarray, length: int) -> np.ndarray:
@@ -87,7 +88,7 @@ class LineStream:
         starts = np.asarray(starts, dtype=np.int64)
         if len(starts) and (starts.min() < 0 or starts.max() + length > len(self)):
             raise IndexError(f"a block of {length} past the stream's {len(self)} tokens")
-        firsts, lasts = self._line_at(starts), self._line_at(starts + length - 1)
+        firsts, lasts = np.split(self._line_at(np.concatenate([starts, starts + length - 1])), 2)
         rows = np.empty((len(starts), length), dtype=np.int64)
         for row, (start, first, last) in enumerate(zip(starts, firsts, lasts, strict=True)):
             offsets = np.asarray(self.offsets[first : last + 2], dtype=np.int64)
