@@ -188,7 +188,7 @@ def test_the_api_is_no_part_of_a_workflow_steps_code() -> None:
     for step in (
         "tokstudy.workflow.corpora.steps.prepare_corpus",
         "tokstudy.workflow.tokenizers.steps.train_tokenizer",
-        "tokstudy.workflow.report.steps.study_page",
+        "tokstudy.report.page.build:write_study_page",
     ):
         modules = index.modules_of(step)
         assert "tokstudy" in modules and "tokstudy.api" not in modules, step

@@ -114,7 +114,9 @@ def test_the_parser_sees_every_script_rule() -> None:
         found[RULES / "metrics.smk", "metric_tables"]
         == "tokstudy.workflow.metrics.steps.metric_tables"
     )
-    assert found[RULES / "report.smk", "study_page"] == "tokstudy.workflow.report.steps.study_page"
+    assert (
+        found[RULES / "report.smk", "study_page"] == "tokstudy.report.page.build:write_study_page"
+    )
     parity = found[RULES / "analyses/parity.smk", "tokenization_parity"]
     assert parity == "tokstudy.analyses.parity.tables:write_parity"
     scripts = sum(text.count("script:") for text in map(Path.read_text, rule_files()))

@@ -3,11 +3,11 @@
 rule study_page:
     input:
         metrics=out(planners.metrics.TABLE),
-        tables=list(planners.page.tables().values()),
+        table_files=list(planners.page.tables().values()),
         tokenizers=[cell["directory"] for cell in planners.page.cells()],
         frequencies=[cell["frequencies"] for cell in planners.page.cells()],
-        heldout=list(planners.page.heldout().values()),
-        udhr=list(planners.page.udhr_article_one().values()),
+        heldout_texts=list(planners.page.heldout().values()),
+        udhr_texts=list(planners.page.udhr_article_one().values()),
         plots=planners.page.plots(),
     output:
         page=report(
@@ -23,7 +23,7 @@ rule study_page:
         udhr=planners.page.udhr_article_one(),
         tables=planners.page.tables(),
         seed=study.seed,
-        **step("tokstudy.workflow.report.steps.study_page"),
+        **step("tokstudy.report.page.build:write_study_page"),
     log:
         out(log_path("study_page")),
     threads: planners.threads("study_page")

@@ -3,8 +3,8 @@
 A rule names what it runs with ``params: **step(...)`` (``workflow/rules/common.smk``) and
 its script is ``workflow/scripts/run_step.py``, the one dispatcher
 (:func:`tokstudy.workflow.dispatch.run_named_step`): either a library function
-(``tokstudy.<package>.<module>:<function>``: every analysis rule, the downloads and the
-pretrained tokenizers' import), which
+(``tokstudy.<package>.<module>:<function>``: every analysis rule, the downloads, the
+pretrained tokenizers' import and the study page), which
 :mod:`tokstudy.workflow.binder` calls with the job's entries of its parameters' names, or,
 for the rules not moved yet, the step ``tokstudy.workflow.<stage>.steps.<rule>`` of
 ``workflow/rules/<stage>.smk``, called with Snakemake's ``snakemake`` object. A step function reads

@@ -26,6 +26,7 @@ from tokstudy.report.page.segments import (
     sample_lines,
     segment_cell,
     text_notes,
+    udhr_article_one,
 )
 from tokstudy.report.page.uncertainty import (
     Estimate,
@@ -242,3 +243,41 @@ def build_study_page(
     }
     log.info("study page %s: %s", output, figures)
     return figures
+
+
+def write_study_page(
+    cells: Sequence[Mapping[str, Any]],
+    heldout: Mapping[str, Path],
+    words: Mapping[str, Sequence[str]],
+    udhr: Mapping[str, Path],
+    metrics: Path,
+    tables: Mapping[str, Path | None],
+    plots: Sequence[Path],
+    page: Path,
+    recommendations: Sequence[Path],
+    seed: int,
+) -> dict[str, Any]:
+    """What rule ``study_page`` runs: :func:`build_study_page` of the study's cells
+    (mappings of language, tokenizer, size, kind, tokenizer directory and frequency table),
+    its held-out texts, words and UDHR translations (article 1 joins the samples) by
+    language, its metrics table and the other tables :meth:`StudyTables.read` takes, its
+    plots; ``recommendations``: one table per language of ``heldout``, in its order."""
+    page_cells = [
+        PageCell(
+            **{key: cell[key] for key in ("language", "tokenizer", "size", "kind")},
+            directory=Path(cell["directory"]),
+            frequencies=Path(cell["frequencies"]),
+        )
+        for cell in cells
+    ]
+    return build_study_page(
+        page_cells,
+        heldout,
+        words,
+        udhr_article_one(udhr),
+        StudyTables.read(metrics, tables),
+        plots,
+        page,
+        dict(zip(heldout, recommendations, strict=True)),
+        seed,
+    )
