@@ -7,6 +7,7 @@ import json
 import logging
 import random
 from pathlib import Path
+from unittest.mock import patch
 
 import pandas as pd
 import pytest
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokstudy.errors import TokstudyError
+from tokstudy.nmt import data as nmt_data
 from tokstudy.nmt.config import NMTConfig, SplitConfig, TrainConfig
 from tokstudy.nmt.data import (
     SUMMARY_FILE,
@@ -99,14 +101,22 @@ def test_duplicate_pairs_keep_their_first_occurrence() -> None:
     assert first_occurrences([("a\tb", "c"), ("a", "b\tc")]).tolist() == [True, True]
 
 
-@given(st.lists(st.tuples(st.sampled_from("ab\t"), st.sampled_from("xy")), max_size=30))
-def test_first_occurrences_match_a_set_of_pairs(pairs: list[tuple[str, str]]) -> None:
+@given(
+    st.lists(st.tuples(st.sampled_from("ab\t"), st.sampled_from("xy")), max_size=30),
+    st.sampled_from([1, 2, 64]),
+    st.sampled_from([1, 3, 1 << 16]),
+)
+def test_first_occurrences_match_a_set_of_pairs(
+    pairs: list[tuple[str, str]], buckets: int, chunk: int
+) -> None:
+    """Whatever the buckets the digests are spread over and the chunks they are made in."""
     seen: set[tuple[str, str]] = set()
     expected = []
     for pair in pairs:
         expected.append(pair not in seen)
         seen.add(pair)
-    assert first_occurrences(pairs).tolist() == expected
+    with patch.object(nmt_data, "DIGEST_CHUNK", chunk):
+        assert first_occurrences(pairs, buckets).tolist() == expected
 
 
 def test_overlap_counts_sources_targets_and_pairs() -> None:

@@ -7,8 +7,11 @@ import gzip
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from pathlib import Path
+from typing import TypeVar
 
 from tokstudy.errors import TokstudyError
+
+T = TypeVar("T")
 
 
 def iter_lines(path: Path) -> Iterator[str]:
@@ -24,7 +27,7 @@ def count_lines(path: Path) -> int:
         return sum(1 for _ in handle)
 
 
-def batched(items: Iterable[str], size: int) -> Iterator[list[str]]:
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
     """Consecutive lists of at most ``size`` items: the bounded window metrics work on."""
     iterator = iter(items)
     while batch := list(islice(iterator, size)):

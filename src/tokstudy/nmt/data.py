@@ -8,8 +8,9 @@ Cleaning works on pairs: surrounding whitespace is stripped, a pair with an empt
 is dropped whole (and counted), and with ``deduplicate`` repeated pairs keep their first
 occurrence. The split output folder holds ``{train,dev,test}.{lang}`` (one sentence per
 line, aligned across the two languages) and ``split.json`` with the counts. Every pass
-streams the files (:class:`SplitPairs`, :class:`TsvPairs`): the split keeps 16 bytes a pair
-(a digest, for deduplication), training reads its split pair by pair.
+streams the files (:class:`SplitPairs`, :class:`TsvPairs`): the split keeps one flag a pair
+(deduplication sorts digests a bucket at a time, on disk), training reads its split pair
+by pair.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import hashlib
 import json
 import logging
 import random
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
@@ -26,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tokstudy.corpus_io import iter_text_lines
+from tokstudy.corpus_io import batched, iter_text_lines
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import SplitConfig
 
@@ -126,18 +128,48 @@ def cleaned_pairs(pairs: Iterable[Pair], stats: PairStats) -> Iterator[Pair]:
             stats.target_only_empty += 1
 
 
-def first_occurrences(pairs: Iterable[Pair]) -> np.ndarray:
-    """Whether each pair is the first occurrence of its (source, target): 16 bytes a pair
-    (a 128-bit BLAKE2b digest of both sides, length-prefixed), not the pairs themselves."""
-    digests = bytearray()
-    for source, target in pairs:
-        encoded = source.encode("utf-8")
-        key = len(encoded).to_bytes(8, "little") + encoded + target.encode("utf-8")
-        digests += hashlib.blake2b(key, digest_size=16).digest()
-    keys = np.frombuffer(bytes(digests), dtype="V16")
-    first = np.zeros(len(keys), dtype=bool)
-    first[np.unique(keys, return_index=True)[1]] = True
+#: digest files deduplication spreads the pairs over (by a digest's first byte): memory
+#: holds one file's digests at a time
+DEDUP_BUCKETS = 64
+#: pairs digested before their digests go to the bucket files
+DIGEST_CHUNK = 1 << 13
+_DIGEST_RECORD = np.dtype([("digest", "V16"), ("position", "<i8")])
+
+
+def first_occurrences(pairs: Iterable[Pair], buckets: int = DEDUP_BUCKETS) -> np.ndarray:
+    """Whether each pair is the first occurrence of its (source, target), by a 128-bit
+    BLAKE2b digest of both sides (length-prefixed).
+
+    The digests and positions (24 bytes a pair) go to ``buckets`` files in a temporary
+    folder (``TMPDIR``) by their first byte; each file is then read alone and its first
+    occurrences marked, so memory holds one file's records and one flag a pair, whatever
+    the corpus's size."""
+    with tempfile.TemporaryDirectory(prefix="tokstudy-dedup-") as folder:
+        paths = [Path(folder) / f"{bucket}.bin" for bucket in range(buckets)]
+        with ExitStack() as stack:
+            files = [stack.enter_context(path.open("wb")) for path in paths]
+            total = 0
+            for chunk in batched(pairs, DIGEST_CHUNK):
+                digests = b"".join(map(_digest, chunk))
+                records = np.empty(len(chunk), dtype=_DIGEST_RECORD)
+                records["digest"] = np.frombuffer(digests, dtype="V16")
+                records["position"] = np.arange(total, total + len(chunk))
+                bucket_of = np.frombuffer(digests, dtype=np.uint8)[::16] % buckets
+                for bucket in np.unique(bucket_of):
+                    records[bucket_of == bucket].tofile(files[bucket])
+                total += len(chunk)
+        first = np.zeros(total, dtype=bool)
+        for path in paths:
+            records = np.fromfile(path, dtype=_DIGEST_RECORD)  # in position order
+            first[records["position"][np.unique(records["digest"], return_index=True)[1]]] = True
     return first
+
+
+def _digest(pair: Pair) -> bytes:
+    """The 16-byte BLAKE2b digest of a pair (the source's length, the source, the target)."""
+    source = pair[0].encode("utf-8")
+    key = len(source).to_bytes(8, "little") + source + pair[1].encode("utf-8")
+    return hashlib.blake2b(key, digest_size=16).digest()
 
 
 def held_out_positions(total: int, dev_size: int, test_size: int, seed: int) -> tuple[set, set]:
@@ -197,7 +229,8 @@ def split_corpus(
 
     ``sources``: one TSV file or two aligned files, in the order of ``languages``. The
     corpus is read twice (cleaned and deduplicated by digest, then written split) and the
-    train split once more for its overlap with dev and test: the memory is 16 bytes a pair.
+    train split once more for its overlap with dev and test: the memory is one flag a pair
+    (:func:`first_occurrences`).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
