@@ -609,7 +609,9 @@ def test_study_cells_run_through_the_command_code(tmp_path: Path) -> None:
         "sensitivity_markdown": tmp_path / "sensitivity.md",
     }
     result = correlation_analysis(
-        **_study_files(tmp_path), settings={"bootstrap_samples": 20}, outputs=outputs
+        **_study_files(tmp_path),
+        settings=CorrelationSettings(bootstrap_samples=20),
+        outputs=outputs,
     )
     assert set(result.table["scope"]) == {"mr", "en-mr"}
     assert json.loads(outputs["cells_json"].read_text("utf-8"))["rows"] == 16

@@ -16,7 +16,6 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -227,7 +226,7 @@ def correlation_analysis(
     nmt_score_files: list[Path],
     nmt_metric_files: list[Path],
     nmt_sides: Mapping[str, str],
-    settings: Mapping[str, Any],
+    settings: CorrelationSettings,
     outputs: Mapping[str, Path],
     families: Mapping[str, str] | None = None,
 ) -> Correlations:
@@ -238,10 +237,9 @@ def correlation_analysis(
     tokenizer's family (a named variant's is its algorithm's)."""
     from tokstudy.analyses.correlation.plot import plot_correlation_grid
 
-    checked = CorrelationSettings(**settings)
     sources = (metrics_csv, metric_names, model_results, nmt_score_files, nmt_metric_files)
     cells, notes = study_cells(
-        *sources, nmt_sides, flagged_runs=checked.flagged_runs, families=families
+        *sources, nmt_sides, flagged_runs=settings.flagged_runs, families=families
     )
     scores = study_scores(cells)
     # every digit: the tables below are computed from this file as written, exactly what
@@ -258,10 +256,12 @@ def correlation_analysis(
     if not scores or not intrinsic:
         notes.append("no downstream score or no intrinsic metric varies over the cells")
         log.warning("%s: nothing to correlate", notes[-1])
-    result = correlate(checked_cells, scores, checked)
-    write_correlations(result, notes, checked, outputs)
-    plot_correlation_grid(checked_cells, scores, result.table, checked.plot_split, [outputs["png"]])
-    other = OTHER_FLAGGED_RUN_POLICY[checked.flagged_runs]
+    result = correlate(checked_cells, scores, settings)
+    write_correlations(result, notes, settings, outputs)
+    plot_correlation_grid(
+        checked_cells, scores, result.table, settings.plot_split, [outputs["png"]]
+    )
+    other = OTHER_FLAGGED_RUN_POLICY[settings.flagged_runs]
     other_cells, _ = study_cells(*sources, nmt_sides, flagged_runs=other, families=families)
     if other_cells.equals(cells):
         log.info("no flagged run: the verdicts under flagged_runs: %s are the same", other)
@@ -273,13 +273,13 @@ def correlation_analysis(
         other_cells.to_csv(outputs["sensitivity_csv"], index=False)
         read_back = read_cells(Path(outputs["sensitivity_csv"]), other_scores, study_table=True)
         used = [score for score in other_scores if score in read_back.columns]
-        primary = checked.primary if checked.primary in intrinsic_columns(read_back, used) else ""
-        other_result = correlate(read_back, used, replace(checked, primary=primary))
-    runs = {checked.flagged_runs: result, other: other_result}
+        primary = settings.primary if settings.primary in intrinsic_columns(read_back, used) else ""
+        other_result = correlate(read_back, used, replace(settings, primary=primary))
+    runs = {settings.flagged_runs: result, other: other_result}
     table = sensitivity(runs)
     table.to_csv(outputs["sensitivity_csv"], index=False, float_format="%.6g")
     Path(outputs["sensitivity_markdown"]).write_text(
-        sensitivity_markdown(table, checked.flagged_runs, other_cells.equals(cells)),
+        sensitivity_markdown(table, settings.flagged_runs, other_cells.equals(cells)),
         encoding="utf-8",
     )
     return result
