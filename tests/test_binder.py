@@ -102,7 +102,8 @@ def test_outputs_by_name_where_the_parameter_is_a_mapping(tmp_path: Path) -> Non
 
 def test_a_single_path_where_paths_are_annotated_is_a_list_of_one() -> None:
     assert converted(Sequence[Path], "a.txt", "x") == [Path("a.txt")]
-    assert converted(tuple[Path, ...], ["a", "b"], "x") == [Path("a"), Path("b")]
+    assert converted(tuple[Path, ...], ["a", "b"], "x") == (Path("a"), Path("b"))
+    assert converted(tuple[Path, int], ["a", 2], "x") == (Path("a"), 2)
     assert converted(Path | None, "", "x") is None
     assert converted(Path | None, "a", "x") == Path("a")
 

@@ -113,5 +113,6 @@ def converted(hint: Any, value: Any, where: str) -> Any:
         items = [value] if isinstance(value, str) else list(value)
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
             return tuple(converted(arg, item, where) for arg, item in zip(args, items, strict=True))
-        return [converted(args[0], item, where) for item in items]
+        each = [converted(args[0], item, where) for item in items]
+        return tuple(each) if origin is tuple else each
     return value
