@@ -216,7 +216,6 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     task = NmtTask(
         examples,
         special,
-        [example.length for example in examples],
         config,
         model.config,
         evaluate=lambda model: {"chrf": 0.0, "bleu": 0.0},

@@ -27,6 +27,7 @@ from tokstudy.nmt.batching import (
     encode_pairs,
     shared_special_ids,
     token_batches,
+    window_batches,
 )
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.decode import hypothesis_ids, translate
@@ -137,6 +138,71 @@ def test_token_batches_group_similar_lengths_and_shuffle_by_seed() -> None:
         token_batches(lengths, 39, seed=0)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=120),
+    window=st.integers(min_value=1, max_value=60),
+    block=st.integers(min_value=1, max_value=12),
+    multiple=st.integers(min_value=1, max_value=8),
+    seed=st.tuples(st.integers(0, 100), st.integers(0, 3)),
+)
+def test_window_batches_are_token_batches_of_each_window(
+    lengths: list[int], window: int, block: int, multiple: int, seed: tuple[int, int]
+) -> None:
+    """An epoch in windows, against the recipe rebuilt by hand: blocks of ``block``
+    consecutive examples in a seeded order, ``window // block`` of them a window, each
+    window cut by the one-example-at-a-time oracle on its padded lengths; a corpus that
+    fits one window is batched as a whole, as before windows."""
+    examples = [Example(i, [7] * (length - 1) + [3], []) for i, length in enumerate(lengths)]
+    padded = [-(-length // multiple) * multiple for length in lengths]
+    budget = max(padded) + 5
+    batches = window_batches(examples, budget, seed, multiple, window=window, block=block)
+    got = [batch.tolist() for batch in batches]
+    if len(lengths) <= window:
+        expected = _greedy_batches(padded, budget, seed)
+    else:
+        blocks = np.random.default_rng(seed).permutation(-(-len(lengths) // block)).tolist()
+        per_window = max(window // block, 1)
+        expected = []
+        for number, first in enumerate(range(0, len(blocks), per_window)):
+            positions = [
+                position
+                for b in blocks[first : first + per_window]
+                for position in range(b * block, min((b + 1) * block, len(lengths)))
+            ]
+            cut = _greedy_batches([padded[p] for p in positions], budget, (*seed, number))
+            expected += [[positions[i] for i in batch] for batch in cut]
+    assert got == expected
+    assert sorted(p for batch in got for p in batch) == list(range(len(lengths)))
+    assert all(len(batch) * max(padded[p] for p in batch) <= budget for batch in got)
+
+
+def test_window_batches_read_one_window_of_an_encoded_corpus_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """On encoded pairs the windows read their lengths from the start files a block at a
+    time (never the corpus's): the same batches as on the pairs as a list, and each
+    window's batches drawn from its own blocks only."""
+    vocab = [*SPECIAL_TOKENS, "a", "b", "c"]
+    tokenizer = WordTokenizer(vocab)
+    rng = np.random.default_rng(0)
+    pairs = [("a " * int(rng.integers(1, 9)), "b " * int(rng.integers(0, 9))) for _ in range(300)]
+    encoded = encode_pairs(tokenizer, tokenizer, pairs, SPECIAL, 20, tmp_path / "enc")
+    listed = list(encoded)
+    assert encoded.lengths(7, 19).tolist() == [example.length for example in listed[7:19]]
+    reads: list[tuple[int, int]] = []
+    read_lengths = encoded.lengths
+    monkeypatch.setattr(encoded, "lengths", lambda a, b: reads.append((a, b)) or read_lengths(a, b))
+    settings = {"max_tokens": 40, "seed": (5, 1), "window": 64, "block": 16}
+    from_disk = [batch.tolist() for batch in window_batches(encoded, **settings)]
+    assert from_disk == [batch.tolist() for batch in window_batches(listed, **settings)]
+    assert max(end - start for start, end in reads) == 16
+    assert sorted(start for start, _ in reads) == list(range(0, 300, 16))
+    # windows of 4 blocks: every batch within one window's 64 positions' blocks
+    window_of_block = {start // 16: i // 4 for i, (start, _) in enumerate(reads)}
+    assert all(len({window_of_block[p // 16] for p in batch}) == 1 for batch in from_disk)
+
+
 def test_pairs_encoded_in_chunks_keep_their_ids_indices_and_length_limit(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -211,8 +277,7 @@ def _first_epoch(
         seed=seed,
         **settings,
     )
-    lengths = [example.length for example in examples]
-    task = NmtTask(examples, SPECIAL, lengths, config, None, evaluate=None, save=None)
+    task = NmtTask(examples, SPECIAL, config, None, evaluate=None, save=None)
     batches = []
     for step in itertools.count():
         batch = task.batch(step)
@@ -272,7 +337,7 @@ def test_the_host_made_source_mask_gives_the_models_own_loss() -> None:
     transformers would make from the 2-D mask on the device: the same logits."""
     torch.manual_seed(0)
     model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
-    task = NmtTask([], SPECIAL, [], TrainConfig(), model.config, evaluate=None, save=None)
+    task = NmtTask([], SPECIAL, TrainConfig(), model.config, evaluate=None, save=None)
     padded = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
     unpadded = [Example(0, [7, 8, 3], [9]), Example(1, [9, 7, 3], [9, 10, 11])]
     for examples in (padded, unpadded):

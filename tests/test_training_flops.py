@@ -59,7 +59,7 @@ def test_the_bert_count_is_the_flops_torch_counts_at_the_masked_share() -> None:
 
 
 def _nmt_task(model_config: MarianConfig) -> NmtTask:
-    return NmtTask([], SPECIAL, [], TrainConfig(), model_config, evaluate=None, save=None)
+    return NmtTask([], SPECIAL, TrainConfig(), model_config, evaluate=None, save=None)
 
 
 @pytest.mark.parametrize(("source", "target"), [(9, 9), (11, 4), (3, 14)])

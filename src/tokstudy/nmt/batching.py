@@ -7,9 +7,14 @@ into batches whose padded size ``sentences × longest side`` stays within the bu
 longest side rounded up to the padding multiple, when there is one), and the batches are
 shuffled with a seed.
 
+A corpus of more than :data:`BATCH_WINDOW` pairs is batched a window at a time
+(:func:`window_batches`): each window gathers blocks of consecutive pairs in a seeded order,
+sorts and cuts them as above and shuffles its batches, so the batch order held in memory is
+that of one window, whatever the corpus.
+
 The training pairs are encoded a chunk at a time into flat id files in a folder
-(:class:`EncodedPairs`, read where they lie): what stays in memory is a few bytes a pair (its
-offsets and the epoch's batch order), not the text or a Python object per pair.
+(:class:`EncodedPairs`, read where they lie): what stays in memory is the window's lengths
+and batch order, not the text, a Python object or an offset per pair of the corpus.
 """
 
 from __future__ import annotations
@@ -39,6 +44,11 @@ log = logging.getLogger(__name__)
 IGNORE_INDEX = -100
 #: pairs encoded at a time (:func:`encode_pairs`)
 ENCODE_PAIRS = 4096
+#: a corpus of up to this many pairs is batched as a whole; a larger one a window of this many
+#: pairs at a time (:func:`window_batches`)
+BATCH_WINDOW = 1 << 20
+#: consecutive pairs that go into a window together (blocks join windows in a seeded order)
+WINDOW_BLOCK = 1 << 10
 
 
 @dataclass(frozen=True)
@@ -135,10 +145,11 @@ class EncodedPairs(Sequence[Example]):
         start, end = self.starts[side][position : position + 2].tolist()
         return self.ids[side][start:end]
 
-    def lengths(self) -> np.ndarray:
-        """Every pair's :attr:`Example.length`."""
-        source = np.diff(self.starts["source"])
-        return np.maximum(source, np.diff(self.starts["target"]) + 1)
+    def lengths(self, start: int = 0, end: int | None = None) -> np.ndarray:
+        """The :attr:`Example.length` of pairs ``start`` to ``end`` (by default all)."""
+        end = len(self) if end is None else end
+        source, target = (np.diff(self.starts[side][start : end + 1]) for side in ID_FILES)
+        return np.maximum(source, target + 1)
 
     def target_ids(self, chunk: int = 1 << 20) -> Iterator[np.ndarray]:
         """The target ids, ``chunk`` at a time (read, not mapped)."""
@@ -259,6 +270,47 @@ def token_batches(
     bounds.append(len(order))
     batches = [order[start:end] for start, end in itertools.pairwise(bounds)]
     return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def example_lengths(examples: Sequence[Example], start: int, end: int) -> np.ndarray:
+    """The :attr:`Example.length` of ``examples[start:end]`` (read from the length files of
+    :class:`EncodedPairs`, without reading the ids)."""
+    if isinstance(examples, EncodedPairs):
+        return examples.lengths(start, end)
+    return np.array([example.length for example in examples[start:end]], dtype=np.int64)
+
+
+def window_batches(
+    examples: Sequence[Example],
+    max_tokens: int,
+    seed: Sequence[int],
+    multiple: int = 1,
+    window: int = BATCH_WINDOW,
+    block: int = WINDOW_BLOCK,
+) -> Iterator[np.ndarray]:
+    """One epoch's batches of positions into ``examples``: :func:`token_batches` of their
+    lengths rounded up to ``multiple``.
+
+    Up to ``window`` examples are batched as a whole with ``seed``. More are batched a
+    window at a time: blocks of ``block`` consecutive examples are taken in an order drawn
+    with ``seed``, ``window // block`` blocks a window, and each window is batched with
+    ``(*seed, its number)``; memory holds one window's lengths and batches.
+    """
+    count = len(examples)
+    if count <= window:
+        lengths = example_lengths(examples, 0, count)
+        yield from token_batches(round_up(lengths, multiple), max_tokens, seed)
+        return
+    blocks = -(-count // block)
+    block_starts = np.random.default_rng(seed).permutation(blocks) * block
+    per_window = max(window // block, 1)
+    for number, first in enumerate(range(0, blocks, per_window)):
+        starts = block_starts[first : first + per_window].tolist()
+        spans = [(start, min(start + block, count)) for start in starts]
+        positions = np.concatenate([np.arange(start, end) for start, end in spans])
+        lengths = np.concatenate([example_lengths(examples, start, end) for start, end in spans])
+        for batch in token_batches(round_up(lengths, multiple), max_tokens, (*seed, number)):
+            yield positions[batch]
 
 
 def pad(

@@ -41,12 +41,13 @@ import torch
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.batching import (
     IGNORE_INDEX,
+    Example,
     collate,
     encode_pairs,
     shared_special_ids,
-    token_batches,
+    window_batches,
 )
-from tokstudy.nmt.config import DecodeConfig, TrainConfig, round_up
+from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.decode import encode_sources, translate
 from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
 from tokstudy.nmt.scoring import corpus_scores, detokenize
@@ -68,11 +69,12 @@ SUMMARY_FILE = "train.json"
 
 
 def epoch_batches(
-    lengths: Sequence[int] | np.ndarray, max_tokens: int, seed: int
+    examples: Sequence[Example], max_tokens: int, multiple: int, seed: int
 ) -> Iterator[tuple[int, np.ndarray]]:
-    """``(epoch, batch)`` for ever, each epoch's batches seeded by ``(seed, epoch)``."""
+    """``(epoch, batch)`` for ever, each epoch's batches (:func:`window_batches`) seeded by
+    ``(seed, epoch)``."""
     for epoch in itertools.count():
-        for batch in token_batches(lengths, max_tokens, seed=(seed, epoch)):
+        for batch in window_batches(examples, max_tokens, (seed, epoch), multiple):
             yield epoch, batch
 
 
@@ -89,7 +91,7 @@ class NmtTask(TrainingTask):
     mean_values = ()  # the log sums the loss of every target token
     variable_shapes = True
 
-    def __init__(self, examples, special, lengths, config, model_config, evaluate, save) -> None:
+    def __init__(self, examples, special, config, model_config, evaluate, save) -> None:
         self.examples = examples
         self.model_config = model_config
         self.special = special
@@ -98,8 +100,7 @@ class NmtTask(TrainingTask):
         # CUDA graphs: batches of fixed shapes, replayed by a loss compiled on CUDA
         self.fixed_shapes = self.compile_on_cuda = config.cuda_graphs
         self.max_tokens = config.max_tokens
-        padded = round_up(np.asarray(lengths), self.multiple)
-        self.all_batches = epoch_batches(padded, config.max_tokens, config.seed)
+        self.all_batches = epoch_batches(examples, config.max_tokens, self.multiple, config.seed)
         self.batches = self.all_batches
         self.epochs: dict[int, int] = {}
         self.epoch = 0
@@ -291,7 +292,6 @@ def train_translation_model(
     task = NmtTask(
         examples,
         special,
-        examples.lengths(),
         config,
         model.config,
         evaluate,
