@@ -49,8 +49,8 @@ from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.training.core import LOG_FILE, TrainingRun
 from tokstudy.workflow import training_state
 from tokstudy.workflow.code_fingerprint import code_fingerprint
+from tokstudy.workflow.dispatch import run_named_step
 from tokstudy.workflow.models import steps as model_steps
-from tokstudy.workflow.nmt import steps as nmt_steps
 
 POINTS = (
     "before_first_checkpoint",
@@ -263,8 +263,8 @@ class Mlm(Clm):
 
 
 class Nmt(Task):
-    train_step = "tokstudy.workflow.nmt.steps.nmt_train"
-    score_step = "tokstudy.workflow.nmt.steps.nmt_translate"
+    train_step = "tokstudy.nmt.runs:train"
+    score_step = "tokstudy.nmt.runs:translate_split"
     summary = NMT_SUMMARY
     score_outputs = ("test.hyp",)
     config: ClassVar[dict[str, Any]] = {
@@ -300,8 +300,8 @@ class Nmt(Task):
         summary = self.inputs / "split" / "split.json"
         return {
             "split": str(summary),
-            "source_tokenizer": str(self.inputs / "tok.xa"),
-            "target_tokenizer": str(self.inputs / "tok.xb"),
+            "source_tokenizer_dir": str(self.inputs / "tok.xa"),
+            "target_tokenizer_dir": str(self.inputs / "tok.xb"),
         }
 
     def train_job(self, results: Path) -> SimpleNamespace:
@@ -309,8 +309,12 @@ class Nmt(Task):
             results / "logs" / "train.log",
             self.train_step,
             input=self._inputs(),
-            output=[str(self.run_dir(results))],
-            params={"config": self.config, "checkpoints": str(results / "checkpoints/r/run")},
+            output={"out_dir": str(self.run_dir(results))},
+            params={
+                "config": self.config,
+                "checkpoints": str(results / "checkpoints/r/run"),
+                "split_dir": str(self.inputs / "split"),
+            },
             wildcards={"direction": "xa-xb"},
         )
 
@@ -318,9 +322,12 @@ class Nmt(Task):
         return job(
             results / "logs" / "score.log",
             self.score_step,
-            input={"run": str(self.run_dir(results)), **self._inputs()},
-            output=[str(self.scores(results)[0])],
-            params={"decode": {"beam_size": 2, "device": "cpu", "max_length_b": 8}},
+            input={"run_dir": str(self.run_dir(results)), **self._inputs()},
+            output={"out_path": str(self.scores(results)[0])},
+            params={
+                "config": {"beam_size": 2, "device": "cpu", "max_length_b": 8},
+                "split_dir": str(self.inputs / "split"),
+            },
             wildcards={"direction": "xa-xb"},
         )
 
@@ -404,17 +411,11 @@ def _counting(record: Path) -> None:
 
 
 def _train(task: Task, results: Path) -> None:
-    getattr(
-        model_steps if task.train_step.startswith("tokstudy.workflow.models") else nmt_steps,
-        task.train_step.rsplit(".", 1)[1],
-    )(task.train_job(results))
+    run_named_step(task.train_job(results))
 
 
 def _score(task: Task, results: Path) -> None:
-    getattr(
-        model_steps if task.score_step.startswith("tokstudy.workflow.models") else nmt_steps,
-        task.score_step.rsplit(".", 1)[1],
-    )(task.score_job(results))
+    run_named_step(task.score_job(results))
 
 
 def _snakemake_run(results: Path, jobs: list[tuple[Callable[[], None], list[Path]]]) -> list[int]:

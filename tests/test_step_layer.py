@@ -30,7 +30,7 @@ from tokstudy.workflow.binder import JOB_VALUES, imported_function
 from tokstudy.workflow.code_fingerprint import code_fingerprint
 from tokstudy.workflow.corpora import steps as corpora_steps
 from tokstudy.workflow.dispatch import run_named_step
-from tokstudy.workflow.metrics import steps as metric_steps
+from tokstudy.workflow.nmt.plan import NMTPlanner
 
 RULES = REPO / "workflow" / "rules"
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -110,10 +110,9 @@ def test_the_parser_sees_every_script_rule() -> None:
     assert train == "tokstudy.workflow.tokenizers.steps.train_tokenizer"
     sizes = found[RULES / "tokenizers.smk", "train_tokenizer_sizes"]  # under an if
     assert sizes == "tokstudy.workflow.tokenizers.steps.train_tokenizer_sizes"
-    assert (
-        found[RULES / "metrics.smk", "metric_tables"]
-        == "tokstudy.workflow.metrics.steps.metric_tables"
-    )
+    tables = found[RULES / "metrics.smk", "metric_tables"]
+    assert tables == "tokstudy.report.tables:write_wide_tables"
+    assert found[RULES / "nmt.smk", "nmt_train"] == "tokstudy.nmt.runs:train"
     assert (
         found[RULES / "report.smk", "study_page"] == "tokstudy.report.page.build:write_study_page"
     )
@@ -141,28 +140,43 @@ SPLATTED = {
 }
 
 
+#: the planner classes whose path patterns a rule names as ``<prefix>.CONSTANT``
+PATTERN_OWNERS = {"nmt_plan": NMTPlanner, "planners.nmt": NMTPlanner}
+
+
+def rule_wildcards(block: str) -> set[str]:
+    """The wildcards of a rule's text: ``"{name}"`` written out, and those of the path
+    patterns it names as planner constants (``nmt_plan.RUN_CELL``)."""
+    found = set(re.findall(r'"\{(\w+)\}"', block))
+    for prefix, owner in PATTERN_OWNERS.items():
+        for constant in re.findall(rf"\b{re.escape(prefix)}\.([A-Z_]+)\b", block):
+            found |= set(re.findall(r"\{(\w+)\}", getattr(owner, constant)))
+    return found
+
+
 def test_every_bound_rule_gives_its_function_each_parameter_by_name() -> None:
     """The function a rule names exists, says what it does, and each parameter it needs is
     a key of the rule's input, output or params (``name=``), a wildcard (``{name}`` in its
-    log path) or one the binder gives (``threads``, ``code``, ``outputs``)."""
+    log path, or in a planner's pattern it names) or one the binder gives (``threads``,
+    ``code``, ``outputs``, ``checkpoint_root``)."""
     missing = []
     for (smk, rule), (target, block) in bound_rules().items():
         function = imported_function(target)
         assert function.__doc__, target
         typing.get_type_hints(function)  # the binder converts by the annotations
         splatted = {name for call, names in SPLATTED.items() if call in block for name in names}
+        wildcards = rule_wildcards(block)
         for name, parameter in inspect.signature(function).parameters.items():
-            given = (
-                re.search(rf"^\s+{name}=", block, re.M)
-                or f'"{{{name}}}"' in block
-                or name in splatted
-            )
+            given = re.search(rf"^\s+{name}=", block, re.M) or name in wildcards or name in splatted
             if parameter.default is inspect.Parameter.empty and not (
                 given or name in (*JOB_VALUES, "outputs")
             ):
                 missing.append(f"{smk.name}: rule {rule}: {target} needs {name!r}")
     assert not missing
     assert len(bound_rules()) >= 17  # every analysis rule
+    # the metric and NMT stages name library functions, but the NMT tokenizers' training
+    unbound = {rule for smk, rule in step_rules() if smk.name in ("metrics.smk", "nmt.smk")}
+    assert unbound == {"nmt_train_tokenizer"}
 
 
 def test_the_dispatcher_is_the_only_script() -> None:
@@ -232,7 +246,7 @@ def _snakemake(tmp_path: Path, **fields: object) -> SimpleNamespace:
     """A stand-in for Snakemake's ``snakemake`` object, on its own file containers."""
     containers = {
         name: Namedlist(fromdict=value) if isinstance(value, dict) else Namedlist(value)
-        for name, value in fields.items()
+        for name, value in {"wildcards": {}, **fields}.items()
         if name in ("input", "output", "params", "wildcards")
     }
     return SimpleNamespace(threads=1, log=Namedlist([str(tmp_path / "rule.log")]), **containers)
@@ -359,8 +373,7 @@ def test_plot_frequencies_gives_each_language_its_own_tokenizers_frequencies(
 ) -> None:
     drawn = []
     monkeypatch.setattr(
-        metric_steps.plots,
-        "plot_frequencies",
+        "tokstudy.report.plots.plot_frequencies",
         lambda frequencies, language, size, skip, files: drawn.append(
             (language, {label: values.tolist() for label, values in frequencies.items()}, files)
         ),
@@ -374,12 +387,17 @@ def test_plot_frequencies_gives_each_language_its_own_tokenizers_frequencies(
         f"{language}_{ext}": f"{language}.{ext}" for language in "ab" for ext in ("png", "pdf")
     }
     plots = {"a": ["sp_bpe", "gpt (pretrained)"], "b": ["sp_bpe"]}
-    metric_steps.plot_frequencies(
+    run_named_step(
         _snakemake(
             tmp_path,
-            input=tables,
+            input={"tables": tables},
             output=outputs,
-            params={"plots": plots, "vocab_size": "750", "skip_top": 1},
+            params={
+                "plots": plots,
+                "vocab_size": "750",
+                "skip_top": 1,
+                **_step("tokstudy.report.plots:plot_language_frequencies"),
+            },
         )
     )
     assert drawn == [
@@ -391,8 +409,13 @@ def test_plot_frequencies_gives_each_language_its_own_tokenizers_frequencies(
 def test_a_failing_step_exits_with_one_line_and_logs_it(tmp_path: Path) -> None:
     missing = tmp_path / "missing.tsv"
     with pytest.raises(SystemExit) as exit_info:
-        metric_steps.collect_metrics(
-            _snakemake(tmp_path, input=[str(missing)], output=[str(tmp_path / "metrics.csv")])
+        run_named_step(
+            _snakemake(
+                tmp_path,
+                input={"metric_files": [str(missing)]},
+                output={"table": str(tmp_path / "metrics.csv")},
+                params=_step("tokstudy.report.tables:write_collected"),
+            )
         )
     message = str(exit_info.value)
     assert message.startswith("error: ") and "\n" not in message

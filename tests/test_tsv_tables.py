@@ -13,8 +13,8 @@ import pandas as pd
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tokstudy.report.plots import training_frequencies
 from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records, write_tsv
-from tokstudy.workflow.cell_job import read_training_frequencies
 
 COUNT = st.integers(0, 2**40)
 ROWS = st.lists(
@@ -51,7 +51,7 @@ def test_a_frequency_table_is_what_pandas_wrote(rows: list[tuple[str, int, int]]
     with tempfile.TemporaryDirectory() as folder:  # read back, whatever the tokens hold
         path = Path(folder) / "f.tsv"
         path.write_bytes(text.encode("utf-8"))
-        assert read_training_frequencies(path).tolist() == counts["train_frequency"].tolist()
+        assert training_frequencies(path).tolist() == counts["train_frequency"].tolist()
 
 
 @settings(max_examples=200, deadline=None)

@@ -11,7 +11,7 @@ rule compute_metrics:
         metrics=out(planners.metrics.METRICS),
         frequencies=out(planners.metrics.FREQUENCIES),
     params:
-        **step("tokstudy.workflow.metrics.steps.compute_metrics"),
+        **step("tokstudy.workflow.cell_job:score_saved_tokenizer"),
         language=lambda w: w.language,
     log:
         out(log_path("compute_metrics", CELL)),
@@ -28,15 +28,17 @@ rule compute_metrics:
 
 rule collect_metrics:
     input:
-        [out(planners.metrics.METRICS, **vars(j)) for j in planners.tokenizers.scored_cells()],
+        metric_files=[
+            out(planners.metrics.METRICS, **vars(j)) for j in planners.tokenizers.scored_cells()
+        ],
     output:
-        report(
+        table=report(
             out(planners.metrics.TABLE),
             category="Tables",
             labels={"table": "all metrics (tidy)"},
         ),
     params:
-        **step("tokstudy.workflow.metrics.steps.collect_metrics"),
+        **step("tokstudy.report.tables:write_collected"),
     log:
         out(log_path("collect_metrics")),
     threads: planners.threads("collect_metrics")
@@ -48,7 +50,7 @@ rule collect_metrics:
 
 rule metric_tables:
     input:
-        out(planners.metrics.TABLE),
+        table=out(planners.metrics.TABLE),
     output:
         markdown=report(
             out(planners.metrics.WIDE_TABLE, ext="md"),
@@ -61,7 +63,7 @@ rule metric_tables:
             labels={"table": "wide tables", "split": "{split}", "format": "LaTeX"},
         ),
     params:
-        **step("tokstudy.workflow.metrics.steps.metric_tables"),
+        **step("tokstudy.report.tables:write_wide_tables"),
         metrics=planners.metrics.names,
     log:
         out(log_path("metric_tables", "{split}")),
@@ -77,7 +79,7 @@ rule metric_tables:
 # of a study.
 rule plot_metrics:
     input:
-        out(planners.metrics.TABLE),
+        table=out(planners.metrics.TABLE),
     output:
         **{
             f"{metric}_{ext}": plot_output(
@@ -91,7 +93,7 @@ rule plot_metrics:
             for ext in ("png", "pdf")
         },
     params:
-        **step("tokstudy.workflow.metrics.steps.plot_metrics"),
+        **step("tokstudy.report.plots:plot_split"),
         metrics=planners.metrics.names,
     log:
         out(log_path("plot_metrics", "{split}")),
@@ -108,7 +110,7 @@ FREQUENCY_PLOTS = planners.metrics.frequency_plots()
 
 rule plot_frequencies:
     input:
-        [
+        tables=[
             out(planners.metrics.FREQUENCIES, **vars(cell))
             for cells in FREQUENCY_PLOTS.values()
             for cell in cells.values()
@@ -125,7 +127,7 @@ rule plot_frequencies:
             for ext in ("png", "pdf")
         },
     params:
-        **step("tokstudy.workflow.metrics.steps.plot_frequencies"),
+        **step("tokstudy.report.plots:plot_language_frequencies"),
         plots={language: list(cells) for language, cells in FREQUENCY_PLOTS.items()},
         vocab_size=planners.metrics.frequency_plot_size(),
         skip_top=planners.metrics.skip_top_ranks,
@@ -156,14 +158,16 @@ rule cost_table:
             category="Cost",
             labels={"output": "time and peak memory per training, metric pass and job (CSV)"},
         ),
-        png=report(
-            out(planners.metrics.COST_PLOT, ext="png"),
-            category="Cost",
-            labels={"output": "training time and peak memory against vocabulary size"},
-        ),
-        pdf=out(planners.metrics.COST_PLOT, ext="pdf"),
+        plots=[
+            report(
+                out(planners.metrics.COST_PLOT, ext="png"),
+                category="Cost",
+                labels={"output": "training time and peak memory against vocabulary size"},
+            ),
+            out(planners.metrics.COST_PLOT, ext="pdf"),
+        ],
     params:
-        **step("tokstudy.workflow.metrics.steps.cost_table"),
+        **step("tokstudy.report.cost:write_cost"),
         sources=COST_SOURCES,
     log:
         out(log_path("cost_table")),

@@ -17,9 +17,9 @@ wildcard_constraints:
 
 rule nmt_cldr_corpus:
     output:
-        out(nmt_plan.CLDR_CORPUS),
+        out_path=out(nmt_plan.CLDR_CORPUS),
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_cldr_corpus"),
+        **step("tokstudy.nmt.cldr:write_cldr_corpus"),
         languages=list(nmt_plan.languages),
     log:
         out(log_path("nmt_cldr_corpus")),
@@ -32,13 +32,14 @@ rule nmt_cldr_corpus:
 
 rule nmt_split:
     input:
-        nmt_plan.corpus_inputs(),
+        sources=nmt_plan.corpus_inputs(),
     output:
         **nmt_plan.split_outputs(),
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_split"),
+        **step("tokstudy.nmt.data:split_corpus"),
         languages=list(nmt_plan.languages),
-        split=to_dict(nmt_plan.config.split),
+        out_dir=out(nmt_plan.SPLIT_DIR),
+        config=to_dict(nmt_plan.config.split),
     log:
         out(log_path("nmt_split")),
     threads: planners.threads("nmt_split")
@@ -52,10 +53,11 @@ rule nmt_joint_text:
     input:
         [out(nmt_plan.SPLIT, split="train", side=language) for language in nmt_plan.languages],
     output:
-        out(nmt_plan.SPLIT, split="train", side=JOINT),
+        out_path=out(nmt_plan.SPLIT, split="train", side=JOINT),
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_joint_text"),
+        **step("tokstudy.nmt.data:joint_training_text"),
         languages=list(nmt_plan.languages),
+        split_dir=out(nmt_plan.SPLIT_DIR),
     log:
         out(log_path("nmt_joint_text")),
     threads: planners.threads("nmt_joint_text")
@@ -85,12 +87,13 @@ rule nmt_train_tokenizer:
 rule nmt_train:
     input:
         split=rules.nmt_split.output.summary,
-        source_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "source")),
-        target_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
+        source_tokenizer_dir=lambda w: out(nmt_plan.tokenizer_path(w, "source")),
+        target_tokenizer_dir=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
     output:
-        directory(out(nmt_plan.RUN)),
+        out_dir=directory(out(nmt_plan.RUN)),
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_train"),
+        **step("tokstudy.nmt.runs:train"),
+        split_dir=out(nmt_plan.SPLIT_DIR),
         config=lambda w: nmt_plan.seeded_training(w.seed),
         checkpoints=checkpoints("nmt_train", nmt_plan.RUN),
     log:
@@ -104,15 +107,16 @@ rule nmt_train:
 
 rule nmt_translate:
     input:
-        run=out(nmt_plan.RUN),
+        run_dir=out(nmt_plan.RUN),
         split=rules.nmt_split.output.summary,
-        source_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "source")),
-        target_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
+        source_tokenizer_dir=lambda w: out(nmt_plan.tokenizer_path(w, "source")),
+        target_tokenizer_dir=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
     output:
-        out(nmt_plan.TRANSLATION),
+        out_path=out(nmt_plan.TRANSLATION),
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_translate"),
-        decode=to_dict(nmt_plan.config.decode),
+        **step("tokstudy.nmt.runs:translate_split"),
+        split_dir=out(nmt_plan.SPLIT_DIR),
+        config=to_dict(nmt_plan.config.decode),
     log:
         out(log_path("nmt_translate", nmt_plan.RUN_CELL)),
     threads: planners.threads("nmt_translate")
@@ -124,13 +128,14 @@ rule nmt_translate:
 
 rule nmt_score:
     input:
-        hypotheses=out(nmt_plan.TRANSLATION),
+        hypotheses_path=out(nmt_plan.TRANSLATION),
         split=rules.nmt_split.output.summary,
-        target_tokenizer=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
+        target_tokenizer_dir=lambda w: out(nmt_plan.tokenizer_path(w, "target")),
     output:
-        out(nmt_plan.SCORE),
+        out_json=out(nmt_plan.SCORE),
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_score"),
+        **step("tokstudy.nmt.scoring:score_run"),
+        split_dir=out(nmt_plan.SPLIT_DIR),
     log:
         out(log_path("nmt_score", nmt_plan.RUN_CELL)),
     threads: planners.threads("nmt_score")
@@ -142,7 +147,7 @@ rule nmt_score:
 
 rule nmt_report:
     input:
-        nmt_plan.score_files(),
+        score_files=nmt_plan.score_files(),
     output:
         **{
             name: report(path, category="NMT", labels={"table": name})
@@ -151,8 +156,9 @@ rule nmt_report:
             for name, path in nmt_plan.report_outputs().items()
         },
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_report"),
-        evaluation=to_dict(nmt_plan.config.evaluation),
+        **step("tokstudy.nmt.report:write_report"),
+        out_dir=out(nmt_plan.REPORT_DIR),
+        config=to_dict(nmt_plan.config.evaluation),
     log:
         out(log_path("nmt_report")),
     threads: planners.threads("nmt_report")
@@ -174,7 +180,7 @@ rule nmt_tokenizer_metrics:
     wildcard_constraints:
         side=r"[a-z][a-z0-9_]*",
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_tokenizer_metrics"),
+        **step("tokstudy.workflow.cell_job:score_saved_tokenizer"),
         language=lambda w: w.side,
     log:
         out(log_path("nmt_tokenizer_metrics", planners.nmt.SIDE_CELL)),

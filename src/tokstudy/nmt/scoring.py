@@ -202,11 +202,12 @@ def score_run(
     out_json: Path,
     *,
     tokenizer: str,
-    vocab_size: int,
+    size: str,
     seed: int,
     split_name: str = "test",
 ) -> dict[str, Any]:
-    """BLEU and chrF of one run's translations, written to ``out_json`` with the run's keys.
+    """BLEU and chrF of one run's translations, written to ``out_json`` with the run's keys
+    (``size``: the run's size label, recorded as ``vocab_size``).
 
     ``reference_roundtrip_exact`` is the share of references that the target tokenizer
     reproduces exactly (``decode(encode(ref)) == ref``): the ceiling its outputs can reach.
@@ -221,7 +222,7 @@ def score_run(
     result = {
         "direction": direction,
         "tokenizer": tokenizer,
-        "vocab_size": vocab_size,
+        "vocab_size": size,
         "seed": seed,
         "split": split_name,
         "sentences": len(references),
@@ -240,7 +241,7 @@ def score_run(
         "%s %s (%s) seed %s: BLEU %.2f, chrF %.2f",
         direction,
         tokenizer,
-        vocab_size,
+        size,
         seed,
         result["bleu"],
         result["chrf"],

@@ -95,6 +95,50 @@ def plot_metric(table: pd.DataFrame, metric: str, split: str, outputs: Sequence[
     save_figure(figure, outputs)
 
 
+def plot_split(
+    table: Path, split: str, metrics: Sequence[str], outputs: Mapping[str, Path]
+) -> None:
+    """One plot (:func:`plot_metric`) per metric of one split from the tidy metrics table's
+    CSV, into ``outputs`` ``{metric}_png`` and ``{metric}_pdf`` (rule ``plot_metrics``)."""
+    frame = pd.read_csv(table)
+    for metric in metrics:
+        plot_metric(frame, metric, split, _plot_files(outputs, metric))
+
+
+def _plot_files(outputs: Mapping[str, Path], name: str) -> list[Path]:
+    """A plot's two files among ``outputs``: ``{name}_png`` and ``{name}_pdf``."""
+    return [Path(outputs[f"{name}_{ext}"]) for ext in ("png", "pdf")]
+
+
+def plot_language_frequencies(
+    tables: Sequence[Path],
+    plots: Mapping[str, Sequence[str]],
+    vocab_size: str,
+    skip_top: int,
+    outputs: Mapping[str, Path],
+) -> None:
+    """The token-frequency plot (:func:`plot_frequencies`) of each language of ``plots``
+    (language → its tokenizers' labels), from the frequency ``tables`` of those tokenizers
+    in that order, into ``outputs`` ``{language}_png`` and ``{language}_pdf`` (rule
+    ``plot_frequencies``)."""
+    remaining = iter(tables)
+    for language, labels in plots.items():
+        frequencies = {label: training_frequencies(next(remaining)) for label in labels}
+        plot_frequencies(
+            frequencies, language, vocab_size, skip_top, _plot_files(outputs, language)
+        )
+
+
+def training_frequencies(path: Path) -> np.ndarray:
+    """The ``train_frequency`` column of a cell's frequency table (``frequencies.tsv``).
+
+    Rows end at ``\n`` only: a token holding a bare ``\r`` (written unquoted, as by
+    pandas) is not a line break.
+    """
+    table = pd.read_csv(path, sep="\t", lineterminator="\n", usecols=["train_frequency"])
+    return table["train_frequency"].to_numpy()
+
+
 def plot_frequencies(
     frequencies: Mapping[str, np.ndarray],
     language: str,

@@ -12,6 +12,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from tokstudy.errors import TokstudyError
@@ -198,6 +199,8 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
         }
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if hint is Path and isinstance(value, str | Path):
+        return Path(value)
     if hint is bool and not isinstance(value, bool):
         raise TokstudyError(f"{where}: expected true/false, got {value!r}")
     if hint is int and (isinstance(value, bool) or not isinstance(value, int)):

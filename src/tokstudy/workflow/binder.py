@@ -5,14 +5,17 @@ A rule names its function with ``params: **step("tokstudy.<package>.<module>:<fu
 function the rule's input, output, parameter or wildcard of the same name, turned into the
 parameter's annotated type:
 
-- ``Path`` from a path string; ``Path | None`` is ``None`` for an empty one (an optional
+- ``Path`` from a path string, ``int`` from a wildcard's digits; ``Path | None`` is ``None``
+  for an empty one (an optional
   input); ``Sequence[Path]``, ``Mapping[str, Path]`` and nestings of these element by
   element (one string where a sequence is annotated is a sequence of one);
 - a settings dataclass from the rule's plain mapping
   (:func:`tokstudy.training.config.from_mapping`);
 - ``threads``: the job's cores; ``code``: the step and the fingerprint of its code, as
   ``meta.json`` and ``stats.json`` record them
-  (:func:`tokstudy.workflow.snakemake_job.code_record`);
+  (:func:`tokstudy.workflow.snakemake_job.code_record`); ``checkpoint_root``: a training
+  job's checkpoint root, ``params.checkpoints``, without what a job of other code left
+  there (:func:`tokstudy.workflow.training_state.checkpoint_root`);
   ``outputs``: every output file, by name where the parameter is a mapping, else in order
   (a plot's PNG and PDF).
 
@@ -35,6 +38,7 @@ from typing import Any
 from tokstudy.errors import TokstudyError
 from tokstudy.training.config import from_mapping
 from tokstudy.workflow.snakemake_job import Snakemake, code_record
+from tokstudy.workflow.training_state import checkpoint_root
 
 #: the job's containers a parameter is looked up in, by name
 NAMED_SOURCES = ("input", "output", "params", "wildcards")
@@ -42,6 +46,7 @@ NAMED_SOURCES = ("input", "output", "params", "wildcards")
 JOB_VALUES: dict[str, Callable[[Snakemake], Any]] = {
     "threads": lambda job: job.threads,
     "code": code_record,
+    "checkpoint_root": lambda job: checkpoint_root(job.params.checkpoints, job.params.code),
 }
 _SEQUENCES = (list, tuple, Sequence)
 _MAPPINGS = (dict, Mapping)
@@ -99,6 +104,10 @@ def converted(hint: Any, value: Any, where: str) -> Any:
         return value
     if hint is Path:
         return Path(value)
+    if hint is int and isinstance(value, str):
+        if not value.isdigit():
+            raise TokstudyError(f"{where}: expected an integer, got {value!r}")
+        return int(value)
     if dataclasses.is_dataclass(hint) and isinstance(value, Mapping):
         return from_mapping(hint, value, where)
     origin, args = typing.get_origin(hint), typing.get_args(hint)

@@ -58,6 +58,20 @@ def evaluate_job(
     evaluate_tokenizer(tokenizer, meta, corpora, metrics_out, frequencies_out, language)
 
 
+def score_saved_tokenizer(
+    tokenizer: Path,
+    train: Path,
+    heldout: Path,
+    metrics: Path,
+    frequencies: Path,
+    language: str | None = None,
+) -> None:
+    """Metrics of the tokenizer saved in folder ``tokenizer`` on its ``train`` and
+    ``heldout`` text (:func:`evaluate_job`): rules ``compute_metrics`` (pretrained cells)
+    and ``nmt_tokenizer_metrics``."""
+    evaluate_job(tokenizer, {"train": train, "heldout": heldout}, metrics, frequencies, language)
+
+
 def evaluate_tokenizer(
     tokenizer: Tokenizer,
     meta: dict[str, Any],
@@ -222,15 +236,3 @@ def _phase_summary(phase: tuple[str, dict[str, float]]) -> str:
     compiling = figures["compile_seconds"]
     note = f" (of which {compiling:.1f} s compiling numba kernels)" if compiling > 0 else ""
     return f"{name} {figures['seconds']:.1f} s{note}"
-
-
-def read_training_frequencies(path: Path) -> np.ndarray:
-    """The ``train_frequency`` column of a frequency table written by :func:`evaluate_job`.
-
-    Rows end at ``\n`` only: a token holding a bare ``\r`` (written unquoted, as by
-    pandas) is not a line break.
-    """
-    import pandas as pd  # here: a cell job's process does not import pandas
-
-    table = pd.read_csv(path, sep="\t", lineterminator="\n", usecols=["train_frequency"])
-    return table["train_frequency"].to_numpy()
