@@ -47,10 +47,10 @@ from tokstudy.nmt.train import SUMMARY_FILE as NMT_SUMMARY
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.training.core import LOG_FILE, TrainingRun
+from tokstudy.training.run_state import MODEL_DIR
 from tokstudy.workflow import training_state
 from tokstudy.workflow.code_fingerprint import code_fingerprint
 from tokstudy.workflow.dispatch import run_named_step
-from tokstudy.workflow.models import steps as model_steps
 
 POINTS = (
     "before_first_checkpoint",
@@ -59,6 +59,8 @@ POINTS = (
     "after_summary",
     "during_scoring",
 )
+#: what the pre-tokenization rule runs
+PRETOKENIZE = "tokstudy.models.family:pretokenize_text"
 SIGNALS = {"SIGKILL": signal.SIGKILL, "SIGTERM": signal.SIGTERM}
 TIMING = {"tokens_per_s", "flops_per_s", "mfu", "elapsed_s"}
 CHECKPOINT_EVERY = 3
@@ -128,8 +130,8 @@ class Task:
 
 
 class Clm(Task):
-    train_step = "tokstudy.workflow.models.steps.train_clm"
-    score_step = "tokstudy.workflow.models.steps.evaluate_clm"
+    train_step = "tokstudy.models.clm.train:train_clm"
+    score_step = "tokstudy.models.clm.scoring:score_clm"
     summary = CLM_SUMMARY
     score_outputs = ("scores.json",)
     config: ClassVar[dict[str, Any]] = {
@@ -151,12 +153,12 @@ class Clm(Task):
         train_to_directory(
             "hf_wordpiece", Path(train), TrainSpec(vocab_size=24, threads=1), self.inputs / "tok"
         )
-        model_steps.pretokenize_mlm(
+        run_named_step(
             job(
                 self.inputs / "pretokenize.log",
-                "tokstudy.workflow.models.steps.pretokenize_mlm",
-                input={"tokenizer": str(self.inputs / "tok"), "train": train},
-                output=[str(self.inputs / "corpus")],
+                PRETOKENIZE,
+                input={"tokenizer_dir": str(self.inputs / "tok"), "train": train},
+                output={"out_dir": str(self.inputs / "corpus")},
                 params={"whole_word_mask": False},
             )
         )
@@ -166,11 +168,11 @@ class Clm(Task):
             results / "logs" / "train.log",
             self.train_step,
             input={
-                "tokenizer": str(self.inputs / "tok"),
-                "corpus": str(self.inputs / "corpus"),
-                "train": str(self.inputs / "train.txt"),
+                "tokenizer_dir": str(self.inputs / "tok"),
+                "corpus_dir": str(self.inputs / "corpus"),
+                "train_text": str(self.inputs / "train.txt"),
             },
-            output=[str(self.run_dir(results))],
+            output={"out_dir": str(self.run_dir(results))},
             params={"config": self.config, "checkpoints": str(results / "checkpoints/r/run")},
         )
 
@@ -180,13 +182,14 @@ class Clm(Task):
             self.score_step,
             input={
                 "trained": str(self.run_dir(results)),
-                "tokenizer": str(self.inputs / "tok"),
-                "corpus": str(self.inputs / "corpus"),
+                "tokenizer_dir": str(self.inputs / "tok"),
+                "corpus_dir": str(self.inputs / "corpus"),
                 "heldout": str(self.inputs / "heldout.txt"),
             },
-            output={"scores": str(self.scores(results)[0])},
+            output={"out_tsv": str(self.scores(results)[0])},
             params={
                 "config": self.config,
+                "model_dir": str(self.run_dir(results) / MODEL_DIR),
                 "noise_levels": [20],
                 "noise_seed": 0,
                 "noise_word_fraction": 0.2,
@@ -207,8 +210,8 @@ class Clm(Task):
 
 
 class Mlm(Clm):
-    train_step = "tokstudy.workflow.models.steps.pretrain_mlm"
-    score_step = "tokstudy.workflow.models.steps.evaluate_mlm"
+    train_step = "tokstudy.models.family:pretrain"
+    score_step = "tokstudy.models.tasks:evaluate_mlm"
     summary = MLM_SUMMARY
     score_outputs = ("metrics.json", "edits.tsv")
     config: ClassVar[dict[str, Any]] = {
@@ -226,8 +229,11 @@ class Mlm(Clm):
         return job(
             results / "logs" / "train.log",
             self.train_step,
-            input={"tokenizer": str(self.inputs / "tok"), "corpus": str(self.inputs / "corpus")},
-            output=[str(self.run_dir(results))],
+            input={
+                "tokenizer_dir": str(self.inputs / "tok"),
+                "corpus_dir": str(self.inputs / "corpus"),
+            },
+            output={"out_dir": str(self.run_dir(results))},
             params={"config": self.config, "checkpoints": str(results / "checkpoints/r/run")},
         )
 
@@ -237,13 +243,14 @@ class Mlm(Clm):
             results / "logs" / "score.log",
             self.score_step,
             input={
-                "tokenizer": str(self.inputs / "tok"),
+                "tokenizer_dir": str(self.inputs / "tok"),
                 "pretrained": str(self.run_dir(results)),
                 "heldout": str(self.inputs / "heldout.txt"),
             },
-            output={"metrics": str(metrics), "edits": str(edits)},
+            output={"out_tsv": str(metrics), "edits_tsv": str(edits)},
             params={
-                "config": {"max_lines": 12, "batch_size": 4, "noise_levels": [20], "device": "cpu"}
+                "config": {"max_lines": 12, "batch_size": 4, "noise_levels": [20], "device": "cpu"},
+                "model_dir": str(self.run_dir(results) / MODEL_DIR),
             },
         )
 
@@ -522,7 +529,7 @@ def main(name: str, folder: Path) -> None:
     for step in (
         task.train_step,
         task.score_step,
-        "tokstudy.workflow.models.steps.pretokenize_mlm",
+        PRETOKENIZE,
     ):
         _code(step)
     assert in_child(task.prepare) == 0, "preparing the inputs failed"

@@ -187,7 +187,7 @@ def test_the_api_is_no_part_of_a_workflow_steps_code() -> None:
     index = CodeIndex(REPO / "src" / "tokstudy")
     for step in (
         "tokstudy.workflow.corpora.steps.prepare_corpus",
-        "tokstudy.workflow.tokenizers.steps.train_tokenizer",
+        "tokstudy.workflow.cell_job:train_cell",
         "tokstudy.report.page.build:write_study_page",
     ):
         modules = index.modules_of(step)

@@ -139,7 +139,7 @@ def _cell(name: str, corpora: dict[str, Path], folder: Path, training_code: str,
                 folder / "frequencies.tsv",
                 folder / "cost.json",
             ),
-            {"step": "tokstudy.workflow.tokenizers.steps.train_tokenizer", "fingerprint": "s1"},
+            {"step": "tokstudy.workflow.cell_job:train_cell", "fingerprint": "s1"},
             training_code,
         )
     finally:
@@ -165,7 +165,7 @@ def test_a_cell_job_reuses_a_tokenizer_trained_from_the_same_code_settings_and_t
         "text_sha256": hashlib.sha256(corpora["train"].read_bytes()).hexdigest(),
     }
     assert meta["code"] == {
-        "step": "tokstudy.workflow.tokenizers.steps.train_tokenizer",
+        "step": "tokstudy.workflow.cell_job:train_cell",
         "fingerprint": "s1",
     }
     (tmp_path / "tokenizer" / ".snakemake_timestamp").write_text("", encoding="utf-8")

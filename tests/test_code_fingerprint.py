@@ -186,9 +186,9 @@ def test_the_training_fingerprint_leaves_metrics_and_plots_out() -> None:
         not {"tokstudy.metrics.compute", "tokstudy.report.plots", "tokstudy.workflow.cell_job"}
         & training
     )
-    assert code_fingerprint(
-        "tokstudy.workflow.tokenizers.steps.train_tokenizer"
-    ) != code_fingerprint("tokstudy.tokenizers.build.train_and_save")
+    assert code_fingerprint("tokstudy.workflow.cell_job:train_cell") != code_fingerprint(
+        "tokstudy.tokenizers.build.train_and_save"
+    )
 
 
 # --- in a temporary copy of the project: which jobs a change reruns ----------------------

@@ -288,14 +288,14 @@ def test_write_cost_writes_csv_and_plots(
 
 # What a training or metric job imports is part of its cost: never torch or transformers,
 # and numba only for the hft adapter, whose kernels need it. The jobs' script imports the
-# dispatcher and the binder, and the step module or library function of the job's rule
+# dispatcher and the binder, and the library function of the job's rule
 # (train_tokenizer, which also scores a trained cell; compute_metrics for pretrained cells
-# and nmt_tokenizer_metrics: tokstudy.workflow.cell_job; the multilingual and NMT tokenizers).
+# and nmt_tokenizer_metrics: tokstudy.workflow.cell_job; the multilingual and NMT tokenizers:
+# tokstudy.tokenizers.build).
 JOB_MODULES = [
     "tokstudy.workflow.dispatch",
-    "tokstudy.workflow.tokenizers.steps",
     "tokstudy.workflow.cell_job",
-    "tokstudy.workflow.nmt.steps",
+    "tokstudy.tokenizers.build",
 ]
 HFT_MODULE = "tokstudy.tokenizers.adapters.hft"
 ADAPTER_MODULES = sorted(

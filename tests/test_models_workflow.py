@@ -137,7 +137,7 @@ def test_corpora_pretokenized_in_shards_are_those_one_job_writes(
         assert not merged.with_name("300.shards").exists()  # temporary: removed once merged
         for shard in (0, 1):
             log = model_run / f"logs/pretokenize_shard/de/{tokenizer}/300/shard{shard}.log"
-            assert "_pretokenize: finished" in log.read_text(encoding="utf-8")
+            assert "pretokenize_text: finished" in log.read_text(encoding="utf-8")
 
 
 def test_pretraining_used_the_configured_steps(model_run: Path) -> None:

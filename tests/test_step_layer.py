@@ -26,11 +26,14 @@ import pytest
 from conftest import REPO, write_lines
 from snakemake.iocontainers import Namedlist
 
+from tokstudy.models.task_registry import TASKS
 from tokstudy.workflow.binder import JOB_VALUES, imported_function
 from tokstudy.workflow.code_fingerprint import code_fingerprint
 from tokstudy.workflow.corpora import steps as corpora_steps
 from tokstudy.workflow.dispatch import run_named_step
 from tokstudy.workflow.nmt.plan import NMTPlanner
+from tokstudy.workflow.study.paths import CELL
+from tokstudy.workflow.tokenizers.plan import TokenizersPlanner
 
 RULES = REPO / "workflow" / "rules"
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -107,12 +110,13 @@ def bound_rules() -> dict[tuple[Path, str], tuple[str, str]]:
 def test_the_parser_sees_every_script_rule() -> None:
     found = script_rules()
     train = found[RULES / "tokenizers.smk", "train_tokenizer"]
-    assert train == "tokstudy.workflow.tokenizers.steps.train_tokenizer"
+    assert train == "tokstudy.workflow.cell_job:train_cell"
     sizes = found[RULES / "tokenizers.smk", "train_tokenizer_sizes"]  # under an if
-    assert sizes == "tokstudy.workflow.tokenizers.steps.train_tokenizer_sizes"
+    assert sizes == "tokstudy.workflow.cell_job:train_cell_sizes"
     tables = found[RULES / "metrics.smk", "metric_tables"]
     assert tables == "tokstudy.report.tables:write_wide_tables"
     assert found[RULES / "nmt.smk", "nmt_train"] == "tokstudy.nmt.runs:train"
+    assert found[RULES / "models.smk", "train_clm"] == TASKS["clm"].run  # the registry's
     assert (
         found[RULES / "report.smk", "study_page"] == "tokstudy.report.page.build:write_study_page"
     )
@@ -141,13 +145,19 @@ SPLATTED = {
 
 
 #: the planner classes whose path patterns a rule names as ``<prefix>.CONSTANT``
-PATTERN_OWNERS = {"nmt_plan": NMTPlanner, "planners.nmt": NMTPlanner}
+PATTERN_OWNERS = {
+    "nmt_plan": NMTPlanner,
+    "planners.nmt": NMTPlanner,
+    "planners.tokenizers": TokenizersPlanner,
+}
 
 
 def rule_wildcards(block: str) -> set[str]:
     """The wildcards of a rule's text: ``"{name}"`` written out, and those of the path
-    patterns it names as planner constants (``nmt_plan.RUN_CELL``)."""
+    patterns it names as planner constants (``nmt_plan.RUN_CELL``) or as ``CELL``."""
     found = set(re.findall(r'"\{(\w+)\}"', block))
+    if re.search(r"[^.\w]CELL\b", block):
+        found |= set(re.findall(r"\{(\w+)\}", CELL))
     for prefix, owner in PATTERN_OWNERS.items():
         for constant in re.findall(rf"\b{re.escape(prefix)}\.([A-Z_]+)\b", block):
             found |= set(re.findall(r"\{(\w+)\}", getattr(owner, constant)))
@@ -175,8 +185,8 @@ def test_every_bound_rule_gives_its_function_each_parameter_by_name() -> None:
     assert not missing
     assert len(bound_rules()) >= 17  # every analysis rule
     # the metric and NMT stages name library functions, but the NMT tokenizers' training
-    unbound = {rule for smk, rule in step_rules() if smk.name in ("metrics.smk", "nmt.smk")}
-    assert unbound == {"nmt_train_tokenizer"}
+    stages = ("metrics.smk", "nmt.smk", "tokenizers.smk")
+    assert not [rule for smk, rule in step_rules() if smk.name in stages]
 
 
 def test_the_dispatcher_is_the_only_script() -> None:
@@ -317,27 +327,28 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
     assert "prepare_corpus: started" in log and "prepare_corpus: finished" in log
 
 
-@pytest.mark.parametrize("cell", [True, False], ids=["study cell", "folder only"])
-def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: bool) -> None:
-    from tokstudy.workflow.tokenizers import steps as tokenizer_steps
+#: what the multilingual and NMT tokenizers' rules run
+TRAIN_ONLY = "tokstudy.tokenizers.build:train_to_directory"
 
+
+@pytest.mark.parametrize("cell", [True, False], ids=["study cell", "folder only"])
+def test_a_study_cell_is_scored_a_plain_tokenizer_only_trained(tmp_path: Path, cell: bool) -> None:
+    """Rule ``train_tokenizer`` (a study cell: trained and scored) and the rules of the
+    multilingual and NMT tokenizers (trained only), run by the dispatcher as a job would."""
     lines = [f"word{i % 7} and more words {i}" for i in range(60)]
     inputs = {"train": str(write_lines(tmp_path / "train.txt", lines[:50]))}
     inputs["heldout"] = str(write_lines(tmp_path / "heldout.txt", lines[50:]))
     folder = str(tmp_path / "results" / "tokenizer")
     scores = {name: str(tmp_path / "results" / name) for name in ("metrics", "frequencies")}
-    outputs = {"folder": folder, **scores, "cost": str(tmp_path / "results" / "cost.json")}
+    outputs = {"out_dir": folder, **scores, "cost": str(tmp_path / "results" / "cost.json")}
     spec = {"vocab_size": None, "params": {}, "seed": 0, "size_policy": "error", "label": "xx"}
-    tokenizer_steps.train_tokenizer(
+    target = "tokstudy.workflow.cell_job:train_cell" if cell else TRAIN_ONLY
+    run_named_step(
         _snakemake(
             tmp_path,
             input=inputs,
-            output=outputs if cell else [folder],
-            params={
-                "spec": spec,
-                "training_code": "t1",
-                **_step("tokstudy.workflow.tokenizers.steps.train_tokenizer"),
-            },
+            output=outputs if cell else {"out_dir": folder},
+            params={"spec": spec, "training_code": "t1", **_step(target)},
             wildcards={"tokenizer": "char"},
         )
     )
@@ -346,7 +357,7 @@ def test_train_tokenizer_step_scores_a_study_cell_only(tmp_path: Path, cell: boo
     assert written == expected
     assert {p.name for p in Path(folder).iterdir()} >= {"vocab.tsv", "meta.json"}
     meta = json.loads((Path(folder) / "meta.json").read_text(encoding="utf-8"))
-    assert meta["code"]["step"] == "tokstudy.workflow.tokenizers.steps.train_tokenizer"
+    assert meta["code"]["step"] == target
     assert len(meta["code"]["fingerprint"]) == 16
     if cell:
         metrics = pd.read_csv(scores["metrics"], sep="\t")
@@ -450,7 +461,6 @@ def test_finetune_model_dispatches_on_the_task_and_its_data(
     import torch
 
     from tokstudy.models import tasks
-    from tokstudy.workflow.models import steps as model_steps
 
     calls = []
 
@@ -464,12 +474,14 @@ def test_finetune_model_dispatches_on_the_task_and_its_data(
     for name in ("finetune_pos", "finetune_sentence"):
         monkeypatch.setattr(tasks, name, recorder(name))
     monkeypatch.setattr(torch, "set_num_threads", lambda threads: None)
-    model_steps.finetune_model(
+    run_named_step(
         _snakemake(
             tmp_path,
-            input={**inputs, "tokenizer": "tok", "pretrained": "run/pretrain"},
+            input={**inputs, "tokenizer_dir": "tok", "pretrained": "run/pretrain"},
             output={"metrics": "run/task/metrics.tsv"},
             params={
+                **_step("tokstudy.models.tasks:finetune_task"),
+                "model_dir": "run/pretrain/model",
                 "config": {},
                 "noise_levels": [10],
                 "noise_seed": 3,

@@ -23,7 +23,7 @@ from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.corpora.ud import sentence_texts
 from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.models.family import Bert, load_transformers_tokenizer
+from tokstudy.models.family import Bert, load_transformers_tokenizer, pretokenize_text
 from tokstudy.models.tasks import _split_tokenizers
 from tokstudy.tokenizers.adapters.knockout import knocked_out, merge_applications, surviving_merges
 from tokstudy.tokenizers.adapters.superbpe import char_id, id_char
@@ -33,7 +33,6 @@ from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.train_fraction import sampled_indices
 from tokstudy.tokenizers.word_marks import METASPACE
 from tokstudy.workflow.corpora.plan import chatterbot_files
-from tokstudy.workflow.models.steps import _pretokenize
 
 SIZE = 400
 
@@ -388,7 +387,7 @@ def test_a_model_corpus_records_and_logs_that_it_is_a_sample(
 ) -> None:
     train_to_directory(name, english_corpus, TrainSpec(SIZE, seed=7), tmp_path / "tokenizer")
     with caplog.at_level("WARNING"):
-        _pretokenize(
+        pretokenize_text(
             tmp_path / "tokenizer", english_corpus, tmp_path / "corpus", whole_word_mask=False
         )
     record = json.loads((tmp_path / "corpus" / "corpus.json").read_text(encoding="utf-8"))

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
+from tokstudy.training.run_state import MODEL_DIR
 from tokstudy.workflow.code_fingerprint import code_fingerprint
 from tokstudy.workflow.study.paths import CELL, benchmark_path, checkpoint_path, log_path
 
@@ -27,6 +28,12 @@ def checkpoints(rule, run):
     ``run`` (``checkpoint_path``: outside the declared outputs, so Snakemake never
     deletes a checkpoint of a killed job)."""
     return lambda w: out(checkpoint_path(rule, run), **dict(w.items()))
+
+
+def model_folder(run):
+    """``params:`` the saved model folder inside the run folder of a training job whose run
+    folder is the pattern ``run`` (its ``model/``: a job that reads the model)."""
+    return lambda w: str(Path(out(run, **dict(w.items()))) / MODEL_DIR)
 
 
 def out(pattern, **values):

@@ -26,9 +26,10 @@ rule silver_treebank:
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
-        directory(out(finetune_plan.SILVER_TREEBANK)),
+        out_dir=directory(out(finetune_plan.SILVER_TREEBANK)),
     params:
-        **step("tokstudy.workflow.models.steps.silver_treebank"),
+        **step("tokstudy.models.silver:make_silver_treebank"),
+        name=lambda w: f"{w.language}_silver",
         seed=study.seed,
     log:
         out(log_path("silver_treebank", "{language}")),
@@ -41,12 +42,12 @@ rule silver_treebank:
 
 rule pretokenize_mlm:
     input:
-        tokenizer=out(planners.tokenizers.TOKENIZER),
+        tokenizer_dir=out(planners.tokenizers.TOKENIZER),
         train=out(planners.corpora.TRAIN),
     output:
-        directory(out(models_section.PRETOKENIZED)),
+        out_dir=directory(out(models_section.PRETOKENIZED)),
     params:
-        **step("tokstudy.workflow.models.steps.pretokenize_mlm"),
+        **step("tokstudy.models.family:pretokenize_text"),
         whole_word_mask=models_section.config.pretrain.whole_word_mask,
     log:
         out(log_path("pretokenize_mlm", CELL)),
@@ -66,14 +67,14 @@ if models_section.pretokenize_shards > 1:
 
     rule pretokenize_shard:
         input:
-            tokenizer=out(planners.tokenizers.TOKENIZER),
+            tokenizer_dir=out(planners.tokenizers.TOKENIZER),
             train=out(planners.corpora.TRAIN),
         output:
-            temp(directory(out(models_section.PRETOKENIZED_SHARD))),
+            out_dir=temp(directory(out(models_section.PRETOKENIZED_SHARD))),
         wildcard_constraints:
             shard=r"\d+",
         params:
-            **step("tokstudy.workflow.models.steps.pretokenize_shard"),
+            **step("tokstudy.models.family:pretokenize_text"),
             whole_word_mask=models_section.config.pretrain.whole_word_mask,
             shards=models_section.pretokenize_shards,
         log:
@@ -90,11 +91,11 @@ if models_section.pretokenize_shards > 1:
 
     rule merge_pretokenized:
         input:
-            models_section.pretokenized_shards,
+            parts=models_section.pretokenized_shards,
         output:
-            directory(out(models_section.PRETOKENIZED)),
+            out_dir=directory(out(models_section.PRETOKENIZED)),
         params:
-            **step("tokstudy.workflow.models.steps.merge_pretokenized"),
+            **step("tokstudy.models.data:merge_corpora"),
         log:
             out(log_path("merge_pretokenized", CELL)),
         priority: clm_plan.pretokenize_priority
@@ -107,11 +108,11 @@ if models_section.pretokenize_shards > 1:
 
 rule prepare_characterbert:
     input:
-        train=out(planners.corpora.TRAIN),
+        text_path=out(planners.corpora.TRAIN),
     output:
-        directory(out(mlm_plan.CHARACTERBERT_CORPUS)),
+        out_dir=directory(out(mlm_plan.CHARACTERBERT_CORPUS)),
     params:
-        **step("tokstudy.workflow.models.steps.prepare_characterbert"),
+        **step("tokstudy.models.charbert.data:prepare_charbert"),
         config=mlm_plan.characterbert(),
     log:
         out(log_path("prepare_characterbert", mlm_plan.CHARACTERBERT_CELL)),
@@ -124,12 +125,12 @@ rule prepare_characterbert:
 
 rule pretrain_mlm:
     input:
-        tokenizer=mlm_plan.tokenizer_dir,
-        corpus=mlm_plan.corpus_dir,
+        tokenizer_dir=mlm_plan.tokenizer_dir,
+        corpus_dir=mlm_plan.corpus_dir,
     output:
-        directory(out(mlm_plan.PRETRAIN)),
+        out_dir=directory(out(mlm_plan.PRETRAIN)),
     params:
-        **step("tokstudy.workflow.models.steps.pretrain_mlm"),
+        **step("tokstudy.models.family:pretrain"),
         config=lambda w: models_section.seeded("pretrain", w.seed),
         checkpoints=checkpoints("pretrain_mlm", mlm_plan.PRETRAIN),
     log:
@@ -143,14 +144,15 @@ rule pretrain_mlm:
 
 rule evaluate_mlm:
     input:
-        tokenizer=mlm_plan.tokenizer_dir,
+        tokenizer_dir=mlm_plan.tokenizer_dir,
         pretrained=out(mlm_plan.PRETRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
-        metrics=out(mlm_plan.MLM),
-        edits=out(mlm_plan.MLM_NOISE_EDITS),
+        out_tsv=out(mlm_plan.MLM),
+        edits_tsv=out(mlm_plan.MLM_NOISE_EDITS),
     params:
-        **step("tokstudy.workflow.models.steps.evaluate_mlm"),
+        **step("tokstudy.models.tasks:evaluate_mlm"),
+        model_dir=model_folder(mlm_plan.PRETRAIN),
         config=mlm_plan.evaluation(),
     log:
         out(log_path("evaluate_mlm", models_section.RUN_CELL)),
@@ -164,7 +166,7 @@ rule evaluate_mlm:
 rule finetune_model:
     input:
         unpack(finetune_plan.finetune_data),
-        tokenizer=mlm_plan.tokenizer_dir,
+        tokenizer_dir=mlm_plan.tokenizer_dir,
         pretrained=out(mlm_plan.PRETRAIN),
     output:
         metrics=out(finetune_plan.FINETUNE_METRICS),
@@ -173,7 +175,8 @@ rule finetune_model:
     wildcard_constraints:
         task=finetune_plan.finetune_task_pattern(),
     params:
-        **step("tokstudy.workflow.models.steps.finetune_model"),
+        **step("tokstudy.models.tasks:finetune_task"),
+        model_dir=model_folder(mlm_plan.PRETRAIN),
         config=lambda w: models_section.seeded("finetune", w.seed),
         noise_levels=models_section.noise_levels(),
         noise_seed=models_section.config.evaluation.noise_seed,
@@ -191,15 +194,15 @@ rule finetune_model:
 
 rule train_clm:
     input:
-        tokenizer=out(planners.tokenizers.TOKENIZER),
-        corpus=out(models_section.PRETOKENIZED),
-        train=out(planners.corpora.TRAIN),
+        tokenizer_dir=out(planners.tokenizers.TOKENIZER),
+        corpus_dir=out(models_section.PRETOKENIZED),
+        train_text=out(planners.corpora.TRAIN),
     output:
-        directory(out(clm_plan.CLM_TRAIN)),
+        out_dir=directory(out(clm_plan.CLM_TRAIN)),
     params:
         config=lambda w: clm_plan.clm_settings(w.scale, w.seed),
         checkpoints=checkpoints("train_clm", clm_plan.CLM_TRAIN),
-        **step("tokstudy.workflow.models.steps.train_clm"),
+        **step("tokstudy.models.clm.train:train_clm"),
     log:
         out(log_path("train_clm", clm_plan.CLM_CELL)),
     priority: clm_plan.clm_priority
@@ -212,19 +215,20 @@ rule train_clm:
 
 rule evaluate_clm:
     input:
-        tokenizer=out(planners.tokenizers.TOKENIZER),
-        corpus=out(models_section.PRETOKENIZED),
+        tokenizer_dir=out(planners.tokenizers.TOKENIZER),
+        corpus_dir=out(models_section.PRETOKENIZED),
         trained=out(clm_plan.CLM_TRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
-        scores=out(clm_plan.CLM),
+        out_tsv=out(clm_plan.CLM),
         details=out(clm_plan.CLM_DETAILS),
     params:
         config=lambda w: clm_plan.clm_settings(w.scale, w.seed),
         noise_levels=models_section.noise_levels(),
         noise_seed=models_section.config.evaluation.noise_seed,
         noise_word_fraction=models_section.config.evaluation.noise_word_fraction,
-        **step("tokstudy.workflow.models.steps.evaluate_clm"),
+        **step("tokstudy.models.clm.scoring:score_clm"),
+        model_dir=model_folder(clm_plan.CLM_TRAIN),
     log:
         out(log_path("evaluate_clm", clm_plan.CLM_CELL)),
     threads: planners.threads("evaluate_clm")
@@ -236,10 +240,10 @@ rule evaluate_clm:
 
 rule summarize_models:
     input:
-        mlm=list(mlm_plan.mlm_files()),
-        clm=list(clm_plan.clm_files()),
-        finetune=list(finetune_plan.finetune_files(finetune_plan.FINETUNE_METRICS)),
-        predictions=list(finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS)),
+        mlm_files=list(mlm_plan.mlm_files()),
+        clm_files=list(clm_plan.clm_files()),
+        finetune_files=list(finetune_plan.finetune_files(finetune_plan.FINETUNE_METRICS)),
+        prediction_files=list(finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS)),
     output:
         results=report(
             out(models_plan.RESULTS_TABLE),
@@ -251,14 +255,17 @@ rule summarize_models:
             table=models_plan.summary_tables(),
             ext=["tsv", "md"],
         ),
-        png=report(
-            out(models_plan.NOISE_PLOT, ext="png"),
-            category="Models",
-            labels={"plot": "metrics per tokenizer, clean and noised"},
-        ),
-        pdf=out(models_plan.NOISE_PLOT, ext="pdf"),
+        plots=[
+            report(
+                out(models_plan.NOISE_PLOT, ext="png"),
+                category="Models",
+                labels={"plot": "metrics per tokenizer, clean and noised"},
+            ),
+            out(models_plan.NOISE_PLOT, ext="pdf"),
+        ],
     params:
-        **step("tokstudy.workflow.models.steps.summarize_models"),
+        **step("tokstudy.models.study_tables:summarize_models"),
+        out_dir=out(models_plan.TABLES_DIR),
         mlm=mlm_plan.mlm_files(),
         finetune=finetune_plan.finetune_files(finetune_plan.FINETUNE_METRICS),
         predictions=finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS),

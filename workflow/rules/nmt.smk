@@ -71,9 +71,9 @@ rule nmt_train_tokenizer:
     input:
         train=out(nmt_plan.SPLIT, split="train"),
     output:
-        directory(out(nmt_plan.TOKENIZER)),
+        out_dir=directory(out(nmt_plan.TOKENIZER)),
     params:
-        **step("tokstudy.workflow.nmt.steps.nmt_train_tokenizer"),
+        **step("tokstudy.tokenizers.build:train_to_directory"),
         spec=lambda w: nmt_plan.train_spec(w.side, w.tokenizer, w.size),
     log:
         out(log_path("nmt_train_tokenizer", nmt_plan.SIDE_CELL)),

@@ -8,12 +8,12 @@ rule train_tokenizer:
     # which reuses them when the training code, settings and text are those that made them
     # (a change to metric code rescores without retraining; tokstudy.workflow.cell_job)
     output:
-        update(directory(out(planners.tokenizers.TOKENIZER))),
+        out_dir=update(directory(out(planners.tokenizers.TOKENIZER))),
         metrics=out(planners.metrics.METRICS),
         frequencies=out(planners.metrics.FREQUENCIES),
         cost=update(out(planners.tokenizers.CELL_COST)),
     params:
-        **step("tokstudy.workflow.tokenizers.steps.train_tokenizer"),
+        **step("tokstudy.workflow.cell_job:train_cell"),
         training_code=code_fingerprint("tokstudy.tokenizers.build.train_and_save"),
         spec=lambda w: planners.tokenizers.train_spec(cell_of(w)),
     log:
@@ -48,7 +48,7 @@ if planners.tokenizers.trained_together():
             frequencies=every_size(planners.metrics.FREQUENCIES),
             cost=update(every_size(planners.tokenizers.CELL_COST)),
         params:
-            **step("tokstudy.workflow.tokenizers.steps.train_tokenizer_sizes"),
+            **step("tokstudy.workflow.cell_job:train_cell_sizes"),
             training_code=code_fingerprint("tokstudy.tokenizers.build.train_and_save"),
             specs=lambda w: planners.tokenizers.train_specs(w.language, w.tokenizer),
         log:
@@ -73,9 +73,9 @@ rule train_multilingual_tokenizer:
         train=out(planners.analyses["multilingual"].MULTILINGUAL_TRAIN),
         languages=out(planners.analyses["multilingual"].MULTILINGUAL_LANGUAGES),
     output:
-        directory(out(planners.tokenizers.MULTILINGUAL_TOKENIZER)),
+        out_dir=directory(out(planners.tokenizers.MULTILINGUAL_TOKENIZER)),
     params:
-        **step("tokstudy.workflow.tokenizers.steps.train_multilingual_tokenizer"),
+        **step("tokstudy.tokenizers.build:train_to_directory"),
         spec=lambda w: planners.analyses["multilingual"].spec(w.tokenizer, w.size),
     log:
         out(log_path("train_multilingual_tokenizer", planners.tokenizers.MULTILINGUAL_CELL)),

@@ -10,8 +10,7 @@ protocol), :mod:`~tokstudy.models.mlm_scoring` (pseudo-perplexity, bits per char
 (fine-tuning), :mod:`~tokstudy.models.tasks` (MLM evaluation and the downstream tasks) and
 :mod:`~tokstudy.models.study_tables` (tables over runs); the stage's planner (the
 ``models:`` section) is :mod:`~tokstudy.workflow.models.plan` (one planner per kind of
-task), and the workflow calls the modules
-from :mod:`tokstudy.workflow.models.steps`.
+task), and the rules of ``workflow/rules/models.smk`` name these modules' functions.
 Statistics over runs are in :mod:`tokstudy.statistics`; classification scores in
 :mod:`tokstudy.models.classification_scores`.
 """

@@ -10,6 +10,7 @@ folders (its tokenizer folder is ``None``). The step code picks a family once, w
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,9 +26,12 @@ from transformers import (
 from tokstudy.errors import TokstudyError
 from tokstudy.models import charbert, mlm_scoring
 from tokstudy.models.config import PretrainConfig
+from tokstudy.models.data import pretokenize as pretokenize_corpus
 from tokstudy.models.pretrain import pretrain_bert
 from tokstudy.models.task_registry import TASKS
 from tokstudy.tokenizers.registry import META_FILE, load_tokenizer
+
+log = logging.getLogger(__name__)
 
 #: the file ``save_pretrained`` writes into every ``transformers`` model folder
 BERT_CONFIG_FILE = "config.json"
@@ -208,6 +212,49 @@ class CharacterBert:
 BERT = Bert()
 CHARACTERBERT = CharacterBert()
 FAMILIES: tuple[ModelFamily, ...] = (BERT, CHARACTERBERT)
+
+
+def pretrain(
+    tokenizer_dir: Path | None,
+    corpus_dir: Path,
+    out_dir: Path,
+    config: PretrainConfig,
+    checkpoint_root: Path | None = None,
+) -> Path:
+    """Pretrain one model (one seed) of the family of ``tokenizer_dir``: BERT on a corpus
+    pre-tokenized with that tokenizer, CharacterBERT without one (rule ``pretrain_mlm``)."""
+    family = family_for_tokenizer(tokenizer_dir)
+    return family.pretrain(tokenizer_dir, corpus_dir, out_dir, config, checkpoint_root)
+
+
+def pretokenize_text(
+    tokenizer_dir: Path,
+    train: Path,
+    out_dir: Path,
+    whole_word_mask: bool,
+    shard: int = 0,
+    shards: int = 1,
+) -> None:
+    """The pre-tokenized corpus of the text ``train`` (or of byte range ``shard`` of
+    ``shards``) under the training tokenizer of ``tokenizer_dir``: one sampled
+    segmentation per line for a sampling adapter, as its record's ``sampled_segmentation``
+    and the log say (rules ``pretokenize_mlm`` and ``pretokenize_shard``)."""
+    tokenizer, sampling = training_tokenizer(tokenizer_dir)
+    if sampling:
+        log.warning(
+            "%s: the corpus is one sampled segmentation of each line (%s)%s",
+            out_dir,
+            ", ".join(f"{key} {value}" for key, value in sampling.items() if key != "seeded"),
+            "" if sampling["seeded"] else "; unseeded: another run draws other samples",
+        )
+    pretokenize_corpus(
+        tokenizer,
+        train,
+        out_dir,
+        with_char_spans=whole_word_mask,
+        record={"sampled_segmentation": sampling or None},
+        shard=(shard, shards),
+    )
 
 
 def family_for_tokenizer(tokenizer_dir: Path | None) -> ModelFamily:

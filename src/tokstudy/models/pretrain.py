@@ -45,11 +45,10 @@ from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopResult, LoopSettings, TrainingTask, result_summary, train
 from tokstudy.training.optimizer import with_linear_schedule
-from tokstudy.training.run_state import keep_outputs, restore_outputs
+from tokstudy.training.run_state import MODEL_DIR, keep_outputs, restore_outputs
 
 log = logging.getLogger(__name__)
 
-MODEL_DIR = "model"
 SUMMARY_FILE = "pretrain.json"
 
 

@@ -40,6 +40,7 @@ from tokstudy.models.family import (
     ModelFamily,
     family_of_model,
 )
+from tokstudy.models.task_registry import TASKS
 from tokstudy.models.tsv_datasets import check_labels, read_tsv_dataset, write_tsv
 from tokstudy.training.device import resolve_device
 
@@ -93,6 +94,48 @@ def evaluate_mlm(
     if edits_tsv is not None:
         write_tsv(edits, edits_tsv)
     return table
+
+
+def finetune_task(
+    task: str,
+    model_dir: Path,
+    tokenizer_dir: Path | None,
+    metrics: Path,
+    config: FinetuneConfig,
+    *,
+    treebank: Path | None = None,
+    tsv_train: Path | None = None,
+    tsv_test: Path | None = None,
+    tsv_validation: Path | None = None,
+    sentence_feature: str = "Tense=Past",
+    sentence_upos: Sequence[str] = ("VERB", "AUX"),
+    noise_levels: Sequence[int] = (),
+    noise_seed: int = 0,
+    noise_word_fraction: float = 0.2,
+) -> pd.DataFrame:
+    """Fine-tune one model (one seed) on ``task`` with its registered function, into the
+    folder of ``metrics`` (rule ``finetune_model``).
+
+    Data: ``treebank``, or a user TSV dataset (``tsv_train``, ``tsv_test`` and perhaps
+    ``tsv_validation``); a task with a ``sequence`` head labels treebank sentences by
+    ``sentence_feature`` on words of ``sentence_upos``.
+    """
+    splits = {"train": tsv_train, "test": tsv_test, "validation": tsv_validation}
+    tsv = {split: Path(path) for split, path in splits.items() if path is not None}
+    registered = TASKS[task]
+    data: dict[str, Any] = {"tsv": tsv} if tsv else {"treebank": treebank}
+    if registered.head == "sequence" and not tsv:
+        data |= {"feature": sentence_feature, "upos": sentence_upos}
+    return registered.function()(
+        model_dir,
+        tokenizer_dir,
+        Path(metrics).parent,
+        config,
+        **data,
+        noise_levels=noise_levels,
+        noise_seed=noise_seed,
+        noise_word_fraction=noise_word_fraction,
+    )
 
 
 def finetune_pos(

@@ -6,6 +6,6 @@ chrF) against the untouched references. :mod:`~tokstudy.nmt.data` splits the cor
 :mod:`~tokstudy.nmt.runs` trains and translates one run, :mod:`~tokstudy.nmt.scoring`
 scores it, :mod:`~tokstudy.nmt.report` writes Table 1; settings in
 :mod:`tokstudy.nmt.config`. The stage's planner (the ``nmt:`` section) is
-:mod:`tokstudy.workflow.nmt.plan`; the workflow calls the modules from
-:mod:`tokstudy.workflow.nmt.steps`.
+:mod:`tokstudy.workflow.nmt.plan`; the rules of ``workflow/rules/nmt.smk`` name these
+modules' functions.
 """

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import torch
 from transformers import MarianMTModel
 
 from tokstudy.corpus_io import read_text_lines
@@ -26,12 +25,6 @@ from tokstudy.tokenizers.registry import load_tokenizer
 from tokstudy.training.device import prepare_device, resolve_device
 
 log = logging.getLogger(__name__)
-
-
-def set_threads(threads: int | None) -> None:
-    """torch's CPU threads: ``threads`` when given (a workflow job's cores)."""
-    if threads:
-        torch.set_num_threads(threads)
 
 
 def load_tokenizers(source_dir: Path, target_dir: Path) -> tuple[Tokenizer, Tokenizer]:
@@ -50,12 +43,10 @@ def train(
     out_dir: Path,
     config: TrainConfig,
     checkpoint_root: Path | None = None,
-    threads: int | None = None,
 ) -> dict:
     """Train one model (one seed) on the split's train pairs (streamed from its files),
     early-stopped on dev chrF; its checkpoint under ``checkpoint_root`` (see
-    :func:`train_translation_model`); ``threads``: torch's CPU threads (default: torch's)."""
-    set_threads(threads)
+    :func:`train_translation_model`)."""
     languages = parse_direction(direction)
     source_tokenizer, target_tokenizer = load_tokenizers(source_tokenizer_dir, target_tokenizer_dir)
     return train_translation_model(
@@ -78,11 +69,8 @@ def translate_split(
     out_path: Path,
     config: DecodeConfig,
     split_name: str = "test",
-    threads: int | None = None,
 ) -> Path:
-    """Translate one split with the run's best model into ``out_path`` (detokenized text);
-    ``threads``: torch's CPU threads (default: torch's)."""
-    set_threads(threads)
+    """Translate one split with the run's best model into ``out_path`` (detokenized text)."""
     source_language, _ = parse_direction(direction)
     source_tokenizer, target_tokenizer = load_tokenizers(source_tokenizer_dir, target_tokenizer_dir)
     special = shared_special_ids(source_tokenizer, target_tokenizer)

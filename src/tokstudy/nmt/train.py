@@ -60,11 +60,10 @@ from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_decoder_flops
 from tokstudy.training.loop import LoopSettings, TrainingTask, train
-from tokstudy.training.run_state import keep_outputs, link_or_copy, restore_outputs
+from tokstudy.training.run_state import MODEL_DIR, keep_outputs, link_or_copy, restore_outputs
 
 log = logging.getLogger(__name__)
 
-MODEL_DIR = "model"
 SUMMARY_FILE = "train.json"
 
 

@@ -8,6 +8,7 @@ every other file (see :mod:`tokstudy.tokenizers.directory`).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -113,21 +114,26 @@ def finish_directory(
 
 
 def train_to_directory(
-    name: str,
-    corpus: Path,
+    tokenizer: str,
+    train: Path,
     spec: TrainSpec,
-    directory: Path,
+    out_dir: Path,
     code: Mapping[str, str] | None = None,
+    threads: int | None = None,
 ) -> Tokenizer:
-    """Train adapter ``name`` on ``corpus`` and save it with its vocabulary and metadata
-    (``code``: see :func:`finish_directory`).
+    """Train adapter ``tokenizer`` on the text ``train`` and save it in ``out_dir`` with its
+    vocabulary and metadata (``code``: see :func:`finish_directory`; ``threads``, when
+    given, in place of ``spec.threads``: a workflow job's cores). What rules
+    ``train_multilingual_tokenizer`` and ``nmt_train_tokenizer`` run.
 
-    The frequencies of ``vocab.tsv`` come from one encoding of ``corpus`` by the trained
+    The frequencies of ``vocab.tsv`` come from one encoding of ``train`` by the trained
     tokenizer (:func:`token_counts`); a study cell gets them from its metric pass instead
     (:func:`tokstudy.workflow.cell_job.train_and_evaluate`).
     """
-    tokenizer = train_and_save(name, corpus, spec, directory)
-    log.info("counting the training frequencies of %s", name)
-    counts = token_counts(tokenizer, Path(corpus))
-    finish_directory(name, spec, tokenizer.vocab, counts, Path(directory), code, corpus=corpus)
-    return tokenizer
+    if threads:
+        spec = dataclasses.replace(spec, threads=threads)
+    trained = train_and_save(tokenizer, train, spec, out_dir)
+    log.info("counting the training frequencies of %s", tokenizer)
+    counts = token_counts(trained, Path(train))
+    finish_directory(tokenizer, spec, trained.vocab, counts, Path(out_dir), code, corpus=train)
+    return trained

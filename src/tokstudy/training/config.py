@@ -175,6 +175,8 @@ def from_mapping(cls: type[T], data: Mapping[str, Any] | None, where: str = "mod
 
 def _coerce(hint: Any, value: Any, where: str) -> Any:
     """``value`` converted to type ``hint`` (dataclass, optional, tuple, dict or scalar)."""
+    if hint is Any:
+        return value
     if dataclasses.is_dataclass(hint):
         return from_mapping(hint, value, where)
     origin = typing.get_origin(hint)

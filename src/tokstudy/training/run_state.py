@@ -16,6 +16,8 @@ from tokstudy.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 
+#: the saved model in a training run's folder (what the scoring jobs read)
+MODEL_DIR = "model"
 #: the checkpoint file of a run (:mod:`tokstudy.training.checkpoint`)
 CHECKPOINT_FILE = "checkpoint.pt"
 

@@ -117,7 +117,10 @@ def converted(hint: Any, value: Any, where: str) -> Any:
             return None
         return converted(kinds[0], value, where) if len(kinds) == 1 else value
     if origin in _MAPPINGS and len(args) == 2 and isinstance(value, Mapping):
-        return {key: converted(args[1], item, where) for key, item in value.items()}
+        return {
+            converted(args[0], key, where): converted(args[1], item, where)
+            for key, item in value.items()
+        }
     if origin in _SEQUENCES and args:
         items = [value] if isinstance(value, str) else list(value)
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):

@@ -14,10 +14,11 @@ retrain anyway, delete the tokenizer folder.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,58 @@ class CellOutputs:
     metrics: Path
     frequencies: Path
     cost: Path
+
+
+def train_cell(
+    tokenizer: str,
+    train: Path,
+    heldout: Path,
+    spec: TrainSpec,
+    threads: int,
+    out_dir: Path,
+    metrics: Path,
+    frequencies: Path,
+    cost: Path,
+    code: Mapping[str, str],
+    training_code: str,
+) -> None:
+    """Rule ``train_tokenizer``: one study cell (:func:`train_and_evaluate`) on its
+    ``train`` and ``heldout`` text, trained with the job's ``threads``."""
+    train_and_evaluate(
+        tokenizer,
+        {"train": train, "heldout": heldout},
+        dataclasses.replace(spec, threads=threads),
+        CellOutputs(out_dir, metrics, frequencies, cost),
+        code,
+        training_code,
+    )
+
+
+def train_cell_sizes(
+    tokenizer: str,
+    train: Path,
+    heldout: Path,
+    specs: Mapping[str, TrainSpec],
+    threads: int,
+    tokenizers: Sequence[Path],
+    metrics: Sequence[Path],
+    frequencies: Sequence[Path],
+    cost: Sequence[Path],
+    code: Mapping[str, str],
+    training_code: str,
+) -> None:
+    """Rule ``train_tokenizer_sizes``: every size of ``specs`` (size label → settings) of
+    one language and tokenizer in one job (:func:`train_and_evaluate_sizes`); the files
+    ``tokenizers``, ``metrics``, ``frequencies`` and ``cost`` list each size's in that
+    order."""
+    cells = {
+        size: (dataclasses.replace(spec, threads=threads), CellOutputs(*files))
+        for (size, spec), *files in zip(
+            specs.items(), tokenizers, metrics, frequencies, cost, strict=True
+        )
+    }
+    texts = {"train": train, "heldout": heldout}
+    train_and_evaluate_sizes(tokenizer, texts, cells, code, training_code)
 
 
 def train_and_evaluate(

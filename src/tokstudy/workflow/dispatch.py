@@ -60,6 +60,14 @@ def optional_path(value: Any) -> Path | None:
     return Path(value) if value else None
 
 
+def use_job_threads(threads: int) -> None:
+    """torch computes on the job's cores, when the job's function imported torch (the model
+    jobs; the others never import it)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+
 def run_named_step(snakemake: Any) -> None:
     """Run what ``snakemake.params.step`` names: a library function
     (``tokstudy.<package>.<module>:<function>``), called with the job's entries of the same
@@ -73,6 +81,7 @@ def run_named_step(snakemake: Any) -> None:
             arguments = bound_arguments(function, snakemake)
         except TokstudyError as exc:  # a rule and its function that do not match
             sys.exit(f"error: {one_line(exc)}")
+        use_job_threads(snakemake.threads)
         run_step(snakemake.log[0], function, **arguments)
         return
     module, _, function_name = target.rpartition(".")
