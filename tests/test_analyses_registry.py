@@ -1,5 +1,5 @@
 """The analyses registry is the one list of analyses: the schema, the plan, the rule files
-and the step modules agree with it."""
+and the functions they name agree with it."""
 
 from __future__ import annotations
 

@@ -186,12 +186,12 @@ def test_the_api_is_no_part_of_a_workflow_steps_code() -> None:
     # were that a fingerprinted import, an API change would rerun every job of every study
     index = CodeIndex(REPO / "src" / "tokstudy")
     for step in (
-        "tokstudy.workflow.corpora.steps.prepare_corpus",
+        "tokstudy.corpora.prepare:prepare_language",
         "tokstudy.workflow.cell_job:train_cell",
         "tokstudy.report.page.build:write_study_page",
     ):
         modules = index.modules_of(step)
         assert "tokstudy" in modules and "tokstudy.api" not in modules, step
     assert "tokstudy.report.page.uncertainty" not in index.modules_of(
-        "tokstudy.workflow.corpora.steps.prepare_corpus"
+        "tokstudy.corpora.prepare:prepare_language"
     )

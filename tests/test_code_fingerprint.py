@@ -290,7 +290,7 @@ def test_a_code_change_reruns_exactly_the_jobs_that_run_that_code(tmp_path: Path
     assert meta["code"]["fingerprint"] != meta["training"]["code"]
     assert json.loads(cost_file.read_text(encoding="utf-8"))["train"] == trained
     stats = json.loads((project / "results/corpora/en/stats.json").read_text(encoding="utf-8"))
-    assert stats["code"]["step"] == "tokstudy.workflow.corpora.steps.prepare_corpus"
+    assert stats["code"]["step"] == "tokstudy.corpora.prepare:prepare_language"
     assert "Nothing to be done" in run("-n").stdout
 
 

@@ -171,7 +171,7 @@ def test_tiny_en_mr_run_trains_translates_scores_and_reports(
             tokenizer_dirs["mr"],
             scores[-1],
             tokenizer=tokenizer,
-            vocab_size=400,
+            size="400",
             seed=1,
         )
         assert math.isfinite(result["bleu"]) and math.isfinite(result["chrf"])

@@ -1,19 +1,17 @@
 """The step layer's layout: rule → ``workflow/scripts/run_step.py`` → the library function
-it names, or its step module.
+it names.
 
 Every rule of ``workflow/rules/<stage>.smk`` (``analyses/<name>.smk``) that runs a script runs
 the one dispatcher ``workflow/scripts/run_step.py`` and names with ``**step(...)`` (which
-also fingerprints its code) either a library function (``tokstudy.<package>.<module>:<name>``,
-called through the binder with the rule's entries of its parameters' names: every analysis
-rule) or its step ``tokstudy.workflow.<stage>.steps.<rule>``; every public function of the
-step modules is such a rule; the library never imports the steps and the steps never import
-Snakemake. Then steps run on Snakemake's own containers, through the dispatcher.
+also fingerprints its code) a library function (``tokstudy.<package>.<module>:<name>``),
+called through the binder with the rule's entries of its parameters' names; there are no
+step modules; the library never imports the binder, and the binder never imports
+Snakemake. Then functions run on Snakemake's own containers, through the dispatcher.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 import json
 import re
@@ -29,7 +27,6 @@ from snakemake.iocontainers import Namedlist
 from tokstudy.models.task_registry import TASKS
 from tokstudy.workflow.binder import JOB_VALUES, imported_function
 from tokstudy.workflow.code_fingerprint import code_fingerprint
-from tokstudy.workflow.corpora import steps as corpora_steps
 from tokstudy.workflow.dispatch import run_named_step
 from tokstudy.workflow.nmt.plan import NMTPlanner
 from tokstudy.workflow.study.paths import CELL
@@ -38,31 +35,17 @@ from tokstudy.workflow.tokenizers.plan import TokenizersPlanner
 RULES = REPO / "workflow" / "rules"
 SCRIPTS = REPO / "workflow" / "scripts"
 SOURCE = REPO / "src"
-#: what every step shares: the ``Snakemake`` protocol and ``code_record``
-SHARED_STEPS = SOURCE / "tokstudy" / "workflow" / "snakemake_job.py"
-#: what calls the library function a rule names with the job's entries
-BINDER = SOURCE / "tokstudy" / "workflow" / "binder.py"
+#: what calls the library function a rule names with the job's entries: the dispatcher,
+#: the binder and what they share (the ``Snakemake`` protocol and ``code_record``)
+CALLERS = {
+    f"tokstudy.workflow.{name}": SOURCE / "tokstudy" / "workflow" / f"{name}.py"
+    for name in ("dispatch", "binder", "snakemake_job")
+}
 
 
 def rule_files() -> list[Path]:
     """Every rule file: one per stage, and one per analysis under ``analyses/``."""
     return sorted([*RULES.glob("*.smk"), *RULES.glob("analyses/*.smk")])
-
-
-def steps_module(smk: Path) -> str:
-    """The module of the steps of a rule file's rules that name a step:
-    ``tokstudy.workflow.<stage>.steps``."""
-    return f"tokstudy.workflow.{smk.stem}.steps"
-
-
-def module_file(module: str) -> Path:
-    """The source file of a ``tokstudy`` module (not a package)."""
-    return SOURCE / (module.replace(".", "/") + ".py")
-
-
-def step_files() -> list[Path]:
-    """Every module of steps (of the stages whose rules name steps)."""
-    return sorted({module_file(steps_module(smk)) for smk, _ in step_rules()})
 
 
 RULE = re.compile(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", re.M)
@@ -97,14 +80,9 @@ def _script_rule_blocks() -> dict[tuple[Path, str], tuple[str, str]]:
     return found
 
 
-def step_rules() -> dict[tuple[Path, str], str]:
-    """The rules that name a step module's function (``tokstudy.workflow.<stage>.steps.<rule>``)."""
-    return {key: step for key, step in script_rules().items() if ":" not in step}
-
-
 def bound_rules() -> dict[tuple[Path, str], tuple[str, str]]:
-    """The rules that name a library function (``module:function``): its name, the rule's text."""
-    return {key: found for key, found in _script_rule_blocks().items() if ":" in found[0]}
+    """Every rule that runs a script: the library function it names, the rule's text."""
+    return _script_rule_blocks()
 
 
 def test_the_parser_sees_every_script_rule() -> None:
@@ -126,14 +104,10 @@ def test_the_parser_sees_every_script_rule() -> None:
     assert len(found) == scripts
 
 
-def test_every_step_rule_runs_the_step_named_after_it() -> None:
-    wrong = {
-        f"{smk}: rule {rule} runs {step}"
-        for (smk, rule), step in step_rules().items()
-        if step != f"{steps_module(smk)}.{rule}"
-    }
-    assert not wrong
-    assert not any(smk.parent.name == "analyses" for smk, _ in step_rules())
+def test_every_rule_names_a_library_function_and_no_step_module_is_left() -> None:
+    named = script_rules()
+    assert not {f"{smk.name}: rule {rule}": t for (smk, rule), t in named.items() if ":" not in t}
+    assert not list((SOURCE / "tokstudy").rglob("steps.py"))
 
 
 #: planner methods a rule unpacks into its entries, and the names they give
@@ -183,10 +157,6 @@ def test_every_bound_rule_gives_its_function_each_parameter_by_name() -> None:
             ):
                 missing.append(f"{smk.name}: rule {rule}: {target} needs {name!r}")
     assert not missing
-    assert len(bound_rules()) >= 17  # every analysis rule
-    # the metric and NMT stages name library functions, but the NMT tokenizers' training
-    stages = ("metrics.smk", "nmt.smk", "tokenizers.smk")
-    assert not [rule for smk, rule in step_rules() if smk.name in stages]
 
 
 def test_the_dispatcher_is_the_only_script() -> None:
@@ -196,24 +166,6 @@ def test_the_dispatcher_is_the_only_script() -> None:
         "from tokstudy.workflow.dispatch import run_named_step",
         "run_named_step(snakemake)",
     ]
-
-
-def test_every_public_step_function_is_a_rule_of_its_stage() -> None:
-    rules = step_rules()
-    modules = {steps_module(smk): smk for smk in rule_files() if smk in {s for s, _ in rules}}
-    found = set(SOURCE.rglob("steps.py"))
-    assert found == {module_file(module) for module in modules}
-    for name, smk in sorted(modules.items()):
-        module = importlib.import_module(name)
-        functions = {
-            name: function
-            for name, function in inspect.getmembers(module, inspect.isfunction)
-            if function.__module__ == module.__name__ and not name.startswith("_")
-        }
-        assert {name for name in functions} == {r for s, r in rules if s == smk}
-        for name, function in functions.items():
-            assert list(inspect.signature(function).parameters) == ["snakemake"], name
-            assert function.__doc__, f"{module.__name__}.{name} has no docstring"
 
 
 def _imports(path: Path) -> set[str]:
@@ -228,20 +180,19 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-def test_the_library_never_imports_the_steps() -> None:
-    steps = {"tokstudy.workflow.snakemake_job", *(steps_module(smk) for smk, _ in step_rules())}
+def test_the_library_never_imports_the_dispatcher_or_the_binder() -> None:
     importers = [
         str(path.relative_to(REPO))
         for path in sorted(SOURCE.rglob("*.py"))
-        if path not in [SHARED_STEPS, BINDER, *step_files()] and _imports(path) & steps
+        if path not in CALLERS.values() and _imports(path) & set(CALLERS)
     ]
     assert not importers
 
 
-def test_the_steps_never_import_snakemake() -> None:
+def test_the_dispatcher_and_the_binder_never_import_snakemake() -> None:
     importers = [
         path.name
-        for path in sorted([SHARED_STEPS, BINDER, *step_files()])
+        for path in sorted(CALLERS.values())
         if any(name.split(".")[0] == "snakemake" for name in _imports(path))
     ]
     assert not importers
@@ -266,18 +217,22 @@ def _snakemake(tmp_path: Path, **fields: object) -> SimpleNamespace:
 TEXT_SOURCE = {"format": "text", "field": "text", "dataset": None}
 
 
-def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
+#: what rule ``prepare_corpus`` runs
+PREPARE = "tokstudy.corpora.prepare:prepare_language"
+
+
+def test_prepare_corpus_reads_the_rule_and_logs(tmp_path: Path) -> None:
     raw = tmp_path / "raw.txt"
     raw.write_text("".join(f"line {i}\n" for i in range(20)) + "\n   \n", encoding="utf-8")
     outputs = {name: str(tmp_path / name) for name in ("train", "heldout", "stats")}
-    corpora_steps.prepare_corpus(
+    run_named_step(
         _snakemake(
             tmp_path,
-            input=[str(raw)],
+            input={"files": [str(raw)]},
             output=outputs,
             params={
                 "settings": {"heldout": 5, "seed": 1, "source": TEXT_SOURCE},
-                **_step("tokstudy.workflow.corpora.steps.prepare_corpus"),
+                **_step(PREPARE),
             },
             wildcards={"language": "xx"},
         )
@@ -318,13 +273,10 @@ def test_prepare_corpus_step_reads_the_rule_and_logs(tmp_path: Path) -> None:
         "normalize": "none",  # the default: the text as it is
         "normalized_lines": 0,
         "normalized_chars_changed": 0,
-        "code": {
-            "step": "tokstudy.workflow.corpora.steps.prepare_corpus",
-            "fingerprint": code_fingerprint("tokstudy.workflow.corpora.steps.prepare_corpus"),
-        },
+        "code": {"step": PREPARE, "fingerprint": code_fingerprint(PREPARE)},
     }
     log = (tmp_path / "rule.log").read_text(encoding="utf-8")
-    assert "prepare_corpus: started" in log and "prepare_corpus: finished" in log
+    assert "prepare_language: started" in log and "prepare_language: finished" in log
 
 
 #: what the multilingual and NMT tokenizers' rules run
@@ -362,21 +314,6 @@ def test_a_study_cell_is_scored_a_plain_tokenizer_only_trained(tmp_path: Path, c
     if cell:
         metrics = pd.read_csv(scores["metrics"], sep="\t")
         assert sorted(set(metrics["split"])) == ["heldout", "train"]
-
-
-def test_the_dispatcher_runs_the_step_a_rule_names(tmp_path: Path) -> None:
-    raw = write_lines(tmp_path / "raw.txt", [f"line {i}" for i in range(10)])
-    outputs = {name: str(tmp_path / name) for name in ("train", "heldout", "stats")}
-    params = {
-        "settings": {"heldout": 3, "seed": 1, "source": TEXT_SOURCE},
-        **_step("tokstudy.workflow.corpora.steps.prepare_corpus"),
-    }
-    job = _snakemake(
-        tmp_path, input=[str(raw)], output=outputs, params=params, wildcards={"language": "xx"}
-    )
-    run_named_step(job)
-    assert len(Path(outputs["heldout"]).read_text(encoding="utf-8").splitlines()) == 3
-    assert "prepare_corpus: finished" in (tmp_path / "rule.log").read_text(encoding="utf-8")
 
 
 def test_plot_frequencies_gives_each_language_its_own_tokenizers_frequencies(

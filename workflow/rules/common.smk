@@ -16,8 +16,8 @@ RUN_STEP = str(Path(workflow.basedir) / "workflow/scripts/run_step.py")
 def step(function):
     """A rule's params that run ``function`` through RUN_STEP: a library function
     (``tokstudy.<package>.<module>:<function>``, called with the rule's inputs, outputs,
-    params and wildcards of its parameters' names: tokstudy.workflow.binder) or a step
-    (``tokstudy.<stage>.steps.<rule>``); its name and the fingerprint of its code
+    params and wildcards of its parameters' names: tokstudy.workflow.binder); its name and
+    the fingerprint of its code
     (tokstudy.workflow.code_fingerprint), so that a change to that code, and only to that
     code, reruns the rule's jobs."""
     return {"step": function, "code": code_fingerprint(function)}

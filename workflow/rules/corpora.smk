@@ -23,13 +23,13 @@ rule download_corpus:
 
 rule prepare_corpus:
     input:
-        lambda w: planners.corpora.source_files(w.language),
+        files=lambda w: planners.corpora.source_files(w.language),
     output:
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),
         stats=out(planners.corpora.STATS),
     params:
-        **step("tokstudy.workflow.corpora.steps.prepare_corpus"),
+        **step("tokstudy.corpora.prepare:prepare_language"),
         settings=lambda w: planners.corpora.settings(w.language),
     log:
         out(log_path("prepare_corpus", "{language}")),

@@ -1,9 +1,9 @@
-"""The script of every rule: runs the step the rule's ``params.step`` names.
+"""The script of every rule: runs the library function the rule's ``params.step`` names.
 
 Never edit this file without cause: Snakemake reruns every job whose outputs are older than
-its script. A rule says which step it runs with
-``params: **step("tokstudy.workflow.<stage>.steps.<function>")`` (``workflow/rules/common.smk``),
-which also fingerprints that step's code.
+its script. A rule says which function it runs with
+``params: **step("tokstudy.<package>.<module>:<function>")`` (``workflow/rules/common.smk``),
+which also fingerprints that function's code.
 """
 
 from tokstudy.workflow.dispatch import run_named_step

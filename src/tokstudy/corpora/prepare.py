@@ -30,7 +30,7 @@ import json
 import logging
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -304,6 +304,24 @@ def _taken_lines(
         members = SeededSubset(seen, used, [seed, TAKE_STREAM], "take: seeded")
         lines = (line for line, member in zip(lines, members, strict=False) if member)
     return islice(lines, used)
+
+
+def prepare_language(
+    files: Sequence[Path],
+    settings: Mapping[str, Any],
+    train: Path,
+    heldout: Path,
+    stats: Path,
+    language: str,
+    code: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The corpus of ``language`` (rule ``prepare_corpus``): its source ``files`` read as
+    ``settings["source"]`` says (format, field, dataset), cleaned, taken and split as the
+    other ``settings`` say (:func:`prepare_corpus`'s keywords) into ``train``, ``heldout``
+    and ``stats``."""
+    options = dict(settings)
+    source = CorpusSource(files=tuple(files), **options.pop("source"))
+    return prepare_corpus(source, train, heldout, stats, label=language, code=code, **options)
 
 
 def prepare_corpus(

@@ -4,8 +4,9 @@ A :class:`Task` names what a task reads (its data inputs), the function that tra
 fine-tunes and scores it (a ``module:function`` path, imported only when a job runs, so
 planning a study imports neither torch nor transformers), and the scores it reports with
 their direction and whether they compare across tokenizers. The settings (``models.tasks``
-choices), the planners (``finetune_plan.py``), the rules (``models.smk``), the steps
-(``steps.py``), the model families (``family.py``) and the correlation analysis
+choices), the planners (``finetune_plan.py``), the rules (``models.smk``), the fine-tuning
+entry point (``tasks.finetune_task``), the model families (``family.py``) and the
+correlation analysis
 read this registry; adding a task is one module and one :data:`TASKS` entry.
 
 Kinds:

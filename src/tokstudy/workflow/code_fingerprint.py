@@ -9,7 +9,7 @@ imported):
 
 - in the step's own module: the function, the module's other top-level statements that
   are not definitions, and the top-level definitions and imports these name, transitively
-  (a step module holds several steps: a change to one is not a change to the others);
+  (a module holds several functions: a change to one is not a change to the others);
 - every tokstudy module these import, whole, and the modules those import, transitively
   (imports inside functions included; ``if TYPE_CHECKING:`` blocks left out; a string
   constant naming a tokstudy module, as the lazily imported adapters of
@@ -184,9 +184,9 @@ class CodeIndex:
 
     def fingerprint(self, target: str) -> str:
         """The fingerprint of a module, or of a top-level function or class of one
-        (``tokstudy.workflow.metrics.steps.compute_metrics``, or ``module:function`` for a
-        function a rule calls through the binder, whose code it then covers too): see the
-        module's docstring."""
+        (``tokstudy.tokenizers.build.train_and_save``, or ``module:function`` for a function
+        a rule calls through the binder, whose code it then covers too): see the module's
+        docstring."""
         own, modules = self._code_of(target)
         parts = [*own, *(f"{name}:{self.module_digest(name)}" for name in sorted(modules))]
         return _digest(parts)[:FINGERPRINT_DIGITS]

@@ -3,12 +3,10 @@ one-line errors."""
 
 from __future__ import annotations
 
-import importlib
 import logging
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tokstudy.errors import TokstudyError, one_line
@@ -55,11 +53,6 @@ def run_step(log_path: str, step: Callable[..., Any], *args: Any, **kwargs: Any)
     return result
 
 
-def optional_path(value: Any) -> Path | None:
-    """A rule's input or output as a path; ``None`` for an empty one (an optional input)."""
-    return Path(value) if value else None
-
-
 def use_job_threads(threads: int) -> None:
     """torch computes on the job's cores, when the job's function imported torch (the model
     jobs; the others never import it)."""
@@ -69,20 +62,14 @@ def use_job_threads(threads: int) -> None:
 
 
 def run_named_step(snakemake: Any) -> None:
-    """Run what ``snakemake.params.step`` names: a library function
-    (``tokstudy.<package>.<module>:<function>``), called with the job's entries of the same
-    names (:mod:`tokstudy.workflow.binder`) and logging to the rule's log, or a step
-    (``tokstudy.<stage>.steps.<rule>``), called with the job's ``snakemake`` object: what
+    """Run the library function ``snakemake.params.step`` names
+    (``tokstudy.<package>.<module>:<function>``), called with the job's entries of its
+    parameters' names (:mod:`tokstudy.workflow.binder`) and logging to the rule's log: what
     ``workflow/scripts/run_step.py``, the script of every rule, does."""
-    target = snakemake.params.step
-    if ":" in target:
-        function = imported_function(target)
-        try:
-            arguments = bound_arguments(function, snakemake)
-        except TokstudyError as exc:  # a rule and its function that do not match
-            sys.exit(f"error: {one_line(exc)}")
-        use_job_threads(snakemake.threads)
-        run_step(snakemake.log[0], function, **arguments)
-        return
-    module, _, function_name = target.rpartition(".")
-    getattr(importlib.import_module(module), function_name)(snakemake)
+    function = imported_function(snakemake.params.step)
+    try:
+        arguments = bound_arguments(function, snakemake)
+    except TokstudyError as exc:  # a rule and its function that do not match
+        sys.exit(f"error: {one_line(exc)}")
+    use_job_threads(snakemake.threads)
+    run_step(snakemake.log[0], function, **arguments)

@@ -1,17 +1,13 @@
-"""What every step and the binder share: the ``snakemake`` object and the record of its code.
+"""What the dispatcher and the binder share: the ``snakemake`` object and the record of its
+code.
 
-A rule names what it runs with ``params: **step(...)`` (``workflow/rules/common.smk``) and
-its script is ``workflow/scripts/run_step.py``, the one dispatcher
-(:func:`tokstudy.workflow.dispatch.run_named_step`): either a library function
-(``tokstudy.<package>.<module>:<function>``: every analysis rule, the downloads, the
-pretrained tokenizers' import and the study page), which
-:mod:`tokstudy.workflow.binder` calls with the job's entries of its parameters' names, or,
-for the rules not moved yet, the step ``tokstudy.workflow.<stage>.steps.<rule>`` of
-``workflow/rules/<stage>.smk``, called with Snakemake's ``snakemake`` object. A step function reads
-the rule's files, parameters and wildcards, turns them into library arguments and calls the
-library through :func:`tokstudy.workflow.dispatch.run_step` (the rule's log, one-line
-errors). Steps sit on top: no library module imports a steps module or this one, and the
-steps import nothing of Snakemake (``tests/test_step_layer.py`` holds the layout).
+A rule names what it runs with ``params: **step("tokstudy.<package>.<module>:<function>")``
+(``workflow/rules/common.smk``) and its script is ``workflow/scripts/run_step.py``, the one
+dispatcher (:func:`tokstudy.workflow.dispatch.run_named_step`), which calls that library
+function with the job's entries of its parameters' names (:mod:`tokstudy.workflow.binder`)
+through :func:`tokstudy.workflow.dispatch.run_step` (the rule's log, one-line errors). No
+library module imports the dispatcher, the binder or this module, and they import nothing
+of Snakemake (``tests/test_step_layer.py`` holds the layout).
 """
 
 from __future__ import annotations
