@@ -108,6 +108,48 @@ def test_a_single_path_where_paths_are_annotated_is_a_list_of_one() -> None:
     assert converted(Path | None, "a", "x") == Path("a")
 
 
+def score(seed: int, runs: Mapping[Path, Mapping[str, Any]], checkpoint_root: Path) -> None:
+    """A wildcard's digits as an integer, paths as mapping keys, a training job's root."""
+
+
+def test_wildcard_digits_path_keys_and_a_training_jobs_checkpoint_root(tmp_path: Path) -> None:
+    root = tmp_path / "checkpoints" / "run"
+    rule = job(
+        tmp_path,
+        params={"runs": {"a/m.tsv": {"seed": "1"}}, "checkpoints": str(root), "code": "c1"},
+        wildcards={"seed": "07"},
+    )
+    assert bound_arguments(score, rule) == {
+        "seed": 7,
+        "runs": {Path("a/m.tsv"): {"seed": "1"}},
+        "checkpoint_root": root,
+    }
+    # the root is made and stamped with the job's code (tokstudy.workflow.training_state)
+    assert root.is_dir() and (root / "code.json").read_text(encoding="utf-8") == '"c1"\n'
+    rule.wildcards = Namedlist(fromdict={"seed": "x1"})
+    with pytest.raises(TokstudyError, match=r"test_binder:score: seed: expected an integer"):
+        bound_arguments(score, rule)
+
+
+def uses_torch(threads: int) -> int:
+    """The job's cores and torch's threads."""
+    import torch
+
+    return threads, torch.get_num_threads()
+
+
+def test_a_job_that_imported_torch_computes_on_the_jobs_cores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    seen = []
+    monkeypatch.setattr(torch, "set_num_threads", seen.append)
+    rule = job(tmp_path, params={"step": "test_binder:uses_torch", "code": "0"})
+    run_named_step(rule)
+    assert seen == [3]  # the job's threads
+
+
 def test_bad_settings_are_one_line_naming_the_function_and_the_key(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match=r"write_report: settings: unknown key\(s\) rat\b"):
         bound_arguments(write_report, full_job(tmp_path, settings={"rat": 1}))
