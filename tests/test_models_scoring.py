@@ -88,7 +88,10 @@ def test_bits_per_char_matches_hand_computation(tokenizer):
     words = 4 + 8
     assert metrics["bits_per_char"] == pytest.approx(sum(nll) / math.log(2) / chars)
     assert metrics["pll_per_word"] == pytest.approx(-sum(nll) / words)
-    assert metrics["pseudo_perplexity"] == pytest.approx(math.exp(sum(nll) / sum(map(len, ids))))
+    # float32 log-probabilities summed in another order than torch's: the exp of their mean
+    # agrees to float32's precision (1.1e-6 apart seen in a full test run), not to 1e-6
+    perplexity = math.exp(sum(nll) / sum(map(len, ids)))
+    assert metrics["pseudo_perplexity"] == pytest.approx(perplexity, rel=1e-5)
 
     # every copy masks exactly one position of a window framed by [CLS] ... [SEP]
     copies = torch.cat(
