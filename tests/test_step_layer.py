@@ -138,6 +138,17 @@ def rule_wildcards(block: str) -> set[str]:
     return found
 
 
+def rule_entries(block: str) -> set[str]:
+    """The names a rule's text gives under ``input:``, ``output:`` and ``params:``."""
+    names, section = set(), None
+    for line in block.splitlines():
+        if heading := re.match(r"^ {4}(\w+):", line):
+            section = heading.group(1)
+        elif section in ("input", "output", "params") and (entry := re.match(r"^ {8}(\w+)=", line)):
+            names.add(entry.group(1))
+    return names
+
+
 def test_every_bound_rule_gives_its_function_each_parameter_by_name() -> None:
     """The function a rule names exists, says what it does, and each parameter it needs is
     a key of the rule's input, output or params (``name=``), a wildcard (``{name}`` in its
@@ -150,6 +161,9 @@ def test_every_bound_rule_gives_its_function_each_parameter_by_name() -> None:
         typing.get_type_hints(function)  # the binder converts by the annotations
         splatted = {name for call, names in SPLATTED.items() if call in block for name in names}
         wildcards = rule_wildcards(block)
+        entries = rule_entries(block)
+        twice = sorted(entries & wildcards & set(inspect.signature(function).parameters))
+        missing += [f"{smk.name}: {rule}: {name!r} is an entry and a wildcard" for name in twice]
         for name, parameter in inspect.signature(function).parameters.items():
             given = re.search(rf"^\s+{name}=", block, re.M) or name in wildcards or name in splatted
             if parameter.default is inspect.Parameter.empty and not (

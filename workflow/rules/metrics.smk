@@ -4,7 +4,7 @@ localrules: collect_metrics, metric_tables, plot_metrics, plot_frequencies, cost
 rule compute_metrics:
     # pretrained cells only: rule train_tokenizer scores the trained ones
     input:
-        tokenizer=lambda w: planners.tokenizers.pretrained_dir(w.tokenizer),
+        tokenizer_dir=lambda w: planners.tokenizers.pretrained_dir(w.tokenizer),
         train=out(planners.corpora.TRAIN),
         heldout=out(planners.corpora.HELDOUT),
     output:
@@ -12,7 +12,6 @@ rule compute_metrics:
         frequencies=out(planners.metrics.FREQUENCIES),
     params:
         **step("tokstudy.workflow.cell_job:score_saved_tokenizer"),
-        language=lambda w: w.language,
     log:
         out(log_path("compute_metrics", CELL)),
     benchmark:

@@ -171,7 +171,7 @@ rule nmt_report:
 # intrinsic metrics of an NMT tokenizer on its side's split (for analyses.correlation)
 rule nmt_tokenizer_metrics:
     input:
-        tokenizer=out(planners.nmt.TOKENIZER),
+        tokenizer_dir=out(planners.nmt.TOKENIZER),
         train=out(planners.nmt.SPLIT, split="train"),
         heldout=out(planners.nmt.SPLIT, split="test"),
     output:

@@ -60,17 +60,18 @@ def evaluate_job(
 
 
 def score_saved_tokenizer(
-    tokenizer: Path,
+    tokenizer_dir: Path,
     train: Path,
     heldout: Path,
     metrics: Path,
     frequencies: Path,
     language: str | None = None,
 ) -> None:
-    """Metrics of the tokenizer saved in folder ``tokenizer`` on its ``train`` and
-    ``heldout`` text (:func:`evaluate_job`): rules ``compute_metrics`` (pretrained cells)
-    and ``nmt_tokenizer_metrics``."""
-    evaluate_job(tokenizer, {"train": train, "heldout": heldout}, metrics, frequencies, language)
+    """Metrics of the tokenizer saved in ``tokenizer_dir`` on its ``train`` and ``heldout``
+    text (:func:`evaluate_job`): rules ``compute_metrics`` (pretrained cells) and
+    ``nmt_tokenizer_metrics``."""
+    texts = {"train": train, "heldout": heldout}
+    evaluate_job(tokenizer_dir, texts, metrics, frequencies, language)
 
 
 def evaluate_tokenizer(
