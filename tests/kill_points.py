@@ -93,7 +93,7 @@ def job(log: Path, step: str, **fields: Any) -> SimpleNamespace:
     params = {**fields.pop("params", {}), "step": step, "code": _code(step)}
     containers = {
         name: Namedlist(fromdict=value) if isinstance(value, dict) else Namedlist(value)
-        for name, value in {**fields, "params": params}.items()
+        for name, value in {"wildcards": {}, **fields, "params": params}.items()
     }
     log.parent.mkdir(parents=True, exist_ok=True)
     return SimpleNamespace(threads=1, log=Namedlist([str(log)]), **containers)
