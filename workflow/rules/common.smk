@@ -30,6 +30,13 @@ def checkpoints(rule, run):
     return lambda w: out(checkpoint_path(rule, run), **dict(w.items()))
 
 
+def folder(path):
+    """The folder of one of a job's files, as a param (``lambda w, output:
+    folder(output.summary)``: derived from the file, as Snakemake's lint asks of a path
+    that prefixes an input or output)."""
+    return str(Path(path).parent)
+
+
 def model_folder(run):
     """``params:`` the saved model folder inside the run folder of a training job whose run
     folder is the pattern ``run`` (its ``model/``: a job that reads the model)."""

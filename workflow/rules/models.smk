@@ -265,7 +265,7 @@ rule summarize_models:
         ],
     params:
         **step("tokstudy.models.study_tables:summarize_models"),
-        out_dir=out(models_plan.TABLES_DIR),
+        out_dir=lambda w, output: folder(output.results),
         mlm=mlm_plan.mlm_files(),
         finetune=finetune_plan.finetune_files(finetune_plan.FINETUNE_METRICS),
         predictions=finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS),

@@ -38,7 +38,7 @@ rule nmt_split:
     params:
         **step("tokstudy.nmt.data:split_corpus"),
         languages=list(nmt_plan.languages),
-        out_dir=out(nmt_plan.SPLIT_DIR),
+        out_dir=lambda w, output: folder(output.summary),
         config=to_dict(nmt_plan.config.split),
     log:
         out(log_path("nmt_split")),
@@ -57,7 +57,7 @@ rule nmt_joint_text:
     params:
         **step("tokstudy.nmt.data:joint_training_text"),
         languages=list(nmt_plan.languages),
-        split_dir=out(nmt_plan.SPLIT_DIR),
+        split_dir=lambda w, output: folder(output.out_path),
     log:
         out(log_path("nmt_joint_text")),
     threads: planners.threads("nmt_joint_text")
@@ -93,7 +93,7 @@ rule nmt_train:
         out_dir=directory(out(nmt_plan.RUN)),
     params:
         **step("tokstudy.nmt.runs:train"),
-        split_dir=out(nmt_plan.SPLIT_DIR),
+        split_dir=lambda w, input: folder(input.split),
         config=lambda w: nmt_plan.seeded_training(w.seed),
         checkpoints=checkpoints("nmt_train", nmt_plan.RUN),
     log:
@@ -115,7 +115,7 @@ rule nmt_translate:
         out_path=out(nmt_plan.TRANSLATION),
     params:
         **step("tokstudy.nmt.runs:translate_split"),
-        split_dir=out(nmt_plan.SPLIT_DIR),
+        split_dir=lambda w, input: folder(input.split),
         config=to_dict(nmt_plan.config.decode),
     log:
         out(log_path("nmt_translate", nmt_plan.RUN_CELL)),
@@ -135,7 +135,7 @@ rule nmt_score:
         out_json=out(nmt_plan.SCORE),
     params:
         **step("tokstudy.nmt.scoring:score_run"),
-        split_dir=out(nmt_plan.SPLIT_DIR),
+        split_dir=lambda w, input: folder(input.split),
     log:
         out(log_path("nmt_score", nmt_plan.RUN_CELL)),
     threads: planners.threads("nmt_score")
@@ -157,7 +157,7 @@ rule nmt_report:
         },
     params:
         **step("tokstudy.nmt.report:write_report"),
-        out_dir=out(nmt_plan.REPORT_DIR),
+        out_dir=lambda w, output: folder(output.qualitative),
         config=to_dict(nmt_plan.config.evaluation),
     log:
         out(log_path("nmt_report")),
