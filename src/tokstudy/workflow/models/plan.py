@@ -22,9 +22,8 @@ class ModelsPlanner:
     ``section`` (settings, checks, cells, runs), ``mlm``, ``finetune`` and ``clm`` (one
     kind of task each), and the tables that ``summarize_models`` writes of them."""
 
-    TABLES_DIR = "tables/models"
-    RESULTS_TABLE = f"{TABLES_DIR}/results.tsv"
-    SUMMARY_TABLE = f"{TABLES_DIR}/{{table}}.{{ext}}"
+    RESULTS_TABLE = "tables/models/results.tsv"
+    SUMMARY_TABLE = "tables/models/{table}.{ext}"
     NOISE_PLOT = "plots/models/noise.{ext}"
 
     def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:

@@ -44,9 +44,8 @@ class NMTPlanner:
     #: the built-in corpus (CLDR names), used when ``nmt.corpus`` gives no files
     CLDR_CORPUS = "nmt/corpus/cldr.tsv"
     #: one side (language code, or ``joint``) of one split of the parallel corpus
-    SPLIT_DIR = "nmt/split"
-    SPLIT = f"{SPLIT_DIR}/{{split}}.{{side}}"
-    SPLIT_SUMMARY = f"{SPLIT_DIR}/{SPLIT_SUMMARY_FILE}"
+    SPLIT = "nmt/split/{split}.{side}"
+    SPLIT_SUMMARY = f"nmt/split/{SPLIT_SUMMARY_FILE}"
     #: an NMT tokenizer: its side, tokenizer and size
     SIDE_CELL = "{side}/{tokenizer}/{size}"
     TOKENIZER = f"nmt/tokenizers/{SIDE_CELL}"
@@ -59,8 +58,7 @@ class NMTPlanner:
     TRANSLATION = f"nmt/translations/{RUN_CELL}.txt"
     SCORE = f"nmt/scores/{RUN_CELL}.json"
     #: a file of the report (``tokstudy.nmt.config.REPORT_FILES``)
-    REPORT_DIR = "tables/nmt"
-    REPORT = f"{REPORT_DIR}/{{file}}"
+    REPORT = "tables/nmt/{file}"
 
     def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.study = study
