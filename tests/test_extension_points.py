@@ -120,7 +120,8 @@ def add_toy_task(project: Path) -> None:
     line = (
         '            Task("toy", "finetune", ("treebank",),'
         ' "tokstudy.models.toy_task:finetune_toy",'
-        ' (Score("toy_accuracy", True, True),), head="sequence"),\n'
+        ' (Score("toy_accuracy", True, True),), planner=_FINETUNE_PLANNER,'
+        ' head="sequence"),\n'
     )
     registry = project / "src/tokstudy/models/task_registry.py"
     text = registry.read_text()

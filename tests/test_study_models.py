@@ -41,7 +41,7 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
         characterbert={"word_vocab_size": 100},
         sentence_tsv={"xx": {"train": "train.tsv", "test": "test.tsv"}},
     ).models
-    mlm, finetune = plan.mlm, plan.finetune
+    mlm, finetune = plan.planner("mlm"), plan.kind_planner("finetune")
     assert plan.section.cells() == [
         Cell("xx", "sp_bpe", "50", 50),
         Cell("xx", CHARACTERBERT, "100", 100),
@@ -61,7 +61,7 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
 def test_sentence_task_needs_a_treebank_or_a_tsv_dataset(tmp_path: Path) -> None:
     with pytest.raises(TokstudyError, match=r"task sentence needs .* models\.sentence_tsv\.xx"):
         _plan(tmp_path)
-    assert _plan(tmp_path, tasks=["mlm"]).models.mlm.characterbert() == {}
+    assert _plan(tmp_path, tasks=["mlm"]).models.planner("mlm").characterbert() == {}
 
 
 def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
         clm_scales=[{"languages": ["xx"], "seeds": [0], "clm": {"preset": "small"}}],
     )
     models = plan.models
-    clm = models.clm
+    clm = models.planner("clm")
     files = clm.clm_files()
     assert sorted(files) == [
         "res/models/runs/xx/sp_bpe/50/seed0/clm/small/clm.tsv",
@@ -85,7 +85,8 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
     assert (tiny["preset"], tiny["epochs"], tiny["seed"]) == ("tiny", 2.0, 1)
     assert clm.clm_settings("small", "0")["epochs"] == 4.0  # the ClmConfig default
     assert clm.clm_scale_pattern() == "tiny|small"
-    assert models.mlm.mlm_files() == {} and {"clm", "clm_scales"} <= set(models.summary_tables())
+    assert models.planner("mlm").mlm_files() == {}
+    assert {"clm", "clm_scales"} <= set(models.summary_tables())
     priority = {
         (scale, size): clm.clm_priority(SimpleNamespace(scale=scale, size=size))
         for scale in ("tiny", "small")
@@ -113,7 +114,7 @@ def test_a_named_scale_trains_one_preset_at_a_second_budget(tmp_path: Path) -> N
         clm={"preset": "tiny"},
         clm_scales=[{"clm": flops, "name": "tiny_flops"}],  # the languages and seeds of models
         seeds=[0, 1],
-    ).models.clm
+    ).models.planner("clm")
     assert sorted(clm.clm_files()) == [
         f"res/models/runs/xx/sp_bpe/50/seed{seed}/clm/{scale}/clm.tsv"
         for seed in (0, 1)

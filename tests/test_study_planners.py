@@ -384,7 +384,7 @@ def test_each_results_path_has_one_planner_that_owns_it(tmp_path: Path) -> None:
     plan = StudyPlan(Study(_config(tmp_path)))
     models = plan.models
     stages = [plan.corpora, plan.tokenizers, plan.metrics, plan.nmt]
-    stages += [models, models.section, models.mlm, models.finetune, models.clm]
+    stages += [models, models.section, *models.planners()]
     planners = [*stages, *plan.analyses.values()]
     patterns = [
         (type(planner).__name__, name, value)

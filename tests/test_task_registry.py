@@ -38,37 +38,43 @@ def test_every_task_function_exists_and_every_score_has_a_direction() -> None:
     assert "noise" not in scores
 
 
-def test_a_registered_task_is_a_setting_choice_and_a_finetune_wildcard(monkeypatch) -> None:
+def test_a_registered_task_is_a_setting_choice_and_a_finetune_wildcard(
+    monkeypatch, tmp_path: Path
+) -> None:
     toy = Task(
         "toy",
         "finetune",
-        ("treebank",),
+        ("treebank", "silver_pos"),
         "tokstudy.models.tasks:finetune_pos",
         (Score("accuracy", True, True),),
+        planner="tokstudy.workflow.models.finetune_plan:FinetunePlanner",
         head="token",
     )
     monkeypatch.setitem(TASKS, "toy", toy)
-    monkeypatch.setattr(
-        "tokstudy.workflow.models.finetune_plan.FINETUNE_TASKS",
-        task_registry.tasks_of_kind("finetune"),
-    )
     assert from_mapping(ModelsConfig, {"tasks": ["toy"]}).tasks == ("toy",)
-    assert FinetunePlanner.finetune_task_pattern().split("|") == ["pos", "sentence", "toy"]
-    assert "toy" in task_registry.tasks_reading("treebank")
+    planner = _finetune_plan(tmp_path, "de", tasks=["toy"])
+    assert planner.finetune_task_pattern().split("|") == ["pos", "sentence", "toy"]
+    assert planner.asked() == ["toy"] and planner.summary_tables() == ["bootstrap"]
+    assert "toy" in task_registry.tasks_reading("silver_pos")
     with pytest.raises(TokstudyError, match=r"models\.tasks must be one of clm, mlm, noise, pos, "):
         from_mapping(ModelsConfig, {"tasks": ["nope"]})
 
 
 def _finetune_plan(tmp_path: Path, language: str, **models: object) -> FinetunePlanner:
     """The fine-tuning planner of a one-language study without UD treebanks."""
-    config = {
+    study = Study(_finetune_config(language, **models), tmp_path)
+    return StudyPlan(study).models.kind_planner("finetune")
+
+
+def _finetune_config(language: str, **models: object) -> dict[str, object]:
+    """A one-language study of the char tokenizer with a models section."""
+    return {
         "languages": {language: {"chatterbot": "german"}},
         "tokenizers": {"char": {}},
         "metrics": ["mu"],
         "results_dir": "res",
         "models": {"languages": [language], "tokenizers": ["char"], **models},
     }
-    return StudyPlan(Study(config, tmp_path)).models.finetune
 
 
 @pytest.mark.parametrize(
@@ -103,3 +109,40 @@ def test_the_registered_alternatives_stand_in_for_a_treebank(tmp_path: Path) -> 
         "tsv_train": str(tmp_path / "train.tsv"),
         "tsv_test": str(tmp_path / "test.tsv"),
     }
+
+
+@pytest.mark.parametrize(
+    ("kind", "planner"),
+    [("finetune", ""), ("from_scratch", ""), ("modifier", "tokstudy.x:Planner")],
+)
+def test_a_task_has_a_planner_unless_it_modifies_the_others(kind: str, planner: str) -> None:
+    with pytest.raises(ValueError, match=f"a {kind} task with planner"):
+        Task("toy", kind, (), "tokstudy.models.tasks:finetune_pos", (), planner=planner)
+
+
+_MLM_RULES = ("pretokenize_mlm", "pretrain_mlm")
+
+
+@pytest.mark.parametrize(
+    ("tasks", "rules", "tables"),
+    [
+        (["mlm"], [*_MLM_RULES, "evaluate_mlm"], []),
+        (["pos"], [*_MLM_RULES, "finetune_model"], ["bootstrap"]),
+        (["clm", "noise"], ["pretokenize_mlm", "train_clm", "evaluate_clm"], ["clm"]),
+        (
+            ["clm", "pos", "mlm"],
+            [*_MLM_RULES, "evaluate_mlm", "finetune_model", "train_clm", "evaluate_clm"],
+            ["bootstrap", "clm"],
+        ),
+    ],
+)
+def test_the_task_planners_say_which_rules_and_tables_the_asked_tasks_use(
+    tmp_path: Path, tasks: list[str], rules: list[str], tables: list[str]
+) -> None:
+    plan = StudyPlan(Study(_finetune_config("de", tasks=tasks), tmp_path)).models
+    assert plan.rules() == rules
+    assert plan.summary_tables() == ["seed_summary", "wilcoxon", "flagged_runs", *tables]
+    assert {TASKS[task].planner.split(":")[1] for task in tasks if task != "noise"} == {
+        type(plan.planner(task)).__name__ for task in tasks if task != "noise"
+    }
+    assert plan.kind_planner("finetune").asked() == [task for task in ("pos",) if task in tasks]

@@ -11,9 +11,9 @@ from tokstudy.training.config import to_dict
 # prepare_characterbert.
 models_plan = planners.models
 models_section = models_plan.section
-mlm_plan = models_plan.mlm
-finetune_plan = models_plan.finetune
-clm_plan = models_plan.clm
+mlm_plan = models_plan.planner("mlm")
+finetune_plan = models_plan.kind_planner("finetune")
+clm_plan = models_plan.planner("clm")
 
 
 wildcard_constraints:

@@ -85,23 +85,12 @@ def summarize(
     return tables
 
 
-def collect_results(
-    mlm: Mapping[Path, Mapping[str, Any]],
-    finetune: Mapping[Path, Mapping[str, Any]],
-    clm: Mapping[Path, Mapping[str, Any]] | None = None,
-) -> pd.DataFrame:
-    """One table of MLM rows (task ``mlm``), fine-tuning rows and causal-LM rows (task
-    ``clm``), keys as columns."""
-    frames = []
-    if mlm:
-        frames.append(read_tables(mlm).assign(task="mlm"))
-    if finetune:
-        frames.append(read_tables(finetune))
-    if clm:
-        frames.append(read_tables(clm).assign(task="clm"))
-    table = pd.concat(frames, ignore_index=True)
+def collect_results(*scores: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
+    """One table of every task's score files (each file's keys, ``task`` among them, as
+    columns; ``scale`` where a task has scales, empty for the others)."""
+    table = pd.concat([read_tables(files) for files in scores if files], ignore_index=True)
     keys = ["task", "language", "tokenizer", "vocab_size", "seed", "level", "metric"]
-    if clm:  # the clm scale; empty for the other tasks
+    if "scale" in table:
         table["scale"] = table["scale"].fillna("")
         keys.insert(1, "scale")
     return table[[*keys, "value", "relative_change"]].sort_values(keys, ignore_index=True)
@@ -119,7 +108,8 @@ def clm_table(clm: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
         details = json.loads(Path(path).with_name(DETAILS_FILE).read_text(encoding="utf-8"))
         training = details["training"]
         clean = details["levels"]["0"]
-        row = {**keys, **{column: training[column] for column in CLM_TRAINING_COLUMNS}}
+        row = {key: value for key, value in keys.items() if key != "task"}
+        row |= {column: training[column] for column in CLM_TRAINING_COLUMNS}
         row |= {
             "bits_per_byte": clean["bits_per_byte"],
             "bits_per_byte_low": clean["bits_per_byte_low"],

@@ -3,11 +3,13 @@
 A :class:`Task` names what a task reads (its data inputs), the function that trains or
 fine-tunes and scores it (a ``module:function`` path, imported only when a job runs, so
 planning a study imports neither torch nor transformers), and the scores it reports with
-their direction and whether they compare across tokenizers. The settings (``models.tasks``
-choices), the planners (``finetune_plan.py``), the rules (``models.smk``), the fine-tuning
-entry point (``tasks.finetune_task``), the model families (``family.py``) and the
-correlation analysis
-read this registry; adding a task is one module and one :data:`TASKS` entry.
+their direction and whether they compare across tokenizers, and the planner of its files
+(a ``module:Class`` of the workflow, a :class:`~tokstudy.workflow.models.task_planner.TaskPlanner`).
+The settings (``models.tasks`` choices), the models planner (which builds each task's
+planner), the rules (``models.smk``), the fine-tuning entry point
+(``tasks.finetune_task``), the model families (``family.py``) and the correlation
+analysis read this registry; adding a fine-tuning task is one module and one
+:data:`TASKS` entry.
 
 Kinds:
 
@@ -53,7 +55,8 @@ class Task:
     modifier's: the function that modifies). ``plotted``: the metrics the noise plot shows
     of it (empty: every metric). ``note``: what a reader of its scores must know (shown
     beside them in the correlation tables), required when a score is not comparable across
-    tokenizers.
+    tokenizers. ``planner``: ``module:Class`` of the workflow planner of its files, which
+    every kind but ``modifier`` has (a modifier changes the others' files).
     """
 
     name: str
@@ -61,6 +64,7 @@ class Task:
     inputs: tuple[str, ...]
     run: str
     scores: tuple[Score, ...]
+    planner: str = ""
     head: str = ""
     plotted: tuple[str, ...] = ()
     note: str = ""
@@ -68,6 +72,8 @@ class Task:
     def __post_init__(self) -> None:
         if self.kind not in KINDS or self.head not in HEADS:
             raise ValueError(f"task {self.name}: kind {self.kind!r} or head {self.head!r}")
+        if bool(self.planner) == (self.kind == "modifier"):
+            raise ValueError(f"task {self.name}: a {self.kind} task with planner {self.planner!r}")
         if not self.note and not all(s.comparable_across_tokenizers for s in self.scores):
             raise ValueError(
                 f"task {self.name}: a score not comparable across tokenizers needs a note"
@@ -84,6 +90,7 @@ class Task:
 
 
 _CLASSIFICATION = (Score("accuracy", True, True), Score("macro_f1", True, True))
+_FINETUNE_PLANNER = "tokstudy.workflow.models.finetune_plan:FinetunePlanner"
 
 #: every task, by name (sorted by name)
 TASKS: dict[str, Task] = {
@@ -99,6 +106,7 @@ TASKS: dict[str, Task] = {
                     Score("bits_per_byte", False, True),
                     Score("unigram_bits_per_byte", False, True),
                 ),
+                planner="tokstudy.workflow.models.clm_plan:ClmPlanner",
                 plotted=("bits_per_byte",),
             ),
             Task(
@@ -110,6 +118,7 @@ TASKS: dict[str, Task] = {
                     Score("bits_per_char", False, False),
                     Score("pll_per_word", True, False),
                 ),
+                planner="tokstudy.workflow.models.mlm_plan:MlmPlanner",
                 plotted=("pseudo_perplexity", "bits_per_char"),
                 note=(
                     "pseudo-log-likelihood scores are not comparable across tokenizers: one "
@@ -124,6 +133,7 @@ TASKS: dict[str, Task] = {
                 ("treebank", "silver_pos"),
                 "tokstudy.models.tasks:finetune_pos",
                 _CLASSIFICATION,
+                planner=_FINETUNE_PLANNER,
                 head="token",
             ),
             Task(
@@ -132,6 +142,7 @@ TASKS: dict[str, Task] = {
                 ("treebank", "sentence_tsv"),
                 "tokstudy.models.tasks:finetune_sentence",
                 _CLASSIFICATION,
+                planner=_FINETUNE_PLANNER,
                 head="sequence",
             ),
         ),

@@ -35,8 +35,6 @@ GZIP_EXPANSION = 3.0
 GB = 1e9
 #: the rules of each section whose memory a study needs
 CORE_RULES = ("prepare_corpus", "train_tokenizer", "compute_metrics")
-MODEL_RULES = ("pretokenize_mlm", "pretrain_mlm", "evaluate_mlm", "finetune_model")
-CLM_RULES = ("pretokenize_mlm", "train_clm", "evaluate_clm")
 NMT_RULES = ("nmt_split", "nmt_train", "nmt_translate")
 
 
@@ -100,10 +98,7 @@ def footprint(plan: StudyPlan) -> Footprint:
         pretokenized += train * per_token + train / BYTES_PER_LINE * 8
     if pretokenized:
         disk["pretokenized corpora"] = pretokenized * shards
-    rules = [*CORE_RULES]
-    if section.models is not None:
-        rules += CLM_RULES if section.has_task("clm") else ()
-        rules += MODEL_RULES if set(section.models.tasks) - {"clm"} else ()
+    rules = [*CORE_RULES, *plan.models.rules()]
     if plan.nmt.nmt is not None:
         rules += NMT_RULES
     mem = {rule: int(plan.resources(rule)["mem_mb"]) for rule in rules}

@@ -90,15 +90,11 @@ class StudyPlan:
     def _gpus(self, rule: str) -> tuple[int, str]:
         """The GPUs one job of ``rule`` trains on (``devices`` of its section, 1 on the CPU)
         and the config key that says so."""
-        models, nmt = self.models.section.config, self.nmt.config
-        sections = {
-            "train_clm": [scale.clm for scale in self.models.clm.clm_scales().values()],
-            "pretrain_mlm": [models.pretrain],
-            "nmt_train": [nmt.train],
-        }
-        key = {"train_clm": "models.clm.devices", "pretrain_mlm": "models.pretrain.devices"}
-        gpus = [s.devices for s in sections.get(rule, []) if s.device != "cpu"]
-        return max(gpus, default=1), key.get(rule, "nmt.train.devices")
+        sections = self.models.gpu_sections()
+        sections["nmt_train"] = ([self.nmt.config.train], "nmt.train.devices")
+        settings, key = sections.get(rule, ([], ""))
+        gpus = [s.devices for s in settings if s.device != "cpu"]
+        return max(gpus, default=1), key
 
     @cached_property
     def cell_priorities(self) -> CellPriorities:
@@ -122,7 +118,7 @@ class StudyPlan:
 
     def _jobs_priority(self, cells: list[Cell]) -> int:
         cost = sum(self.cell_priorities.priority(cell) for cell in cells)
-        return max(cost, *(self.models.clm.cell_model_priority(cell) for cell in cells))
+        return max(cost, *(self.models.cell_model_priority(cell) for cell in cells))
 
     def corpus_priority(self, wildcards: Any) -> int:
         """The priority of ``prepare_corpus``: the highest of its language's cell jobs.

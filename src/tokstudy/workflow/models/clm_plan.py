@@ -9,10 +9,11 @@ from typing import Any
 from tokstudy.cells import FULL_SIZE_LABEL, Cell, find_cell
 from tokstudy.models.config import CLM_PRESETS, ClmScale, to_dict
 from tokstudy.workflow.models.section import CHARACTERBERT, ModelsSection
+from tokstudy.workflow.models.task_planner import TaskPlanner
 from tokstudy.workflow.study.paths import fill
 
 
-class ClmPlanner:
+class ClmPlanner(TaskPlanner):
     """The causal LM of every run at every scale (none without the clm task)."""
 
     #: the causal LM of a run at a scale: its training folder and its scores
@@ -22,14 +23,16 @@ class ClmPlanner:
     CLM = f"{CLM_RUN}/clm.tsv"
     CLM_DETAILS = f"{CLM_RUN}/clm.json"
 
-    def __init__(self, section: ModelsSection) -> None:
-        self.section = section
+    def __init__(self, section: ModelsSection, served: tuple[str, ...]) -> None:
+        if len(served) != 1:
+            raise ValueError(f"ClmPlanner plans one task, whose files it names; asked: {served}")
+        super().__init__(section, served)
 
     def clm_scales(self) -> dict[str, ClmScale]:
         """Every scale of the clm task by name (:attr:`ClmScale.key`): ``models.clm`` on
         every language and seed, then each of ``models.clm_scales`` (none without the clm
         task)."""
-        if not self.section.has_task("clm"):
+        if not self.asked():
             return {}
         models = self.section.config
         scales = (ClmScale(models.languages, models.seeds, models.clm), *models.clm_scales)
@@ -41,6 +44,21 @@ class ClmPlanner:
             )
             for scale in scales
         }
+
+    def summary_tables(self) -> list[str]:
+        """The causal-LM table, and the agreement between scales when there are several
+        (none unless asked for)."""
+        scales = self.clm_scales()
+        return (["clm"] if scales else []) + (["clm_scales"] if len(scales) > 1 else [])
+
+    def rules(self) -> tuple[str, ...]:
+        """Pretokenizing, training and scoring (none unless asked for)."""
+        return ("pretokenize_mlm", "train_clm", "evaluate_clm") if self.asked() else ()
+
+    def gpu_sections(self) -> dict[str, tuple[list[Any], str]]:
+        """The ``clm`` settings of every scale."""
+        sections = [scale.clm for scale in self.clm_scales().values()]
+        return {"train_clm": (sections, "models.clm.devices")}
 
     def clm_scale_pattern(self) -> str:
         """The ``{scale}`` wildcard's pattern: the names of the scales."""
@@ -96,5 +114,6 @@ class ClmPlanner:
                 for seed in scale.seeds:
                     keys = {"language": job.language, "tokenizer": job.tokenizer}
                     keys |= {"vocab_size": job.size, "seed": seed, "scale": name}
+                    keys["task"] = self.served[0]
                     files[self.section.study.out(pattern, **job.wildcards(), seed=seed)] = keys
         return files

@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.task_registry import TASKS, tasks_of_kind, tasks_reading
+from tokstudy.models.task_registry import TASKS, tasks_reading
 from tokstudy.models.tsv_datasets import check_header
+from tokstudy.workflow.models.mlm_plan import PRETRAIN_RULES
 from tokstudy.workflow.models.section import ModelsSection
+from tokstudy.workflow.models.task_planner import TaskPlanner
 
 if TYPE_CHECKING:
     from tokstudy.models.config import ModelsConfig
 
-FINETUNE_TASKS = tasks_of_kind("finetune")
 #: the language that gets silver POS labels (HanTa's German model) without a UD treebank
 SILVER_LANGUAGE = "de"
 #: what a fine-tuning task may read instead of a UD treebank (a name in its registry
@@ -26,7 +27,7 @@ TREEBANK_ALTERNATIVES = {
 }
 
 
-class FinetunePlanner:
+class FinetunePlanner(TaskPlanner):
     """Every fine-tuning task of every run: its data, its wildcard and its files."""
 
     #: one fine-tuning task of a run
@@ -36,8 +37,8 @@ class FinetunePlanner:
     FINETUNE_SUMMARY = f"{ModelsSection.RUN}/{{task}}/finetune.json"
     SILVER_TREEBANK = "models/treebanks/{language}/silver"
 
-    def __init__(self, section: ModelsSection) -> None:
-        self.section = section
+    def __init__(self, section: ModelsSection, served: tuple[str, ...]) -> None:
+        super().__init__(section, served)
         if section.models is not None:
             self._check(section.models)
 
@@ -64,7 +65,7 @@ class FinetunePlanner:
             if not path.is_dir():
                 raise TokstudyError(f"config key models.treebanks.{language}: no folder {path}")
             return path
-        for task in self.tasks():
+        for task in self.asked():
             instead = [data for data in TASKS[task].inputs if data in TREEBANK_ALTERNATIVES]
             if not any(self._has(data, language) for data in instead):
                 named = " or ".join(TREEBANK_ALTERNATIVES[data] for data in instead)
@@ -110,20 +111,23 @@ class FinetunePlanner:
                 return {f"tsv_{split}": str(path) for split, path in files.items()}
         return {"treebank": self.treebank(wildcards.language)}
 
-    @staticmethod
-    def finetune_task_pattern() -> str:
+    def finetune_task_pattern(self) -> str:
         """The ``{task}`` wildcard's pattern of the fine-tuning rule: every finetune task."""
-        return "|".join(FINETUNE_TASKS)
+        return "|".join(self.served)
 
-    def tasks(self) -> list[str]:
-        """The fine-tuning tasks the models section asks for."""
-        return [task for task in FINETUNE_TASKS if self.section.has_task(task)]
+    def summary_tables(self) -> list[str]:
+        """The bootstrap intervals of the fine-tuning scores (none unless asked for)."""
+        return ["bootstrap"] if self.asked() else []
+
+    def rules(self) -> tuple[str, ...]:
+        """Pretraining and fine-tuning (none unless asked for)."""
+        return (*PRETRAIN_RULES, "finetune_model") if self.asked() else ()
 
     def finetune_files(self, pattern: str) -> dict[str, dict[str, Any]]:
         """``pattern`` (``FINETUNE_METRICS``, ``FINETUNE_PREDICTIONS``) of every fine-tuning
         run with its keys."""
         return {
             path: keys
-            for task in self.tasks()
+            for task in self.asked()
             for path, keys in self.section.run_files(pattern, task).items()
         }

@@ -7,9 +7,13 @@ from typing import Any
 
 from tokstudy.models.config import to_dict
 from tokstudy.workflow.models.section import CHARACTERBERT, ModelsSection
+from tokstudy.workflow.models.task_planner import TaskPlanner
+
+#: what every run of a task on the pretrained MLM uses
+PRETRAIN_RULES = ("pretokenize_mlm", "pretrain_mlm")
 
 
-class MlmPlanner:
+class MlmPlanner(TaskPlanner):
     """The pretrained MLM of every run: its training inputs, settings and scores."""
 
     PRETRAIN = f"{ModelsSection.RUN}/pretrain"
@@ -20,8 +24,13 @@ class MlmPlanner:
     CHARACTERBERT_CELL = "{language}/{size}"
     CHARACTERBERT_CORPUS = f"models/characterbert/{CHARACTERBERT_CELL}"
 
-    def __init__(self, section: ModelsSection) -> None:
-        self.section = section
+    def rules(self) -> tuple[str, ...]:
+        """Pretraining and the MLM's evaluation (none unless asked for)."""
+        return (*PRETRAIN_RULES, "evaluate_mlm") if self.asked() else ()
+
+    def gpu_sections(self) -> dict[str, tuple[list[Any], str]]:
+        """MLM pretraining's settings (the fine-tuning tasks' pretraining too)."""
+        return {"pretrain_mlm": ([self.section.config.pretrain], "models.pretrain.devices")}
 
     def tokenizer_dir(self, wildcards: Any) -> str | list[str]:
         """The tokenizer folder of a run; none for CharacterBERT, which spells words."""
@@ -50,5 +59,10 @@ class MlmPlanner:
         return {**to_dict(section.config.evaluation), "noise_levels": section.noise_levels()}
 
     def mlm_files(self) -> dict[str, dict[str, Any]]:
-        """The MLM metrics file of every run (none without the mlm task)."""
-        return self.section.run_files(self.MLM) if self.section.has_task("mlm") else {}
+        """The MLM metrics file of every run with its keys, ``task`` among them (none
+        without the mlm task)."""
+        return {
+            path: keys
+            for task in self.asked()
+            for path, keys in self.section.run_files(self.MLM, task).items()
+        }

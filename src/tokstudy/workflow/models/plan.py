@@ -1,26 +1,26 @@
-"""The planner of the ``models:`` section: the shared section (:mod:`.section`), one
-planner per kind of task (:mod:`.mlm_plan`, :mod:`.finetune_plan`, :mod:`.clm_plan`) and
-the summary of them all."""
+"""The planner of the ``models:`` section: the shared section (:mod:`.section`), the
+planner each task's registry entry names (:mod:`.task_planner`) and the summary of them
+all."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tokstudy.workflow.models.clm_plan import ClmPlanner
-from tokstudy.workflow.models.finetune_plan import FinetunePlanner
-from tokstudy.workflow.models.mlm_plan import MlmPlanner
+from tokstudy.models.task_registry import KINDS, TASKS
 from tokstudy.workflow.models.section import ModelsSection
+from tokstudy.workflow.models.task_planner import TaskPlanner, task_planners
 from tokstudy.workflow.study.paths import expand
 
 if TYPE_CHECKING:
+    from tokstudy.cells import Cell
     from tokstudy.workflow.study.core import Study
     from tokstudy.workflow.tokenizers.plan import TokenizersPlanner
 
 
 class ModelsPlanner:
     """The ``models:`` section of a study resolved into rule inputs (empty without it):
-    ``section`` (settings, checks, cells, runs), ``mlm``, ``finetune`` and ``clm`` (one
-    kind of task each), and the tables that ``summarize_models`` writes of them."""
+    ``section`` (settings, checks, cells, runs), the planner of each task
+    (:meth:`planner`), and the tables that ``summarize_models`` writes of them."""
 
     RESULTS_TABLE = "tables/models/results.tsv"
     SUMMARY_TABLE = "tables/models/{table}.{ext}"
@@ -28,16 +28,44 @@ class ModelsPlanner:
 
     def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.section = ModelsSection(study, tokenizers)
-        self.mlm = MlmPlanner(self.section)
-        self.finetune = FinetunePlanner(self.section)
-        self.clm = ClmPlanner(self.section)
+        self._planners = task_planners(self.section)
+
+    def planner(self, task: str) -> Any:
+        """The planner of a task (a name of the task registry that has one)."""
+        return self._planners[task]
+
+    def kind_planner(self, kind: str) -> Any:
+        """The planner of every task of a kind (e.g. ``finetune``: they share one)."""
+        planners = {id(p): p for t, p in self._planners.items() if TASKS[t].kind == kind}
+        if len(planners) != 1:
+            raise ValueError(f"the {kind} tasks have {len(planners)} planners: the rules need one")
+        return next(iter(planners.values()))
+
+    def planners(self) -> list[TaskPlanner]:
+        """Every task planner once, in the order of their tasks' kinds (``KINDS``)."""
+        ordered = sorted(self._planners, key=lambda task: KINDS.index(TASKS[task].kind))
+        return list({id(self._planners[task]): self._planners[task] for task in ordered}.values())
 
     def summary_tables(self) -> list[str]:
         """Names of the statistics tables the summary writes."""
         tables = ["seed_summary", "wilcoxon", "flagged_runs"]
-        tables += ["bootstrap"] if self.finetune.tasks() else []
-        tables += ["clm"] if self.section.has_task("clm") else []
-        return tables + (["clm_scales"] if len(self.clm.clm_scales()) > 1 else [])
+        return tables + [table for planner in self.planners() for table in planner.summary_tables()]
+
+    def rules(self) -> list[str]:
+        """The rules the study's model runs use (none without the section)."""
+        return list(dict.fromkeys(rule for planner in self.planners() for rule in planner.rules()))
+
+    def gpu_sections(self) -> dict[str, tuple[list[Any], str]]:
+        """Every task planner's training rules with their settings sections and key."""
+        return {
+            rule: item
+            for planner in self.planners()
+            for rule, item in planner.gpu_sections().items()
+        }
+
+    def cell_model_priority(self, cell: Cell) -> int:
+        """The highest priority the cell's models give the jobs they wait for (0: none)."""
+        return max(planner.cell_model_priority(cell) for planner in self.planners())
 
     def targets(self) -> list[str]:
         """What ``summarize_models`` writes: results, statistics tables and the noise plot
