@@ -54,7 +54,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import hft_oracle as oracle  # noqa: E402
 
-from tokstudy.corpus_io import read_text_lines, write_text_lines  # noqa: E402
+from tokstudy.files.lines import read_text_lines, write_text_lines  # noqa: E402
 from tokstudy.tokenizers.adapters.hft import HFT  # noqa: E402
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, TrainSpec  # noqa: E402
 from tokstudy.tokenizers.hft.learn import step_size  # noqa: E402

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import yaml
 
-from tokstudy.cells import PRETRAINED, Cell
 from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.tokenizers.cells import PRETRAINED, Cell
 from tokstudy.workflow.cell_job import CellOutputs, evaluate_job, train_and_evaluate
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from tokstudy.corpora.prepare import prepare_corpus
-from tokstudy.corpus_io import batched, iter_lines
+from tokstudy.files.lines import batched, iter_lines
 from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.build import BATCH_LINES

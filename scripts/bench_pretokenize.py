@@ -45,7 +45,7 @@ def run_pass(kind: str, work: Path, shard: int, shards: int) -> None:
     """One pass in this process; prints CPU and wall seconds as JSON."""
     import torch
 
-    from tokstudy.corpus_io import batched, iter_nonblank_lines
+    from tokstudy.files.lines import batched, iter_nonblank_lines
     from tokstudy.models.data import merge_corpora, pretokenize
     from tokstudy.models.family import load_transformers_tokenizer
 

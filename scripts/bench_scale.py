@@ -67,7 +67,7 @@ NMT_STEPS = 10
 def make_corpus(path: Path, size_bytes: int, seed: int = 0) -> int:
     """A text file of at least ``size_bytes`` bytes: the shipped English lines, each pass
     over them in a new seeded order; the bytes written."""
-    from tokstudy.corpus_io import read_nonblank_lines
+    from tokstudy.files.lines import read_nonblank_lines
 
     lines = [line + "\n" for line in read_nonblank_lines(SHIPPED / "en.txt.gz")]
     written, rng = 0, random.Random(seed)
@@ -85,7 +85,7 @@ def make_corpus(path: Path, size_bytes: int, seed: int = 0) -> int:
 def make_parallel(folder: Path, size_bytes: int, seed: int = 0) -> None:
     """``train.en`` and ``train.mr``: the shipped aligned en/mr pairs repeated in seeded
     orders until both sides hold ``size_bytes`` bytes; a dev split of 200 pairs."""
-    from tokstudy.corpus_io import read_text_lines
+    from tokstudy.files.lines import read_text_lines
 
     sides = [read_text_lines(SHIPPED / f"{language}.txt.gz") for language in ("en", "mr")]
     pairs = list(zip(*sides, strict=True))

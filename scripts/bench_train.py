@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from transformers import BertForMaskedLM
 
-from tokstudy.corpus_io import read_nonblank_lines
+from tokstudy.files.lines import read_nonblank_lines
 from tokstudy.models.config import PretrainConfig
 from tokstudy.models.data import pretokenize, with_cls_sep
 from tokstudy.models.family import load_transformers_tokenizer

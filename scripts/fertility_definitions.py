@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from tokstudy.corpora.prepare import prepare_corpus
-from tokstudy.corpus_io import iter_lines
+from tokstudy.files.lines import iter_lines
 from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.registry import adapter_class

@@ -30,8 +30,8 @@ from tokstudy.analyses.multilingual.multilingual import (
 from tokstudy.analyses.parity.parity import parity_summary, tokenization_parity
 from tokstudy.analyses.segmentation.segmentation import segmentation_table, word_set
 from tokstudy.corpora.ud import find_ud_treebank, treebank_files
-from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import read_text_lines
 from tokstudy.tokenizers.adapters.char import CharTokenizer
 from tokstudy.tokenizers.adapters.hf_tokenizers import HFBPE, HFUnigram, HFWordPiece
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, UNK, TrainSpec

@@ -168,13 +168,13 @@ def test_the_dispatcher_runs_a_named_function_through_the_binder(tmp_path: Path)
     out = tmp_path / "lines.txt"
     source = tmp_path / "in.txt"
     source.write_text("a\nb\n", encoding="utf-8")
-    step = "tokstudy.corpus_io:read_text_lines"  # a library function of one path parameter
+    step = "tokstudy.files.lines:read_text_lines"  # a library function of one path parameter
     rule = job(tmp_path, input={"path": str(source)}, params={"step": step, "code": "0"})
     run_named_step(rule)
     log = (tmp_path / "rule.log").read_text(encoding="utf-8")
     assert "read_text_lines: started" in log and "read_text_lines: finished" in log
     bad = job(tmp_path, input={"paths": str(out)}, params={"step": step, "code": "0"})
-    with pytest.raises(SystemExit, match=r"error: tokstudy.corpus_io:read_text_lines: parameter"):
+    with pytest.raises(SystemExit, match=r"error: tokstudy.files.lines:read_text_lines: parameter"):
         run_named_step(bad)
 
 

@@ -1,7 +1,7 @@
 """One job per trained cell (:func:`tokstudy.workflow.cell_job.train_and_evaluate`): the same files
 and metrics as training (:func:`train_to_directory`) then scoring the saved directory
 (:func:`evaluate_job`) in two processes, with the training text encoded once; and the cost
-of its phases (:mod:`tokstudy.job_cost`)."""
+of its phases (:mod:`tokstudy.runtime.job_cost`)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from conftest import write_lines
 from metrics_oracle import brute_force_metrics
 
 from tokstudy.errors import TokstudyError
-from tokstudy.job_cost import FIGURES, read_phase_costs
 from tokstudy.metrics.compute import compute_metrics
+from tokstudy.runtime.job_cost import FIGURES, read_phase_costs
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
 from tokstudy.tokenizers.directory import read_meta
@@ -216,7 +216,7 @@ def test_a_cell_job_retrains_when_anything_its_training_used_changed(
 PHASES_IN_A_FRESH_PROCESS = """
 import sys
 import numpy as np
-from tokstudy.job_cost import PhaseCosts
+from tokstudy.runtime.job_cost import PhaseCosts
 
 costs = PhaseCosts()
 with costs.phase("small"):
@@ -225,7 +225,7 @@ with costs.phase("big"):
     block = np.ones(200_000_000, dtype=np.int8)  # 200 MB touched
     del block
 with costs.phase("compile"):
-    from tokstudy.jit import njit
+    from tokstudy.runtime.jit import njit
 
     @njit
     def add(a, b):

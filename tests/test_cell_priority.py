@@ -13,8 +13,8 @@ import yaml
 from conftest import CELL_COSTS
 from workflow_support import snakemake
 
-from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.cells import Cell, make_cell
 from tokstudy.tokenizers.registry import ADAPTERS
 from tokstudy.workflow.cell_priority import (
     ESTIMATE_SIZE,

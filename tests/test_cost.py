@@ -20,10 +20,10 @@ from matplotlib.image import imread
 from snakemake.benchmark import BenchmarkRecord, write_benchmark_records
 
 from tokstudy.errors import TokstudyError
-from tokstudy.job_cost import FIGURES, PhaseCosts
 from tokstudy.report import plots
 from tokstudy.report.cost import COLUMNS, CostSource, cost_table, read_benchmark, write_cost
 from tokstudy.report.plots import plotted_costs
+from tokstudy.runtime.job_cost import FIGURES, PhaseCosts
 from tokstudy.tokenizers.registry import ADAPTERS
 
 

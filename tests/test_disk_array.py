@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
+from tokstudy.files.disk_array import DiskArray
 
 DTYPES = st.sampled_from([np.uint16, np.int32, np.int64, np.float32])
 

@@ -187,7 +187,12 @@ def test_historical_mentions_are_dated_and_still_made() -> None:
     ("text", "kind", "mention", "exists"),
     [
         ("in `src/tokstudy/study/`, one module", "path", "src/tokstudy/study/", False),
-        ("see `src/tokstudy/cells.py`", "path", "src/tokstudy/cells.py", True),
+        (
+            "see `src/tokstudy/tokenizers/cells.py`",
+            "path",
+            "src/tokstudy/tokenizers/cells.py",
+            True,
+        ),
         ("`workflow/rules/<stage>.smk`", "path", "workflow/rules/<stage>.smk", True),
         ("`tokstudy/<stage>/plan.py`", "path", "tokstudy/<stage>/plan.py", True),
         ("`tests/test_docs.py::test_readme_is_short`", "path", "tests/test_docs.py", True),

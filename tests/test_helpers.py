@@ -1,13 +1,13 @@
 """The helpers every layer shares, each defined once: a cell's size label
-(:func:`tokstudy.cells.size_label`) and a one-line error message
+(:func:`tokstudy.tokenizers.cells.size_label`) and a one-line error message
 (:func:`tokstudy.errors.one_line`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 from tokstudy.errors import TokstudyError, one_line
+from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.markdown import markdown_table
+from tokstudy.files.markdown import markdown_table
 from tokstudy.report.tables import write_wide_tables
 
 

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers
 
-from tokstudy import progress
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import (
     BATCH_COUNTS,
@@ -31,12 +30,13 @@ from tokstudy.metrics.compute import (
     renyi_efficiency,
     tokens_per_word,
 )
+from tokstudy.runtime import progress
 from tokstudy.tokenizers.adapters.bytelevel import HFByteLevelBPE
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Encoded, Tokenizer, TokenStarts, TrainSpec
 from tokstudy.tokenizers.pretrained import PretrainedHF
 from tokstudy.tokenizers.registry import adapter_class
 from tokstudy.tokenizers.word_marks import metaspace_starts, opens_word
-from tokstudy.words import batch_words
+from tokstudy.tokenizers.words import batch_words
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 

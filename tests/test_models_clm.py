@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 from transformers import LlamaForCausalLM, PreTrainedTokenizerFast
 
-from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
+from tokstudy.files.disk_array import DiskArray
 from tokstudy.models import study_tables
 from tokstudy.models.clm import stream as stream_module
 from tokstudy.models.clm.model import llama_config, train_flops_per_token

@@ -12,9 +12,9 @@ from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokstudy.corpus_io import iter_nonblank_lines, iter_shard_lines, read_nonblank_lines
-from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
+from tokstudy.files.disk_array import DiskArray
+from tokstudy.files.lines import iter_nonblank_lines, iter_shard_lines, read_nonblank_lines
 from tokstudy.models.config import ModelsConfig, PretrainConfig, from_mapping
 from tokstudy.models.data import (
     BlockSampler,

@@ -13,8 +13,8 @@ import torch
 from conftest import SHARED
 from transformers import BertConfig, BertForMaskedLM
 
-from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import read_nonblank_lines
 from tokstudy.models.charbert import (
     CharacterBertForMaskedLM,
     Speller,

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers import BertConfig, BertForMaskedLM
 
-from tokstudy.corpus_io import read_nonblank_lines
+from tokstudy.files.lines import read_nonblank_lines
 from tokstudy.models.charbert import (
     CharacterBertForMaskedLM,
     CharBertScorer,

@@ -15,7 +15,6 @@ from matplotlib.image import imread
 from workflow_support import snakemake
 
 from tokstudy.analyses.multilingual.tables import write_multilingual_tables
-from tokstudy.cells import PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import compute_metrics, tokens_per_word
 from tokstudy.report import plots
@@ -24,6 +23,7 @@ from tokstudy.report.tables import kind_comparison, tidy_rows, wide
 from tokstudy.tokenizers.adapters.bytelevel import HFByteLevelBPE
 from tokstudy.tokenizers.adapters.sentencepiece import MODEL_FILE, SentencePieceUnigram
 from tokstudy.tokenizers.base import TokenStarts, TrainSpec
+from tokstudy.tokenizers.cells import PRETRAINED, Cell
 from tokstudy.tokenizers.external import load_any
 from tokstudy.tokenizers.pretrained import (
     HOLE,

@@ -1,4 +1,4 @@
-"""Progress in the logs (``tokstudy.progress``): tqdm lines with done, rate and time left at
+"""Progress in the logs (``tokstudy.runtime.progress``): tqdm lines with done, rate and time left at
 most one per interval, a heartbeat for calls that report nothing, and the training loop's
 line (every model the study trains: MLM, causal LM, NMT) as its steps go."""
 
@@ -13,8 +13,8 @@ import pytest
 from conftest import logged
 from test_training_loop import _train
 
-from tokstudy import progress
-from tokstudy.progress import heartbeat
+from tokstudy.runtime import progress
+from tokstudy.runtime.progress import heartbeat
 
 LOGGER = "tokstudy.test.progress"
 

@@ -15,6 +15,7 @@ import torch
 
 from tokstudy.analyses.table_files import write_table
 from tokstudy.errors import TokstudyError
+from tokstudy.files.write_errors import naming_write_failures, os_error
 from tokstudy.training.checkpoint import load_checkpoint, save_checkpoint
 from tokstudy.training.core import TrainLog, recover_saved, save_atomically
 from tokstudy.training.run_state import (
@@ -25,7 +26,6 @@ from tokstudy.training.run_state import (
     restore_outputs,
 )
 from tokstudy.workflow import training_state
-from tokstudy.write_errors import naming_write_failures, os_error
 
 COLUMNS = ("step", "loss")
 FULL = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

@@ -9,9 +9,9 @@ import pytest
 import yaml
 from conftest import REPO, SHARED, write_lines
 
-from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import METRICS
+from tokstudy.tokenizers.cells import Cell, make_cell
 from tokstudy.tokenizers.registry import adapter_names
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 from conftest import write_lines
 
-from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.cells import Cell
 from tokstudy.workflow.models.section import CHARACTERBERT
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study

@@ -12,11 +12,11 @@ from conftest import write_lines
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import compute_metrics
 from tokstudy.tokenizers.base import TrainSpec
 from tokstudy.tokenizers.build import train_to_directory
+from tokstudy.tokenizers.cells import Cell
 from tokstudy.tokenizers.directory import META_FILE
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
 from tokstudy.tokenizers.train_fraction import lines_used, sampled_indices, share

@@ -1,4 +1,4 @@
-"""The cell job's tables without pandas (:mod:`tokstudy.tsv_tables`): byte for byte what
+"""The cell job's tables without pandas (:mod:`tokstudy.files.tsv`): byte for byte what
 pandas' ``to_csv`` wrote before, the oracle, on any tokens and metric values."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pandas as pd
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tokstudy.files.tsv import TIDY_COLUMNS, tidy_records, write_tsv
 from tokstudy.report.plots import training_frequencies
-from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records, write_tsv
 
 COUNT = st.integers(0, 2**40)
 ROWS = st.lists(

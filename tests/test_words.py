@@ -8,7 +8,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokstudy.words import batch_words
+from tokstudy.tokenizers.words import batch_words
 
 #: every whitespace character of ``str.isspace``
 WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]

@@ -21,8 +21,8 @@ from workflow_support import snakemake
 
 from tokstudy.corpora.prepare import CleaningStats, clean_lines
 from tokstudy.corpora.ud import sentence_texts
-from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import read_text_lines
 from tokstudy.models.family import Bert, load_transformers_tokenizer, pretokenize_text
 from tokstudy.models.tasks import _split_tokenizers
 from tokstudy.tokenizers.adapters.knockout import knocked_out, merge_applications, surviving_merges

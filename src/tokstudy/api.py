@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from tokstudy.corpora.prepare import MAX_LINE_BYTES, clean_corpus_file, cleaning_changes
-from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import write_text_lines
 from tokstudy.metrics.compute import BATCH_LINES, METRICS, check_metric_names, compute_metrics
 from tokstudy.tokenizers.base import Tokenizer
 

@@ -238,7 +238,7 @@ def correlate_command(args: argparse.Namespace) -> None:
             raise TokstudyError(f"{flag} must be at least {least}, got {value}")
     if not 0 < args.confidence < 1:
         raise TokstudyError(f"--confidence must be between 0 and 1, got {args.confidence}")
-    from tokstudy.output_paths import check_not_an_input, check_output_folder
+    from tokstudy.files.output_paths import check_not_an_input, check_output_folder
 
     check_output_folder(args.out, [args.cells], "--out")
     for name in (*OUTPUT_FILES.values(), SUMMARY_FILE):
@@ -279,7 +279,7 @@ def _load_tokenizer(path: Path) -> Tokenizer:
 def _kind(path: Path) -> str:
     """``pretrained`` for a pretrained tokenizer file (or folder, or one the workflow
     imported: its ``meta.json`` says so), else ``trained``."""
-    from tokstudy.cells import PRETRAINED
+    from tokstudy.tokenizers.cells import PRETRAINED
     from tokstudy.tokenizers.directory import read_meta
     from tokstudy.tokenizers.registry import META_FILE
 
@@ -322,8 +322,8 @@ def metrics_command(args: argparse.Namespace) -> pd.DataFrame:
     import pandas as pd
 
     from tokstudy.corpora.prepare import check_corpus_file
+    from tokstudy.files.output_paths import check_output_file
     from tokstudy.metrics.compute import METRICS, check_metric_names, compute_metrics
-    from tokstudy.output_paths import check_output_file
     from tokstudy.report.tables import tidy_rows
 
     selected = args.metric or list(METRICS)
@@ -402,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tokstudy: error: {exc}", file=sys.stderr)
         return 1
     if args.output:
-        from tokstudy.output_paths import atomic_output
+        from tokstudy.files.output_paths import atomic_output
 
         with atomic_output(args.output) as staged:
             table.to_csv(staged, index=False)

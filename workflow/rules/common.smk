@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from tokstudy.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
+from tokstudy.tokenizers.cells import CORPUS_SPLITS, PRETRAINED, FULL_SIZE_LABEL
 from tokstudy.training.run_state import MODEL_DIR
 from tokstudy.workflow.code_fingerprint import code_fingerprint
 from tokstudy.workflow.study.paths import CELL, benchmark_path, checkpoint_path, log_path

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.markdown import markdown_table
-from tokstudy.write_errors import naming_write_failures
+from tokstudy.files.markdown import markdown_table
+from tokstudy.files.write_errors import naming_write_failures
 
 
 def write_table(table: pd.DataFrame, csv: Path, markdown: Path, title: str) -> None:

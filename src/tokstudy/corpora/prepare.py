@@ -38,8 +38,8 @@ from typing import Any
 
 from tokstudy.corpora.sources import CorpusSource, ShardStats
 from tokstudy.corpora.subset import SeededSubset
-from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import write_text_lines
 
 log = logging.getLogger(__name__)
 

@@ -41,11 +41,11 @@ from typing import Any
 
 import numpy as np
 
-from tokstudy.corpus_io import batched, count_lines, iter_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.progress import progress
+from tokstudy.files.lines import batched, count_lines, iter_lines
+from tokstudy.runtime.progress import progress
 from tokstudy.tokenizers.base import Tokenizer, TokenStarts
-from tokstudy.words import batch_words
+from tokstudy.tokenizers.words import batch_words
 
 log = logging.getLogger(__name__)
 

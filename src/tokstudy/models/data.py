@@ -5,7 +5,7 @@ concatenated; optional ``char_spans``: each token's character span in its line;
 ``word_chars``: CharacterBERT's character ids per word), a ``line_offsets.npy`` array
 (line *i* is ``ids[offsets[i]:offsets[i + 1]]``) and ``corpus.json`` describing them.
 Tokenizing happens once per tokenizer; every pretraining seed reads the result where it
-lies (:class:`~tokstudy.disk_array.DiskArray`: what a batch needs, never the whole corpus,
+lies (:class:`~tokstudy.files.disk_array.DiskArray`: what a batch needs, never the whole corpus,
 which a memory map's touched pages would become).
 
 Training examples are fixed-length blocks cut from the concatenated stream (as in the
@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from tokstudy.corpus_io import batched, iter_shard_lines
-from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
+from tokstudy.files.disk_array import DiskArray
+from tokstudy.files.lines import batched, iter_shard_lines
 
 log = logging.getLogger(__name__)
 
@@ -255,7 +255,7 @@ def pretokenize(
     ``with_char_spans`` also stores each token's character span (needed by whole-word
     masking; fast tokenizers only). ``record``: further fields of the corpus record
     (``corpus.json``). ``shard`` ``(k, n)``: only the lines of the ``k``-th of ``n`` byte
-    ranges of the file (:func:`tokstudy.corpus_io.iter_shard_lines`; :func:`merge_corpora`
+    ranges of the file (:func:`tokstudy.files.lines.iter_shard_lines`; :func:`merge_corpora`
     joins the shards into the corpus of the whole file).
     """
     if with_char_spans and not tokenizer.is_fast:

@@ -25,7 +25,7 @@ import torch
 
 from tokstudy.models.classification_scores import macro_f1
 from tokstudy.models.config import FinetuneConfig
-from tokstudy.progress import progress
+from tokstudy.runtime.progress import progress
 from tokstudy.training.device import autocast, resolve_device
 from tokstudy.training.optimizer import with_linear_schedule
 

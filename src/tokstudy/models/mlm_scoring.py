@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tokstudy.progress import progress
+from tokstudy.runtime.progress import progress
 from tokstudy.training.device import autocast
 
 log = logging.getLogger(__name__)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import conllu
 
-from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import read_nonblank_lines
 from tokstudy.models.ud_sentences import seeded_split
 from tokstudy.tokenizers.wordmap.tagging import load_hanta, stts
 

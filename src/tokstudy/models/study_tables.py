@@ -22,7 +22,8 @@ import pandas as pd
 
 from tokstudy.errors import TokstudyError
 from tokstudy.figures.layout import panel_grid, save_figure
-from tokstudy.markdown import markdown_table
+from tokstudy.files.markdown import markdown_table
+from tokstudy.files.write_errors import naming_write_failures
 from tokstudy.models.classification_scores import bootstrap_table
 from tokstudy.models.clm.scoring import DETAILS_FILE, TRAINING_FACTS
 from tokstudy.models.clm_scales import data_starved, scale_agreement
@@ -31,7 +32,6 @@ from tokstudy.models.run_flags import LOSSY_TOLERANCE, RUN_FACTS, flagged_runs, 
 from tokstudy.models.task_registry import TASKS
 from tokstudy.models.tsv_datasets import write_tsv
 from tokstudy.statistics.significance import seed_summary, wilcoxon_table
-from tokstudy.write_errors import naming_write_failures
 
 
 def read_tables(files: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:

@@ -21,8 +21,8 @@ from typing import Any
 import pandas as pd
 import torch
 
-from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import read_nonblank_lines
 from tokstudy.models import (
     classification_scores,
     finetune,

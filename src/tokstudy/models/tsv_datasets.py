@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tokstudy.errors import TokstudyError
-from tokstudy.write_errors import naming_write_failures
+from tokstudy.files.write_errors import naming_write_failures
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -33,8 +33,8 @@ from typing import BinaryIO
 import numpy as np
 import torch
 
-from tokstudy.disk_array import DiskArray
 from tokstudy.errors import TokstudyError
+from tokstudy.files.disk_array import DiskArray
 from tokstudy.nmt.config import round_up
 from tokstudy.tokenizers.base import CLS, PAD, SEP, SPECIAL_TOKENS, Tokenizer
 
@@ -114,7 +114,7 @@ ID_DTYPE, START_DTYPE = np.dtype(np.int32), np.dtype(np.int64)
 class EncodedPairs(Sequence[Example]):
     """Encoded training pairs in the files :func:`encode_pairs` wrote in ``folder``:
     ``pairs[i]`` is an :class:`Example` whose ids are read from the files when asked
-    (:class:`~tokstudy.disk_array.DiskArray`: none of them becomes part of the process's
+    (:class:`~tokstudy.files.disk_array.DiskArray`: none of them becomes part of the process's
     memory, as a memory map's touched pages would). With ``owned``, the folder is removed
     when the pairs are."""
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tokstudy.corpus_io import batched, iter_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import batched, iter_text_lines
 from tokstudy.nmt.config import SplitConfig
 
 log = logging.getLogger(__name__)

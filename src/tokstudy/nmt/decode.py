@@ -17,7 +17,7 @@ from transformers import PreTrainedModel
 from tokstudy.nmt.batching import SpecialIds, pad
 from tokstudy.nmt.config import DecodeConfig
 from tokstudy.nmt.model import MAX_POSITIONS
-from tokstudy.progress import progress
+from tokstudy.runtime.progress import progress
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.training.device import autocast
 

@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
-from tokstudy.markdown import MISSING, markdown_table
+from tokstudy.files.lines import read_text_lines
+from tokstudy.files.markdown import MISSING, markdown_table
+from tokstudy.files.write_errors import naming_write_failures
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, EvaluationConfig
 from tokstudy.nmt.scoring import METRICS, paired_bootstrap, sentence_bleu
 from tokstudy.statistics.significance import seed_summary
-from tokstudy.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from transformers import MarianMTModel
 
-from tokstudy.corpus_io import read_text_lines
+from tokstudy.files.lines import read_text_lines
 from tokstudy.nmt.batching import shared_special_ids
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.data import parse_direction, read_split, split_file, stream_split

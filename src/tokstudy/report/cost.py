@@ -2,13 +2,13 @@
 
 A trained cell is one job (rule ``train_tokenizer``) with three rows: ``train`` (training
 and saving) and ``metrics`` (the train and held-out passes), measured by the job itself
-(:mod:`tokstudy.job_cost`: its phase file), and ``job``, the whole process (interpreter
+(:mod:`tokstudy.runtime.job_cost`: its phase file), and ``job``, the whole process (interpreter
 start, imports, both phases) from its Snakemake ``benchmark:`` file (one TSV: ``s``,
 ``cpu_time`` and ``max_rss`` in MB among Snakemake's columns). A pretrained cell's
 ``metrics`` row and a multilingual tokenizer's ``train_multilingual`` row are their jobs'
 benchmark files. Peak memory is the process's peak so far: a ``metrics`` row's includes
 the training's. ``compile_seconds`` is the part of a phase row's ``seconds`` that numba spent
-compiling kernels not yet in its disk cache (:mod:`tokstudy.jit`; ``hft`` after a fresh
+compiling kernels not yet in its disk cache (:mod:`tokstudy.runtime.jit`; ``hft`` after a fresh
 checkout), a one-off that is not the tokenizer's cost; empty for rows from benchmark files
 (the ``job`` row includes its phases'). The figures depend on the machine that ran the jobs
 and its load: compare them within one run, not across machines.
@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from tokstudy.errors import TokstudyError
-from tokstudy.job_cost import read_phase_costs
+from tokstudy.files.write_errors import naming_write_failures
 from tokstudy.report.plots import plot_cost
-from tokstudy.write_errors import naming_write_failures
+from tokstudy.runtime.job_cost import read_phase_costs
 
 log = logging.getLogger(__name__)
 

@@ -19,9 +19,9 @@ import matplotlib.ticker as ticker
 import numpy as np
 import pandas as pd
 
-from tokstudy.cells import FULL_SIZE_LABEL, is_data_sized
 from tokstudy.figures.layout import PANEL_COLUMNS, panel_grid, save_figure
 from tokstudy.figures.palette import tokenizer_colour
+from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, is_data_sized
 
 
 def _plot_trained(axis: plt.Axes, rows: pd.DataFrame, metric: str) -> None:

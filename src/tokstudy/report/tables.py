@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
-from tokstudy.markdown import MISSING, markdown_table
-from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records
-from tokstudy.write_errors import naming_write_failures
+from tokstudy.files.markdown import MISSING, markdown_table
+from tokstudy.files.tsv import TIDY_COLUMNS, tidy_records
+from tokstudy.files.write_errors import naming_write_failures
+from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 
 KINDS = ("trained", "pretrained")
 

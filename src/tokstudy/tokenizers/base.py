@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from tokstudy.corpus_io import count_lines, iter_lines
 from tokstudy.errors import TokstudyError, VocabSizeError
+from tokstudy.files.lines import count_lines, iter_lines
 from tokstudy.tokenizers.params import Param, check_params, param_key
 from tokstudy.tokenizers.train_fraction import (
     check_fraction,
@@ -34,7 +34,7 @@ from tokstudy.tokenizers.train_fraction import (
     lines_used,
     write_sample,
 )
-from tokstudy.words import BatchWords
+from tokstudy.tokenizers.words import BatchWords
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase

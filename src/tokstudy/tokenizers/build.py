@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from tokstudy.corpus_io import batched, count_lines, iter_lines
-from tokstudy.progress import heartbeat
+from tokstudy.files.lines import batched, count_lines, iter_lines
+from tokstudy.runtime.progress import heartbeat
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.directory import VOCAB_FILE, write_meta, write_vocab_tsv
 from tokstudy.tokenizers.registry import adapter_class

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from tokstudy.corpora.subset import SeededSubset
-from tokstudy.corpus_io import count_lines, iter_lines, write_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import count_lines, iter_lines, write_text_lines
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tokstudy.tokenizers.base import TokenStarts
-from tokstudy.words import batch_words
+from tokstudy.tokenizers.words import batch_words
 
 if TYPE_CHECKING:
     from tokstudy.tokenizers.base import Tokenizer

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 
 from tokstudy.errors import TokstudyError
-from tokstudy.write_errors import naming_write_failures
+from tokstudy.files.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 

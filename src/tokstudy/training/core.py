@@ -29,6 +29,7 @@ from typing import Any
 import torch
 
 from tokstudy.errors import TokstudyError
+from tokstudy.files.write_errors import naming_write_failures
 from tokstudy.training.checkpoint import (
     REQUIRED_KEYS,
     load_checkpoint,
@@ -38,7 +39,6 @@ from tokstudy.training.checkpoint import (
 )
 from tokstudy.training.device import autocast
 from tokstudy.training.run_state import CHECKPOINT_FILE
-from tokstudy.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 

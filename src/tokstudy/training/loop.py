@@ -39,7 +39,7 @@ from typing import Any
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from tokstudy.progress import progress
+from tokstudy.runtime.progress import progress
 from tokstudy.training import distributed
 from tokstudy.training.config import RunSettings
 from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun

@@ -12,7 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
-from tokstudy.write_errors import naming_write_failures
+from tokstudy.files.write_errors import naming_write_failures
 
 log = logging.getLogger(__name__)
 

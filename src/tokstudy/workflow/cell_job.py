@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 
 from tokstudy.errors import TokstudyError
-from tokstudy.job_cost import PhaseCosts, read_phase_costs
+from tokstudy.files.tsv import TIDY_COLUMNS, tidy_records, write_tsv
 from tokstudy.metrics.compute import compute_metrics
+from tokstudy.runtime.job_cost import PhaseCosts, read_phase_costs
 from tokstudy.tokenizers.base import Tokenizer, TrainSpec
 from tokstudy.tokenizers.build import finish_directory, train_and_save, training_meta
 from tokstudy.tokenizers.directory import META_FILE, read_meta, sha256_of
 from tokstudy.tokenizers.registry import adapter_class, load_tokenizer
-from tokstudy.tsv_tables import TIDY_COLUMNS, tidy_records, write_tsv
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ def train_and_evaluate(
     lines in the same batches) and the metrics those of :func:`evaluate_job` on the saved
     directory. ``outputs.cost`` gets the phases ``train`` (training and saving) and
     ``metrics`` (loading, the passes, the tables) of
-    :class:`~tokstudy.job_cost.PhaseCosts`.
+    :class:`~tokstudy.runtime.job_cost.PhaseCosts`.
     """
     directory = Path(outputs.directory)
     costs = PhaseCosts()

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tokstudy.cells import Cell
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.cells import Cell
 from tokstudy.tokenizers.registry import ADAPTERS
 
 log = logging.getLogger(__name__)

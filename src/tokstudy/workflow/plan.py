@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.cells import Cell, make_cell
 from tokstudy.workflow.analyses.plan import AnalysesPlan
 from tokstudy.workflow.cell_priority import CellPriorities
 from tokstudy.workflow.corpora.plan import CorporaPlanner

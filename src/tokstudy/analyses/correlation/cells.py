@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 
 from tokstudy.analyses.correlation.settings import MIN_CELLS, MIN_FAMILY_TOKENIZERS
-from tokstudy.cells import FULL_SIZE_LABEL, size_label
 from tokstudy.errors import TokstudyError, one_line
 from tokstudy.metrics.compute import METRICS, total
 from tokstudy.models.run_flags import drop_flagged_runs
 from tokstudy.models.task_registry import TASKS
+from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, size_label
 from tokstudy.tokenizers.registry import family_of
 
 log = logging.getLogger(__name__)
@@ -314,7 +314,7 @@ def read_cells(
 
 
 def size_labels(frame: pd.DataFrame) -> pd.Series:
-    """Each row's vocabulary size as a string (:func:`tokstudy.cells.size_label`)."""
+    """Each row's vocabulary size as a string (:func:`tokstudy.tokenizers.cells.size_label`)."""
     labels = [
         size_label(tokenizer, size)
         for tokenizer, size in zip(frame["tokenizer"], frame["vocab_size"], strict=True)

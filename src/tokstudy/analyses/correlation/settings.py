@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from tokstudy.cells import CORPUS_SPLITS
+from tokstudy.tokenizers.cells import CORPUS_SPLITS
 from tokstudy.training.config import Settings, proportion, setting
 
 NMT_SIDES = ("target", "source")

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tokstudy.corpus_io import batched, iter_text_lines, write_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import batched, iter_text_lines, write_text_lines
 from tokstudy.tokenizers.base import Tokenizer
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from tokstudy.analyses.multilingual.multilingual import (
     vocabulary_share,
 )
 from tokstudy.analyses.table_files import write_table
-from tokstudy.corpus_io import read_text_lines
+from tokstudy.files.lines import read_text_lines
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.tokenizers.directory import read_meta
 from tokstudy.tokenizers.registry import load_tokenizer

@@ -21,8 +21,8 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
-from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import batched
 from tokstudy.tokenizers.base import Tokenizer
 
 BATCH_LINES = 2048

@@ -18,8 +18,8 @@ from tokstudy.analyses.parity.parity import (
 )
 from tokstudy.analyses.table_files import write_table
 from tokstudy.corpora.ud import sentence_texts
-from tokstudy.corpus_io import read_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import read_text_lines
 from tokstudy.tokenizers.registry import load_tokenizer
 
 log = logging.getLogger(__name__)

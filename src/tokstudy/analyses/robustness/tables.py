@@ -14,7 +14,7 @@ from tokstudy.analyses.heatmap import plot_heatmap
 from tokstudy.analyses.robustness.measure import perturb_all, robustness_rows
 from tokstudy.analyses.table_files import write_table
 from tokstudy.corpora.ud import sentence_texts
-from tokstudy.corpus_io import read_nonblank_lines
+from tokstudy.files.lines import read_nonblank_lines
 from tokstudy.tokenizers.registry import load_tokenizer
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tokstudy.analyses.segmentation.segmentation import segmentation_table, word_set
 from tokstudy.analyses.table_files import write_table
-from tokstudy.corpus_io import read_text_lines
+from tokstudy.files.lines import read_text_lines
 from tokstudy.tokenizers.registry import load_tokenizer
 
 

@@ -25,7 +25,7 @@ from tokstudy.corpora.udhr import (
     udhr_coverage,
 )
 from tokstudy.errors import TokstudyError
-from tokstudy.markdown import markdown_table
+from tokstudy.files.markdown import markdown_table
 from tokstudy.tokenizers.base import set_library_threads
 from tokstudy.tokenizers.registry import load_tokenizer
 

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from transformers import PreTrainedTokenizerFast
 
-from tokstudy.corpus_io import batched, iter_nonblank_lines
+from tokstudy.files.lines import batched, iter_nonblank_lines
 from tokstudy.models.charbert.spelling import Speller, build_vocabularies
 from tokstudy.models.config import CharBertConfig, PretrainConfig, to_dict
 from tokstudy.models.data import (

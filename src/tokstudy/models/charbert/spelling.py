@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from transformers import PreTrainedTokenizerFast
 
-from tokstudy.corpus_io import batched, iter_nonblank_lines
+from tokstudy.files.lines import batched, iter_nonblank_lines
 from tokstudy.models.config import CharBertConfig
 from tokstudy.models.fast_transformers_tokenizer import word_level
 from tokstudy.tokenizers.base import CLS, PAD, SEP, SPECIAL_TOKENS, UNK

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from transformers import LlamaForCausalLM
 
-from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import read_nonblank_lines
 from tokstudy.models import noise
 from tokstudy.models.clm.stream import (
     LineStream,

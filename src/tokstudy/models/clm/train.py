@@ -15,8 +15,8 @@ import numpy as np
 import torch
 from transformers import LlamaForCausalLM
 
-from tokstudy.corpus_io import iter_nonblank_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import iter_nonblank_lines
 from tokstudy.models.clm.model import llama_config, train_flops_per_token, training_steps
 from tokstudy.models.clm.stream import LineStream, check_vocabulary
 from tokstudy.models.clm.windows import LogitsModel, token_nll

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from tokstudy.progress import progress
+from tokstudy.runtime.progress import progress
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.corpora.udhr import dominant_script, script_name
-from tokstudy.corpus_io import iter_lines
 from tokstudy.errors import one_line
 from tokstudy.figures.palette import tokenizer_colour
+from tokstudy.files.lines import iter_lines
 from tokstudy.report.page.recommend import Criterion, StudyTables, recommendation
 from tokstudy.report.page.segments import (
     Frequencies,

@@ -19,7 +19,7 @@ import pandas as pd
 
 from tokstudy.analyses.correlation.cells import score_higher_is_better
 from tokstudy.analyses.morphology.spans import IN_CONTEXT
-from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
+from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, PRETRAINED, size_label
 
 CELL = ["tokenizer", "size"]
 #: the held-out split: criteria are measured on text the tokenizers were not trained on

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from tokstudy.corpus_io import read_nonblank_lines
 from tokstudy.errors import one_line
+from tokstudy.files.lines import read_nonblank_lines
 from tokstudy.tokenizers.base import Tokenizer
 
 #: token kinds (``kind`` of a token entry): text, bytes shown as hex (a partial UTF-8

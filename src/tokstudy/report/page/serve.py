@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from tokstudy.cells import PRETRAINED, size_label
 from tokstudy.errors import TokstudyError, one_line
 from tokstudy.report.page.build import PageCell, cell_json, colours, render, sample_json
 from tokstudy.report.page.segments import Sample, SampleLine, base_direction
+from tokstudy.tokenizers.cells import PRETRAINED, size_label
 from tokstudy.tokenizers.registry import META_FILE
 
 #: largest request body accepted (413 above)

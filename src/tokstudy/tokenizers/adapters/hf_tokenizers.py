@@ -23,8 +23,8 @@ import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
 
-from tokstudy.corpus_io import count_lines
 from tokstudy.errors import TokstudyError, VocabSizeError, one_line
+from tokstudy.files.lines import count_lines
 from tokstudy.tokenizers.base import (
     CLS,
     SEP,

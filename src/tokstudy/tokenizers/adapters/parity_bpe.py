@@ -33,8 +33,8 @@ from typing import Any, ClassVar
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, trainers
 
-from tokstudy.corpus_io import iter_text_lines, write_text_lines
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import iter_text_lines, write_text_lines
 from tokstudy.tokenizers.adapters.hf_tokenizers import PRE_TOKENIZERS, HFTokenizersAdapter
 from tokstudy.tokenizers.base import (
     SPECIAL_TOKENS,

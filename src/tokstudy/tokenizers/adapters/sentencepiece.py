@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import sentencepiece as spm
 
 from tokstudy.corpora.subset import SeededSubset
-from tokstudy.corpus_io import write_text_lines
 from tokstudy.errors import TokstudyError, one_line
+from tokstudy.files.lines import write_text_lines
 from tokstudy.tokenizers.base import (
     CLS,
     MASK,

@@ -31,8 +31,8 @@ from typing import ClassVar
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
-from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
+from tokstudy.files.lines import batched
 from tokstudy.tokenizers.adapters.hf_tokenizers import HFBPE, HFTokenizersAdapter
 from tokstudy.tokenizers.base import (
     SPECIAL_TOKENS,

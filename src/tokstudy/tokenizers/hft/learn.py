@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokstudy.corpus_io import batched
 from tokstudy.errors import TokstudyError
-from tokstudy.jit import njit
+from tokstudy.files.lines import batched
+from tokstudy.runtime.jit import njit
 from tokstudy.tokenizers.hft.part_starts import code_points
 from tokstudy.tokenizers.hft.pretokenize import Marks, Pretokenizer
 from tokstudy.tokenizers.hft.scan import PartCounter

@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 import regex
 
-from tokstudy.jit import njit
+from tokstudy.runtime.jit import njit
 from tokstudy.tokenizers.hft.part_starts import code_points
 from tokstudy.tokenizers.hft.pretokenize import WORD_CHAR_CLASS
 from tokstudy.tokenizers.hft.segment import grown

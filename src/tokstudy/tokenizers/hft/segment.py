@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tokstudy.jit import njit
+from tokstudy.runtime.jit import njit
 
 _INF = np.iinfo(np.int64).max
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import ALL_SIZES_LABEL, CORPUS_SPLITS, PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
 from tokstudy.metrics.compute import check_metric_names
+from tokstudy.tokenizers.cells import ALL_SIZES_LABEL, CORPUS_SPLITS, PRETRAINED, Cell
 from tokstudy.workflow.corpora.plan import CorporaPlanner
 from tokstudy.workflow.study.paths import CELL, benchmark_path, expand
 
@@ -87,7 +87,7 @@ class MetricsPlanner:
         ``job`` from the job's benchmark file; a pretrained cell a ``metrics`` row (rule
         ``compute_metrics``'s benchmark). Cells trained in one job for all their sizes
         (``train_sizes_together``) share that job's ``job`` row, whose size is
-        :data:`~tokstudy.cells.ALL_SIZES_LABEL` and whose texts are read once per size.
+        :data:`~tokstudy.tokenizers.cells.ALL_SIZES_LABEL` and whose texts are read once per size.
         """
         out = self.study.out
         sources = []

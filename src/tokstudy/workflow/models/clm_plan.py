@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, Cell, find_cell
 from tokstudy.models.config import CLM_PRESETS, ClmScale, to_dict
+from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, Cell, find_cell
 from tokstudy.workflow.models.section import CHARACTERBERT, ModelsSection
 from tokstudy.workflow.models.task_planner import TaskPlanner
 from tokstudy.workflow.study.paths import fill

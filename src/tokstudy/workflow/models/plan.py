@@ -12,7 +12,7 @@ from tokstudy.workflow.models.task_planner import TaskPlanner, task_planners
 from tokstudy.workflow.study.paths import expand
 
 if TYPE_CHECKING:
-    from tokstudy.cells import Cell
+    from tokstudy.tokenizers.cells import Cell
     from tokstudy.workflow.study.core import Study
     from tokstudy.workflow.tokenizers.plan import TokenizersPlanner
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import Cell, make_cell
 from tokstudy.errors import TokstudyError
 from tokstudy.models.config import ModelsConfig, from_mapping, to_dict
+from tokstudy.tokenizers.cells import Cell, make_cell
 from tokstudy.workflow.study.checks import check_listed
 from tokstudy.workflow.study.paths import CELL, fill
 

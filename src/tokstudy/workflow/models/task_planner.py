@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from tokstudy.models.task_registry import TASKS
 
 if TYPE_CHECKING:
-    from tokstudy.cells import Cell
+    from tokstudy.tokenizers.cells import Cell
     from tokstudy.workflow.models.section import ModelsSection
 
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import Cell, find_cell, make_cell, size_label
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
 from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY_FILE
+from tokstudy.tokenizers.cells import Cell, find_cell, make_cell, size_label
 from tokstudy.training.config import from_mapping, to_dict
 from tokstudy.workflow.study.checks import registered_adapter
 from tokstudy.workflow.study.paths import fill

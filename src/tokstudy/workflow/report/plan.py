@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import PRETRAINED
+from tokstudy.tokenizers.cells import PRETRAINED
 from tokstudy.workflow.analyses.morphology.plan import MorphologyPlanner
 from tokstudy.workflow.analyses.parity.plan import ParityPlanner
 from tokstudy.workflow.corpora.plan import CorporaPlanner

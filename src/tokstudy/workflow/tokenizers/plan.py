@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell, size_label
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.base import Tokenizer
+from tokstudy.tokenizers.cells import PRETRAINED, Cell, find_cell, make_cell, size_label
 from tokstudy.tokenizers.registry import adapter_class, adapter_names, family_of
 from tokstudy.tokenizers.train_fraction import check_fraction, check_max_lines
 from tokstudy.workflow.study.checks import (
@@ -35,7 +35,7 @@ class TokenizersPlanner:
     #: the folder of a tokenizer trained on one language
     TOKENIZER = f"tokenizers/{CELL}"
     #: wall, CPU and peak memory of the training and metric phases of a cell's job
-    #: (:mod:`tokstudy.job_cost`; outside the tokenizer folder, whose files are hashed)
+    #: (:mod:`tokstudy.runtime.job_cost`; outside the tokenizer folder, whose files are hashed)
     CELL_COST = f"costs/{CELL}.json"
     #: the log and benchmark name of a job that trains every size of one language and
     #: tokenizer (``train_sizes_together``)
@@ -183,7 +183,7 @@ class TokenizersPlanner:
         ]
 
     def cell(self, language: str, tokenizer: str, size: str) -> Cell:
-        """The scored cell a job's wildcards name (:func:`~tokstudy.cells.find_cell`)."""
+        """The scored cell a job's wildcards name (:func:`~tokstudy.tokenizers.cells.find_cell`)."""
         return find_cell(self.scored_cells(), language, tokenizer, size)
 
     def shared_vocab_sizes(self) -> list[int]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from tokstudy.analyses.correlation.settings import NMT_SIDES, CorrelationSettings
-from tokstudy.cells import CORPUS_SPLITS
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.cells import CORPUS_SPLITS
 from tokstudy.workflow.analyses.base import AnalysisPlanner
 from tokstudy.workflow.nmt.plan import NMTPlanner
 from tokstudy.workflow.study.paths import expand

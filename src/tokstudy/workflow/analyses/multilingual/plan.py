@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tokstudy.cells import PRETRAINED, Cell, find_cell, make_cell
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.cells import PRETRAINED, Cell, find_cell, make_cell
 from tokstudy.workflow.analyses.base import AnalysisPlanner
 from tokstudy.workflow.study.checks import (
     check_balance,

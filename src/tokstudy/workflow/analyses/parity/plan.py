@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tokstudy.cells import FULL_SIZE_LABEL, Cell
 from tokstudy.corpora.ud import pud_treebanks
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, Cell
 from tokstudy.workflow.analyses.base import AnalysisPlanner, ParityTokenizer
 from tokstudy.workflow.corpora.plan import CorporaPlanner
 from tokstudy.workflow.study.paths import expand

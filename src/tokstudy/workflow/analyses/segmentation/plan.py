@@ -3,8 +3,8 @@ segmentations of a word list."""
 
 from __future__ import annotations
 
-from tokstudy.cells import FULL_SIZE_LABEL, PRETRAINED, Cell
 from tokstudy.errors import TokstudyError
+from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, PRETRAINED, Cell
 from tokstudy.workflow.analyses.base import AnalysisPlanner
 from tokstudy.workflow.study.paths import expand
 

@@ -3,7 +3,7 @@
 Kernels are compiled on their first call and kept in numba's disk cache (``cache=True``).
 A fresh checkout, or an edited kernel module, compiles them again: tens of seconds, paid
 by whichever job calls them first. Kernel modules take ``njit`` from here, so that the
-timer below runs wherever a kernel can be compiled, and :mod:`tokstudy.job_cost` reports
+timer below runs wherever a kernel can be compiled, and :mod:`tokstudy.runtime.job_cost` reports
 that one-off apart (``compile_seconds``) instead of letting it pass for the step's own work.
 Loading a kernel from the disk cache is not compilation and is not counted.
 """

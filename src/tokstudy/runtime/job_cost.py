@@ -6,7 +6,7 @@ which the cost table reads (:mod:`tokstudy.report.cost`). Wall time is
 :func:`time.perf_counter`, CPU time :func:`time.process_time` (every thread of the process),
 memory the process's peak resident set so far (:func:`peak_rss_mb`): a later phase's peak
 includes the earlier ones'. ``compile_seconds`` is the part of the wall time numba spent
-compiling kernels that were not in its disk cache yet (:mod:`tokstudy.jit`): a one-off of a
+compiling kernels that were not in its disk cache yet (:mod:`tokstudy.runtime.jit`): a one-off of a
 fresh checkout, which lands in whichever job runs a kernel first. Timings depend on the
 machine and its load: compare them within one run.
 """
@@ -49,12 +49,14 @@ def peak_rss_mb() -> float:
 
 
 def compile_seconds() -> float:
-    """Seconds numba has spent compiling kernels in this process so far (:mod:`tokstudy.jit`).
+    """Seconds numba has spent compiling kernels in this process so far
+    (:mod:`tokstudy.runtime.jit`).
 
-    0 when no kernel module was imported: :mod:`tokstudy.jit` is looked up, not imported, so
-    that a job without kernels does not import numba to learn that it compiled nothing.
+    0 when no kernel module was imported: :mod:`tokstudy.runtime.jit` is looked up, not
+    imported, so that a job without kernels does not import numba to learn that it
+    compiled nothing.
     """
-    jit = sys.modules.get("tokstudy.jit")
+    jit = sys.modules.get("tokstudy.runtime.jit")
     return jit.compile_seconds() if jit is not None else 0.0
 
 
