@@ -10,7 +10,6 @@ names no file. :func:`naming_write_failures` finds the reason and names the path
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 from collections.abc import Iterator
@@ -20,10 +19,6 @@ from tokstudy.errors import TokstudyError
 
 #: how libraries written in Rust (safetensors, tokenizers) spell an OS error they met
 _OS_ERROR_CODE = re.compile(r"\bos error (\d+)\b")
-
-
-#: the OS errors that only a write meets: no space, a quota, a file size limit, read-only
-WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 
 
 def os_error(error: BaseException) -> tuple[int, str] | None:

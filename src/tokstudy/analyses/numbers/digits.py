@@ -49,7 +49,6 @@ NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?", re.ASCII)
 #: what separates the integer part from the decimals in :data:`NUMBER`
 DECIMAL_POINT = "."
 MAX_DIGITS = 12
-FORMS = ("plain", "separated", "decimal")
 COLUMNS = ("number", "source", "digits", "tokens", "mappable", "right3", "left3", "single")
 
 

@@ -43,7 +43,6 @@ from tokstudy.training.device import resolve_device
 
 log = logging.getLogger(__name__)
 
-SCORES_FILE = "clm.tsv"
 DETAILS_FILE = "clm.json"
 
 

@@ -13,9 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: keys a study may set per entry besides threads, mem_mb and runtime (SLURM submission)
-CLUSTER_KEYS = ("slurm_partition", "gpu")
-
 
 @dataclass(frozen=True)
 class RuleResources:
