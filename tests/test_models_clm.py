@@ -322,7 +322,7 @@ def test_scores_and_the_unigram_flag(toy_cell, tmp_path: Path) -> None:
     assert row["bits_per_byte_noise50"] == details["levels"]["50"]["bits_per_byte"]
     assert row["lossy"] and not row["data_starved"]
     assert row["training_tokens"] == details["training"]["training_tokens"] > 0
-    results = study_tables.collect_results({}, {}, {out: {**keys, "task": "clm"}})
+    results = study_tables.collect_results({out: {**keys, "task": "clm"}})
     assert set(results["task"]) == {"clm"} and set(results["scale"]) == {"tiny"}
     unknown = tmp_path / "unknown.txt"
     unknown.write_text("abc\ncc\n", encoding="utf-8")  # "c" is not in the vocabulary

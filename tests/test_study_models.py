@@ -55,7 +55,7 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
     expected = {"tsv_train": str(tmp_path / "train.tsv"), "tsv_test": str(tmp_path / "test.tsv")}
     assert finetune.finetune_data(charbert) == finetune.finetune_data(bert) == expected
     assert mlm.characterbert()["word_vocab_size"] == 100
-    assert [keys["tokenizer"] for keys in mlm.mlm_files().values()] == ["sp_bpe", CHARACTERBERT]
+    assert [keys["tokenizer"] for keys in mlm.score_files().values()] == ["sp_bpe", CHARACTERBERT]
 
 
 def test_sentence_task_needs_a_treebank_or_a_tsv_dataset(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
     assert (tiny["preset"], tiny["epochs"], tiny["seed"]) == ("tiny", 2.0, 1)
     assert clm.clm_settings("small", "0")["epochs"] == 4.0  # the ClmConfig default
     assert clm.clm_scale_pattern() == "tiny|small"
-    assert models.planner("mlm").mlm_files() == {}
+    assert models.planner("mlm").score_files() == {}
     assert {"clm", "clm_scales"} <= set(models.summary_tables())
     priority = {
         (scale, size): clm.clm_priority(SimpleNamespace(scale=scale, size=size))

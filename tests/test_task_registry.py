@@ -146,3 +146,5 @@ def test_the_task_planners_say_which_rules_and_tables_the_asked_tasks_use(
         type(plan.planner(task)).__name__ for task in tasks if task != "noise"
     }
     assert plan.kind_planner("finetune").asked() == [task for task in ("pos",) if task in tasks]
+    scored = {keys["task"] for keys in plan.score_files().values()}
+    assert scored == set(tasks) - {"noise"}  # a modifier has no files of its own

@@ -240,9 +240,7 @@ rule evaluate_clm:
 
 rule summarize_models:
     input:
-        mlm_files=list(mlm_plan.mlm_files()),
-        clm_files=list(clm_plan.clm_files()),
-        finetune_files=list(finetune_plan.finetune_files(finetune_plan.FINETUNE_METRICS)),
+        score_files=list(models_plan.score_files()),
         prediction_files=list(finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS)),
     output:
         results=report(
@@ -266,8 +264,7 @@ rule summarize_models:
     params:
         **step("tokstudy.models.study_tables:summarize_models"),
         out_dir=lambda w, output: folder(output.results),
-        mlm=mlm_plan.mlm_files(),
-        finetune=finetune_plan.finetune_files(finetune_plan.FINETUNE_METRICS),
+        scores=models_plan.score_files(),
         predictions=finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS),
         clm=clm_plan.clm_files(),
         evaluation=to_dict(models_section.config.evaluation),

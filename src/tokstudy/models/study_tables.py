@@ -85,10 +85,10 @@ def summarize(
     return tables
 
 
-def collect_results(*scores: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
+def collect_results(scores: Mapping[Path, Mapping[str, Any]]) -> pd.DataFrame:
     """One table of every task's score files (each file's keys, ``task`` among them, as
     columns; ``scale`` where a task has scales, empty for the others)."""
-    table = pd.concat([read_tables(files) for files in scores if files], ignore_index=True)
+    table = read_tables(scores)
     keys = ["task", "language", "tokenizer", "vocab_size", "seed", "level", "metric"]
     if "scale" in table:
         table["scale"] = table["scale"].fillna("")
@@ -167,19 +167,18 @@ def plot_noise(results: pd.DataFrame, outputs: Sequence[Path]) -> None:
 
 
 def summarize_models(
-    mlm: Mapping[Path, Mapping[str, Any]],
-    finetune: Mapping[Path, Mapping[str, Any]],
+    scores: Mapping[Path, Mapping[str, Any]],
     predictions: Mapping[Path, Mapping[str, Any]],
     clm: Mapping[Path, Mapping[str, Any]],
     out_dir: Path,
     plots: Sequence[Path],
     evaluation: EvalConfig,
 ) -> dict[str, pd.DataFrame]:
-    """Write the results table, the statistics (TSV + Markdown), the causal-LM table
-    (with ``clm`` runs) and the noise plot."""
+    """Write the results table of every task's ``scores`` files, the statistics (TSV +
+    Markdown), the causal-LM table (of the ``clm`` runs' files) and the noise plot."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    results = collect_results(mlm, finetune, clm)
+    results = collect_results(scores)
     with naming_write_failures(out_dir / "results.tsv", "the table"):
         results.to_csv(out_dir / "results.tsv", sep="\t", index=False)
     flagged = flagged_runs(results)

@@ -102,6 +102,10 @@ class ClmPlanner(TaskPlanner):
         """The ``clm`` settings of a scale as a dict, with the run's seed."""
         return to_dict(replace(self.clm_scales()[scale].clm, seed=int(seed)))
 
+    def score_files(self) -> dict[str, dict[str, Any]]:
+        """The causal-LM scores of every run and scale: :meth:`clm_files`."""
+        return self.clm_files()
+
     def clm_files(self) -> dict[str, dict[str, Any]]:
         """The causal-LM scores of every run and scale with their keys (``scale``: its
         name); none without the clm task. CharacterBERT has no subword vocabulary."""

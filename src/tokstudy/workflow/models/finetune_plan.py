@@ -123,6 +123,10 @@ class FinetunePlanner(TaskPlanner):
         """Pretraining and fine-tuning (none unless asked for)."""
         return (*PRETRAIN_RULES, "finetune_model") if self.asked() else ()
 
+    def score_files(self) -> dict[str, dict[str, Any]]:
+        """The metrics of every fine-tuning run with its keys."""
+        return self.finetune_files(self.FINETUNE_METRICS)
+
     def finetune_files(self, pattern: str) -> dict[str, dict[str, Any]]:
         """``pattern`` (``FINETUNE_METRICS``, ``FINETUNE_PREDICTIONS``) of every fine-tuning
         run with its keys."""

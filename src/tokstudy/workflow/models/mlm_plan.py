@@ -58,7 +58,7 @@ class MlmPlanner(TaskPlanner):
         section = self.section
         return {**to_dict(section.config.evaluation), "noise_levels": section.noise_levels()}
 
-    def mlm_files(self) -> dict[str, dict[str, Any]]:
+    def score_files(self) -> dict[str, dict[str, Any]]:
         """The MLM metrics file of every run with its keys, ``task`` among them (none
         without the mlm task)."""
         return {

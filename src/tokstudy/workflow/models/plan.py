@@ -46,6 +46,14 @@ class ModelsPlanner:
         ordered = sorted(self._planners, key=lambda task: KINDS.index(TASKS[task].kind))
         return list({id(self._planners[task]): self._planners[task] for task in ordered}.values())
 
+    def score_files(self) -> dict[str, dict[str, Any]]:
+        """Every task's score files with their keys: the rows of the results table."""
+        return {
+            path: keys
+            for planner in self.planners()
+            for path, keys in planner.score_files().items()
+        }
+
     def summary_tables(self) -> list[str]:
         """Names of the statistics tables the summary writes."""
         tables = ["seed_summary", "wilcoxon", "flagged_runs"]

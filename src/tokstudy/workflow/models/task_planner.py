@@ -2,9 +2,9 @@
 
 Each task's registry entry names its planner (``Task.planner``); the models planner
 builds one of each, handing it the tasks that name it, and asks them all the same
-questions: which of their tasks the study asks for, the summary tables they add, the
-rules their runs use, the GPUs their training rules take and their cells' priority. So no
-code outside a task's own planner and rules names a task."""
+questions: which of their tasks the study asks for, their score files, the summary
+tables they add, the rules their runs use, the GPUs their training rules take and their
+cells' priority. So no code outside a task's own planner and rules names a task."""
 
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ class TaskPlanner:
     def asked(self) -> list[str]:
         """The tasks it plans that the models section asks for."""
         return [task for task in self.served if self.section.has_task(task)]
+
+    def score_files(self) -> dict[str, dict[str, Any]]:
+        """The score file of every run of its asked tasks, with the keys the results table
+        gives it (``task`` among them)."""
+        return {}
 
     def summary_tables(self) -> list[str]:
         """Names of the tables ``summarize_models`` writes of its tasks."""
