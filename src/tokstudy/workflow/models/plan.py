@@ -29,6 +29,8 @@ class ModelsPlanner:
     def __init__(self, study: Study, tokenizers: TokenizersPlanner) -> None:
         self.section = ModelsSection(study, tokenizers)
         self._planners = task_planners(self.section)
+        ordered = sorted(self._planners, key=lambda task: KINDS.index(TASKS[task].kind))
+        self._distinct = list({id(self._planners[t]): self._planners[t] for t in ordered}.values())
 
     def planner(self, task: str) -> Any:
         """The planner of a task (a name of the task registry that has one)."""
@@ -43,8 +45,7 @@ class ModelsPlanner:
 
     def planners(self) -> list[TaskPlanner]:
         """Every task planner once, in the order of their tasks' kinds (``KINDS``)."""
-        ordered = sorted(self._planners, key=lambda task: KINDS.index(TASKS[task].kind))
-        return list({id(self._planners[task]): self._planners[task] for task in ordered}.values())
+        return list(self._distinct)
 
     def score_files(self) -> dict[str, dict[str, Any]]:
         """Every task's score files with their keys: the rows of the results table."""
