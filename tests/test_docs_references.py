@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import itertools
 import re
+import tomllib
 from functools import cache
 from pathlib import Path
 
@@ -241,3 +242,12 @@ def test_mentions_are_found_and_checked(
         return
     assert (kind, "docs/x.md", mention) in found
     assert (missing([(kind, "docs/x.md", mention)]) == []) == exists
+
+
+def test_every_path_the_mutation_run_names_exists() -> None:
+    # a module moved without its [tool.mutmut] line would leave it out of docs/mutation.md's run
+    settings = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "mutmut"
+    ]
+    named = [*settings["only_mutate"], *settings["pytest_add_cli_args_test_selection"]]
+    assert [path for path in named if not list(REPO.glob(path))] == []
