@@ -3,9 +3,9 @@
 from pathlib import Path
 
 import yaml
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version, update_config, validate
 
-from tokstudy.workflow.config_files import check_config_files, check_schema
+from tokstudy.workflow.config_files import check_config_files, check_schema, typed_overrides
 from tokstudy.workflow import study_lock, training_state
 from tokstudy.errors import TokstudyError
 from tokstudy.workflow.results_dir import mark_results_dir
@@ -22,6 +22,10 @@ if not workflow.overwrite_configfiles:
 
     configfile: "config/config.yaml"
 
+
+# --config models={seeds: [0]} means the number 0, as in a study file (Snakemake keeps
+# nested --config values as text).
+update_config(config, typed_overrides(workflow.config_settings.overwrite_config or {}))
 
 # One line for a duplicated key or a schema violation (Snakemake accepts the first and dumps
 # the whole schema for the second). The schema checks shapes only; the study (built below,

@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+from snakemake.cli import parse_config
+from workflow_support import snakemake
 
 from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
@@ -17,6 +20,7 @@ from tokstudy.workflow.config_files import (
     check_schema,
     expanded_size,
     load_config_file,
+    typed_overrides,
 )
 from tokstudy.workflow.study.core import Study
 
@@ -102,3 +106,30 @@ def test_results_dir_tilde_is_the_home(tmp_path: Path, monkeypatch) -> None:
     assert study.out("tables/metrics.csv") == f"{home}/res/tables/metrics.csv"
     with pytest.raises(TokstudyError, match="is your home directory"):
         Study({**BASE, "results_dir": "~"}, project)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{seeds: [0, 1], languages: [en, fi], clm: {lr: 0.001, compile: false, scale: null}}",
+        "[300, 1000]",
+        "{en: {path: /data/en.txt.gz, max_lines: 1_000}, fi: {heldout: 0.05}}",
+    ],
+)
+def test_nested_config_overrides_are_read_as_a_study_file_reads_them(text: str) -> None:
+    # Snakemake's own parser of --config, then the same text as a study file would give it
+    assert typed_overrides(parse_config([f"key={text}"])) == {"key": yaml.safe_load(text)}
+
+
+def test_overrides_keep_top_level_values_keys_and_texts_yaml_would_turn_into_other_things() -> None:
+    parsed = parse_config(["seed=7", "results_dir=/tmp/007", "note={on: 2026-11-29, 10: '[a]'}"])
+    typed = typed_overrides(parsed)
+    assert typed["seed"] == 7 and typed["results_dir"] == "/tmp/007"
+    assert typed["note"] == {"on": "2026-11-29", "10": "[a]"}  # no date, no list, keys as given
+
+
+def test_a_nested_number_given_with_config_plans_the_study(tmp_path: Path) -> None:
+    arguments = ["-n", "--cores", "1", "--config", "vocab_sizes=[300]", "results_dir=results"]
+    result = snakemake(tmp_path, *arguments, config=ROOT / "config" / "config.yaml")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "size=300" in result.stdout and "size=250" not in result.stdout  # [250, 380] replaced

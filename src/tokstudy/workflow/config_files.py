@@ -116,3 +116,33 @@ def check_schema(config: dict[str, Any], schema: dict[str, Any]) -> None:
     if len(message) > MAX_MESSAGE:
         message = message[: MAX_MESSAGE - 1] + "…"
     raise TokstudyError(message)
+
+
+def typed_overrides(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Snakemake's ``--config`` values with their nested scalars read as a study file reads
+    them.
+
+    Snakemake types a top-level value itself (``seed=7`` is 7) but reads a nested one with
+    YAML's base loader, which keeps every scalar as text: ``models={seeds: [0]}`` gives
+    ``'0'``, where the same text in a study file gives 0. Nested scalars that YAML reads
+    as numbers, booleans or null are read so again; any other text (a date, a mapping's
+    text) stays text, and keys stay as given.
+    """
+    return {
+        key: _yaml_scalars(value) if isinstance(value, dict | list) else value
+        for key, value in overrides.items()
+    }
+
+
+def _yaml_scalars(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _yaml_scalars(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_yaml_scalars(item) for item in value]
+    if not isinstance(value, str) or not value:
+        return value
+    try:
+        read = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return value
+    return read if read is None or isinstance(read, int | float) else value
