@@ -74,7 +74,7 @@ def test_clm_runs_at_each_scale_on_its_languages_and_seeds(tmp_path: Path) -> No
     )
     models = plan.models
     clm = models.planner("clm")
-    files = clm.clm_files()
+    files = clm.score_files()
     assert sorted(files) == [
         "res/models/runs/xx/sp_bpe/50/seed0/clm/small/clm.tsv",
         "res/models/runs/xx/sp_bpe/50/seed0/clm/tiny/clm.tsv",
@@ -115,7 +115,7 @@ def test_a_named_scale_trains_one_preset_at_a_second_budget(tmp_path: Path) -> N
         clm_scales=[{"clm": flops, "name": "tiny_flops"}],  # the languages and seeds of models
         seeds=[0, 1],
     ).models.planner("clm")
-    assert sorted(clm.clm_files()) == [
+    assert sorted(clm.score_files()) == [
         f"res/models/runs/xx/sp_bpe/50/seed{seed}/clm/{scale}/clm.tsv"
         for seed in (0, 1)
         for scale in ("tiny", "tiny_flops")

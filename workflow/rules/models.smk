@@ -266,7 +266,7 @@ rule summarize_models:
         out_dir=lambda w, output: folder(output.results),
         scores=models_plan.score_files(),
         predictions=finetune_plan.finetune_files(finetune_plan.FINETUNE_PREDICTIONS),
-        clm=clm_plan.clm_files(),
+        clm=clm_plan.score_files(),
         evaluation=to_dict(models_section.config.evaluation),
     log:
         out(log_path("summarize_models")),

@@ -103,10 +103,6 @@ class ClmPlanner(TaskPlanner):
         return to_dict(replace(self.clm_scales()[scale].clm, seed=int(seed)))
 
     def score_files(self) -> dict[str, dict[str, Any]]:
-        """The causal-LM scores of every run and scale: :meth:`clm_files`."""
-        return self.clm_files()
-
-    def clm_files(self) -> dict[str, dict[str, Any]]:
         """The causal-LM scores of every run and scale with their keys (``scale``: its
         name); none without the clm task. CharacterBERT has no subword vocabulary."""
         files = {}
