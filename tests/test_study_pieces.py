@@ -1,0 +1,163 @@
+"""A study run in pieces and pooled (tokstudy.analyses.correlation.pieces, issue 53): the
+pooled tables are those of the whole study's analysis (the oracle: the workflow's
+correlation run on the unsplit tables), and pieces that do not belong together are
+refused with one line."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from tokstudy.analyses.correlation.pieces import (
+    EXTRA_OUTPUTS,
+    export_piece,
+    pool_pieces,
+    pooled_tables,
+)
+from tokstudy.analyses.correlation.run import OUTPUT_FILES, correlation_analysis
+from tokstudy.analyses.correlation.settings import CorrelationSettings
+from tokstudy.errors import TokstudyError
+
+TOKENIZERS = {f"bpe_{i}": "bpe" for i in range(4)} | {f"uni_{i}": "unigram" for i in range(4)}
+LANGUAGES = ("en", "fi")
+SEEDS = (0, 1)
+SIZES = (1000, 2000)
+SETTINGS = CorrelationSettings(bootstrap_samples=50, permutations=200, primary="nu_heldout")
+STUDY = {
+    "seed": 42,
+    "results_dir": "results/whole",
+    "languages": {language: {} for language in LANGUAGES},
+    "tokenizers": {name: {} for name in TOKENIZERS},
+    "models": {"languages": list(LANGUAGES), "seeds": list(SEEDS), "tasks": ["clm"]},
+}
+
+
+def _tables() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A whole study's metrics.csv and results.tsv, drawn from a seeded generator."""
+    random = np.random.default_rng(3)
+    metrics, results = [], []
+    for language, tokenizer, size in itertools.product(LANGUAGES, TOKENIZERS, SIZES):
+        nu = float(random.normal(size / 1000, 1.0))
+        for split in ("train", "heldout"):
+            metrics.append((language, tokenizer, size, split, "nu", nu + (split == "train")))
+            metrics.append((language, tokenizer, size, split, "fertility", random.normal(2, 1)))
+        for seed in SEEDS:
+            score = 1.0 + 0.1 * nu + random.normal(0, 0.05)
+            results.append(("clm", language, tokenizer, size, seed, 0, "bits_per_byte", score))
+            results.append(("clm", language, tokenizer, size, seed, 0, "undertrained", 0.0))
+    metric_columns = ["language", "tokenizer", "vocab_size", "split", "metric", "value"]
+    result_columns = ["task", "language", "tokenizer", "vocab_size", "seed", "level"]
+    return (
+        pd.DataFrame(metrics, columns=metric_columns),
+        pd.DataFrame(results, columns=[*result_columns, "metric", "value"]),
+    )
+
+
+def _results_folder(root: Path, metrics: pd.DataFrame, results: pd.DataFrame) -> Path:
+    (root / "tables/models").mkdir(parents=True)
+    metrics.to_csv(root / "tables/metrics.csv", index=False)
+    results.to_csv(root / "tables/models/results.tsv", sep="\t", index=False)
+    return root
+
+
+def _piece_config(languages: tuple[str, ...], seeds: tuple[int, ...], name: str) -> dict:
+    config = json.loads(json.dumps(STUDY))
+    config["results_dir"] = f"results/{name}"
+    config["languages"] = {language: {} for language in languages}
+    config["models"] |= {"languages": list(languages), "seeds": list(seeds)}
+    return config
+
+
+def _pieces(tmp_path: Path, splits) -> list[Path]:
+    """Export one piece per (languages, seeds) of ``splits`` from the whole tables."""
+    metrics, results = _tables()
+    pieces = []
+    for languages, seeds in splits:
+        name = f"{'_'.join(languages)}_seed{'_'.join(map(str, seeds))}"
+        part_metrics = metrics[metrics["language"].isin(languages)]
+        chosen = results["language"].isin(languages) & results["seed"].isin(seeds)
+        folder = _results_folder(tmp_path / "runs" / name, part_metrics, results[chosen])
+        piece = tmp_path / "pieces" / name
+        export_piece(folder, _piece_config(languages, seeds, name), piece, {"describe": name})
+        pieces.append(piece)
+    return pieces
+
+
+def _whole_run(tmp_path: Path) -> Path:
+    metrics, results = _tables()
+    folder = _results_folder(tmp_path / "whole", metrics, results)
+    out = tmp_path / "whole_tables"
+    out.mkdir()
+    files = {**OUTPUT_FILES, **EXTRA_OUTPUTS}
+    correlation_analysis(
+        folder / "tables/metrics.csv",
+        ["nu", "fertility"],
+        folder / "tables/models/results.tsv",
+        [],
+        [],
+        {},
+        SETTINGS,
+        {name: out / file for name, file in files.items()},
+        families=TOKENIZERS,
+    )
+    return out
+
+
+SPLITS = [(("en",), (0,)), (("en",), (1,)), (("fi",), (0, 1))]
+
+
+def test_pooled_pieces_give_the_whole_study_s_tables(tmp_path: Path) -> None:
+    whole = _whole_run(tmp_path)
+    pooled = tmp_path / "pooled"
+    pool_pieces(_pieces(tmp_path, SPLITS), STUDY, ["nu", "fertility"], SETTINGS, TOKENIZERS, pooled)
+    for name in ("correlation.csv", "correlation_family.csv", "correlation_comparison.csv"):
+        expected = pd.read_csv(whole / name)
+        assert len(expected) > 0
+        pd.testing.assert_frame_equal(pd.read_csv(pooled / name), expected)
+    # the pooled inputs are kept beside the tables: every run once
+    assert len(pd.read_csv(pooled / "results.tsv", sep="\t")) == len(_tables()[1])
+    assert len(pd.read_csv(pooled / "metrics.csv")) == len(_tables()[0])
+    assert not list(pooled.glob(".pool-*"))
+
+
+def test_a_run_in_two_pieces_is_refused(tmp_path: Path) -> None:
+    pieces = _pieces(tmp_path, [(("en",), (0,)), (("en",), (0, 1))])
+    with pytest.raises(TokstudyError, match=r"run clm en bpe_0 1000 0 is in more than one"):
+        pooled_tables(pieces, STUDY)
+
+
+def test_a_tokenizer_measured_differently_in_two_pieces_is_refused(tmp_path: Path) -> None:
+    pieces = _pieces(tmp_path, SPLITS[:2])
+    table = pieces[1] / "metrics.csv"
+    metrics = pd.read_csv(table)
+    metrics.loc[0, "value"] += 1e-9
+    metrics.to_csv(table, index=False)
+    with pytest.raises(TokstudyError, match="metric en bpe_0 1000 train nu differs between"):
+        pooled_tables(pieces, STUDY)
+
+
+def test_a_piece_of_another_study_is_refused(tmp_path: Path) -> None:
+    pieces = _pieces(tmp_path, SPLITS[:1])
+    other = yaml.safe_load((pieces[0] / "config.yaml").read_text("utf-8"))
+    other["seed"] = 7
+    (pieces[0] / "config.yaml").write_text(yaml.safe_dump(other), encoding="utf-8")
+    with pytest.raises(TokstudyError, match=r"not a piece of this study: config key\(s\) seed"):
+        pooled_tables(pieces, STUDY)
+
+
+def test_an_unfinished_piece_is_not_exported(tmp_path: Path) -> None:
+    metrics, _ = _tables()
+    folder = tmp_path / "run"
+    (folder / "tables").mkdir(parents=True)
+    metrics.to_csv(folder / "tables/metrics.csv", index=False)
+    with pytest.raises(TokstudyError, match=r"results.tsv: missing; has the piece run"):
+        export_piece(folder, STUDY, tmp_path / "piece", {})
+    assert not (tmp_path / "piece").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "run"
+    ]
