@@ -21,7 +21,7 @@ A row is *called* when its interval excludes 0 and its p is below 0.05.
     python scripts/planted_designs.py [--datasets 200] [--design zoo|families_3x9|…]
         [--scenario tokenizer_null|family_interaction|association] [--r 0.6]
         [--bootstrap-samples 400] [--permutations 2000] [--seed 0]
-        [--levels cell,within_family] [--cell-sd 0.5] [--seeds N]
+        [--levels cell,within_family] [--cell-sd 0.5] [--seeds N] [--languages en]
 """
 
 from __future__ import annotations
@@ -193,6 +193,9 @@ def main() -> int:
         "--cell-sd", type=float, default=CELL_SD, help="a cell's own deviations (offsets: 1)"
     )
     parser.add_argument("--seeds", type=int, help="models per cell (default: the design's)")
+    parser.add_argument(
+        "--languages", help="comma-separated: a piece of the design's languages (default: all)"
+    )
     args = parser.parse_args()
     settings = CorrelationSettings(
         bootstrap_samples=args.bootstrap_samples, permutations=args.permutations
@@ -201,6 +204,12 @@ def main() -> int:
     design = DESIGNS[args.design]
     if args.seeds is not None:
         design = replace(design, seeds=args.seeds)
+    if args.languages:
+        languages = tuple(args.languages.split(","))
+        unknown = sorted(set(languages) - set(design.languages))
+        if unknown:
+            parser.error(f"--languages: {', '.join(unknown)} not in {design.languages}")
+        design = replace(design, languages=languages)
     table = rates(
         design,
         args.scenario,

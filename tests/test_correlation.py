@@ -856,3 +856,17 @@ def test_every_verdict_is_given_under_both_policies_for_flagged_runs() -> None:
     last = markdown.strip().splitlines()[-1]
     assert [cell.strip() for cell in last.strip("|").split("|")][-1] == "**no**"
     assert "No run was flagged" in sensitivity_markdown(table, "keep", same=True)
+
+
+def test_pooled_only_on_one_language_is_that_language_s_row() -> None:
+    # scripts/planted_designs.py --languages en asks for the pooled scope of a one-language
+    # design: there is none, and the language's own row stands for it
+    rng = np.random.default_rng(5)
+    rows = _grid(rng, {"m": lambda s, q, r: q + r.normal(0, 0.3)}, lambda s, q, r: q)
+    cells = _cells(rows, ["score"])
+    every = correlation_table(cells, ["score"], FAST)
+    alone = correlation_table(cells, ["score"], FAST, pooled_only=True)
+    assert list(every["scope"]) == ["xx"]
+    pd.testing.assert_frame_equal(alone, every)
+    two = _cells(_grid(rng, {"m": lambda s, q, r: q}, lambda s, q, r: q, ("xx", "yy")), ["score"])
+    assert list(correlation_table(two, ["score"], FAST, pooled_only=True)["scope"]) == ["pooled"]

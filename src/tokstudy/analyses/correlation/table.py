@@ -224,12 +224,13 @@ def scopes(
     cells: pd.DataFrame, score: str, level: str = "cell", pooled_only: bool = False
 ) -> list[tuple[Scope, list[str]]]:
     """Every scope with the score (sorted), then ``pooled`` when there is more than one
-    (``pooled_only``: that one alone), each with the notes on what its level left out."""
+    (``pooled_only``: that one alone, or the only language's), each with the notes on what
+    its level left out."""
     scored = cells.dropna(subset=[score])
     names = sorted(scored["language"].unique())
     found = [
         _scope(scored[scored["language"] == name], score, name, False, level)
-        for name in ([] if pooled_only else names)
+        for name in ([] if pooled_only and len(names) > 1 else names)
     ]
     if len(names) > 1:
         found.append(_scope(scored, score, POOLED, True, level))
@@ -393,7 +394,8 @@ def correlation_table(
     pooled_only: bool = False,
 ) -> pd.DataFrame:
     """One row per (score, intrinsic metric, scope) at ``level`` (:data:`LEVELS`; the
-    family levels need a ``family`` column; ``pooled_only``: the pooled scope alone);
+    family levels need a ``family`` column; ``pooled_only``: the pooled scope alone, or the
+    only language's);
     ``p_adjusted`` is Holm over the metrics tested for the score in the scope, except that
     the ``primary`` metric declared in ``settings`` comes first and is adjusted alone (its
     p stands as it is)."""
