@@ -13,13 +13,20 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 from snakemake.iocontainers import Namedlist
 from test_morphscore import WORDS, write_treebank
 from workflow_support import snakemake
 
+from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.errors import TokstudyError
+from tokstudy.models.config import ClmConfig, EvalConfig, FinetuneConfig, PretrainConfig
+from tokstudy.nmt.config import TrainConfig as NmtTrainConfig
+from tokstudy.tokenizers.base import TrainSpec
+from tokstudy.training.config import from_mapping, to_dict
 from tokstudy.workflow.binder import bound_arguments, converted
 from tokstudy.workflow.dispatch import run_named_step
+from tokstudy.workflow.plan import plan_study
 
 
 @dataclass(frozen=True)
@@ -209,3 +216,49 @@ def test_analysis_rules_run_their_library_functions_through_the_binder(tmp_path:
     assert sorted(morphscore["encoding"]) == ["alone", "in_context"]
     for name in ("numbers_tokens", "robustness_heatmap", "morphscore_heatmap"):
         assert (plots / f"{name}.png").stat().st_size > 1000
+
+
+SETTINGS_CLASSES = [
+    pytest.param(lambda: ClmConfig(lr=0.002, seed=3), id="ClmConfig"),
+    pytest.param(lambda: PretrainConfig(), id="PretrainConfig"),
+    pytest.param(lambda: FinetuneConfig(), id="FinetuneConfig"),
+    pytest.param(lambda: EvalConfig(noise_levels=(10, 20)), id="EvalConfig"),
+    pytest.param(lambda: NmtTrainConfig(), id="nmt.TrainConfig"),
+    pytest.param(lambda: CorrelationSettings(primary="nu_heldout"), id="CorrelationSettings"),
+    pytest.param(lambda: TrainSpec(vocab_size=1000, params={"a": 1}), id="TrainSpec"),
+]
+
+
+@pytest.mark.parametrize("make", SETTINGS_CLASSES)
+def test_settings_cross_to_the_job_as_plain_data_and_come_back_equal(make) -> None:
+    settings = make()
+    rebuilt = from_mapping(type(settings), to_dict(settings), "x", check=False)
+    assert rebuilt == settings and type(rebuilt) is type(settings)
+
+
+def test_the_job_does_not_check_again_what_the_study_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 58: one check per value; the study checked the clm settings when it planned
+    # the job, the job rebuilds them from the rule's plain data without checking
+    planned = to_dict(ClmConfig(lr=0.002))
+    checks: list[ClmConfig] = []
+    monkeypatch.setattr(ClmConfig, "__post_init__", lambda self: checks.append(self))
+
+    def train(config: ClmConfig) -> ClmConfig:
+        return config
+
+    config = bound_arguments(train, job(tmp_path, params={"config": planned}))["config"]
+    assert checks == [] and config == ClmConfig(lr=0.002)
+    # a structural mismatch (a key the dataclass lacks) is still one line
+    with pytest.raises(TokstudyError, match=r"train: config: unknown key\(s\) lr_max"):
+        bound_arguments(train, job(tmp_path, params={"config": {**planned, "lr_max": 1}}))
+
+
+def test_the_study_checks_the_correlation_settings_before_the_first_job() -> None:
+    # the schema aside (plan_study is what the Snakefile runs after it): the planner
+    # builds the settings once, so a bad value stops the start, not the correlation job
+    config = yaml.safe_load((REPO / "config" / "models_demo.yaml").read_text("utf-8"))
+    config["analyses"] = {"correlation": {"confidence": 1.5}}
+    with pytest.raises(TokstudyError, match=r"analyses.correlation.confidence must be in \(0"):
+        plan_study(config)

@@ -147,8 +147,17 @@ class RunSettings(DeviceSettings):
 T = TypeVar("T")
 
 
-def from_mapping(cls: type[T], data: Mapping[str, Any] | None, where: str = "models") -> T:
-    """Build dataclass ``cls`` from a config mapping, checking keys and value types."""
+def from_mapping(
+    cls: type[T], data: Mapping[str, Any] | None, where: str = "models", *, check: bool = True
+) -> T:
+    """Build dataclass ``cls`` from a config mapping, checking keys and value types.
+
+    ``check=False`` rebuilds settings the study built and checked when it planned the job
+    (:func:`to_dict` of them, a rule's plain data): keys and types are restored as above,
+    but the dataclasses' own checks (bounds, choices, ``__post_init__``) are not run again,
+    as :mod:`pickle` rebuilds an object without calling its ``__init__`` (one check per
+    value: :mod:`tokstudy.workflow.binder`).
+    """
     if data is None:
         return cls()
     if not isinstance(data, Mapping):
@@ -169,34 +178,52 @@ def from_mapping(cls: type[T], data: Mapping[str, Any] | None, where: str = "mod
     if missing:
         raise TokstudyError(f"{where}: missing key(s) {', '.join(missing)}")
     hints = typing.get_type_hints(cls)
-    values = {key: _coerce(hints[key], value, f"{where}.{key}") for key, value in data.items()}
-    return cls(**values)
+    values = {
+        key: _coerce(hints[key], value, f"{where}.{key}", check) for key, value in data.items()
+    }
+    return cls(**values) if check else _rebuilt(cls, values)
 
 
-def _coerce(hint: Any, value: Any, where: str) -> Any:
-    """``value`` converted to type ``hint`` (dataclass, optional, tuple, dict or scalar)."""
+def _rebuilt(cls: type[T], values: Mapping[str, Any]) -> T:
+    """An instance of dataclass ``cls`` with ``values`` (defaults for the rest), its
+    ``__init__`` and so its checks not run."""
+    instance = object.__new__(cls)
+    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if item.name in values:
+            value = values[item.name]
+        elif item.default_factory is not dataclasses.MISSING:
+            value = item.default_factory()
+        else:
+            value = item.default
+        object.__setattr__(instance, item.name, value)
+    return instance
+
+
+def _coerce(hint: Any, value: Any, where: str, check: bool = True) -> Any:
+    """``value`` converted to type ``hint`` (dataclass, optional, tuple, dict or scalar);
+    ``check``: see :func:`from_mapping`."""
     if hint is Any:
         return value
     if dataclasses.is_dataclass(hint):
-        return from_mapping(hint, value, where)
+        return from_mapping(hint, value, where, check=check)
     origin = typing.get_origin(hint)
     if origin is types.UnionType:
         if value is None:
             return None
         (item,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return _coerce(item, value, where)
+        return _coerce(item, value, where, check)
     if origin is tuple:
         if not isinstance(value, list | tuple):
             raise TokstudyError(f"{where}: expected a list, got {value!r}")
         args = typing.get_args(hint)
         item = args[0]
-        return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+        return tuple(_coerce(item, v, f"{where}[{i}]", check) for i, v in enumerate(value))
     if origin is dict:
         if not isinstance(value, Mapping):
             raise TokstudyError(f"{where}: expected a mapping, got {value!r}")
         item = typing.get_args(hint)[1]
         return {
-            str(k): str(v) if item is str else _coerce(item, v, f"{where}.{k}")
+            str(k): str(v) if item is str else _coerce(item, v, f"{where}.{k}", check)
             for k, v in value.items()
         }
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
@@ -220,3 +247,9 @@ def _coerce(hint: Any, value: Any, where: str) -> Any:
 def to_dict(config: Any) -> dict[str, Any]:
     """A JSON-ready dict of a config dataclass (tuples become lists)."""
     return dataclasses.asdict(config)
+
+
+def seeded_dict(config: Any, seed: int | str) -> dict[str, Any]:
+    """:func:`to_dict` of a checked training config with one run's ``seed`` in its place
+    (what a rule passes; nothing is checked again)."""
+    return {**to_dict(config), "seed": int(seed)}

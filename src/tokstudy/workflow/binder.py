@@ -9,8 +9,9 @@ parameter's annotated type:
   for an empty one (an optional
   input); ``Sequence[Path]``, ``Mapping[str, Path]`` and nestings of these element by
   element (one string where a sequence is annotated is a sequence of one);
-- a settings dataclass from the rule's plain mapping
-  (:func:`tokstudy.training.config.from_mapping`);
+- a settings dataclass from the rule's plain mapping, rebuilt without running its checks
+  again: the study checked those values once, when it planned the job
+  (:func:`tokstudy.training.config.from_mapping` with ``check=False``);
 - ``threads``: the job's cores; ``code``: the step and the fingerprint of its code, as
   ``meta.json`` and ``stats.json`` record them
   (:func:`tokstudy.workflow.snakemake_job.code_record`); ``checkpoint_root``: a training
@@ -109,7 +110,7 @@ def converted(hint: Any, value: Any, where: str) -> Any:
             raise TokstudyError(f"{where}: expected an integer, got {value!r}")
         return int(value)
     if dataclasses.is_dataclass(hint) and isinstance(value, Mapping):
-        return from_mapping(hint, value, where)
+        return from_mapping(hint, value, where, check=False)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         kinds = [arg for arg in args if arg is not type(None)]

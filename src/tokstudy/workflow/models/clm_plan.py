@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tokstudy.models.config import CLM_PRESETS, ClmScale, to_dict
+from tokstudy.models.config import CLM_PRESETS, ClmScale
 from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, Cell, find_cell
+from tokstudy.training.config import seeded_dict
 from tokstudy.workflow.models.section import CHARACTERBERT, ModelsSection
 from tokstudy.workflow.models.task_planner import TaskPlanner
 from tokstudy.workflow.study.paths import fill
@@ -100,7 +101,7 @@ class ClmPlanner(TaskPlanner):
 
     def clm_settings(self, scale: str, seed: str) -> dict[str, Any]:
         """The ``clm`` settings of a scale as a dict, with the run's seed."""
-        return to_dict(replace(self.clm_scales()[scale].clm, seed=int(seed)))
+        return seeded_dict(self.clm_scales()[scale].clm, seed)
 
     def score_files(self) -> dict[str, dict[str, Any]]:
         """The causal-LM scores of every run and scale with their keys (``scale``: its

@@ -4,12 +4,12 @@ MLM pretraining and the causal LM both train on."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tokstudy.errors import TokstudyError
-from tokstudy.models.config import ModelsConfig, from_mapping, to_dict
+from tokstudy.models.config import ModelsConfig, from_mapping
 from tokstudy.tokenizers.cells import Cell, make_cell
+from tokstudy.training.config import seeded_dict
 from tokstudy.workflow.study.checks import check_listed
 from tokstudy.workflow.study.paths import CELL, fill
 
@@ -118,7 +118,7 @@ class ModelsSection:
 
     def seeded(self, section: str, seed: str) -> dict[str, Any]:
         """``pretrain`` or ``finetune`` settings as a dict, with the run's seed."""
-        return to_dict(replace(getattr(self.config, section), seed=int(seed)))
+        return seeded_dict(getattr(self.config, section), seed)
 
     def run_files(self, pattern: str, task: str | None = None) -> dict[str, dict[str, Any]]:
         """``pattern`` (a file of a run, or of its ``task``) of every run (job × seed) with

@@ -8,7 +8,7 @@ direction × tokenizer × size × seed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +17,7 @@ from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, NMTConfig
 from tokstudy.nmt.data import SPLITS, parse_direction
 from tokstudy.nmt.data import SUMMARY_FILE as SPLIT_SUMMARY_FILE
 from tokstudy.tokenizers.cells import Cell, find_cell, make_cell, size_label
-from tokstudy.training.config import from_mapping, to_dict
+from tokstudy.training.config import from_mapping, seeded_dict
 from tokstudy.workflow.study.checks import registered_adapter
 from tokstudy.workflow.study.paths import fill
 
@@ -161,7 +161,7 @@ class NMTPlanner:
 
     def seeded_training(self, seed: str) -> dict[str, Any]:
         """``nmt.train`` settings as a dict, with the run's seed."""
-        return to_dict(replace(self.config.train, seed=int(seed)))
+        return seeded_dict(self.config.train, seed)
 
     def score_files(self) -> list[str]:
         """The score file of every run."""

@@ -8,6 +8,7 @@ from typing import Any
 from tokstudy.analyses.correlation.settings import NMT_SIDES, CorrelationSettings
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.cells import CORPUS_SPLITS
+from tokstudy.training.config import from_mapping
 from tokstudy.workflow.analyses.base import AnalysisPlanner
 from tokstudy.workflow.nmt.plan import NMTPlanner
 from tokstudy.workflow.study.paths import expand
@@ -33,13 +34,16 @@ class CorrelationPlanner(AnalysisPlanner):
         return bool({"models", "nmt"} & set(self.study.config))
 
     def check(self) -> None:
-        """Settings given for the correlation need a downstream stage; a primary metric
-        must be one of the study's intrinsic columns (``{metric}_{split}``)."""
+        """Settings given for the correlation need a downstream stage and are checked here,
+        once (the rule's job rebuilds them unchecked); a primary metric must be one of the
+        study's intrinsic columns (``{metric}_{split}``)."""
         if self.section.get("correlation") not in (None, False) and not self._downstream():
             raise TokstudyError(
                 "config key analyses.correlation: the study has no downstream stage "
                 "(a models: or nmt: section) to correlate intrinsic metrics with"
             )
+        if self.settings() is not None:
+            from_mapping(CorrelationSettings, self.resampling(), "analyses.correlation")
         primary = (self.settings() or {}).get("primary", "")
         columns = [f"{m}_{split}" for m in self.plan.metrics.names for split in CORPUS_SPLITS]
         if primary and primary not in columns:
