@@ -28,7 +28,7 @@ TOKENIZERS = {f"bpe_{i}": "bpe" for i in range(4)} | {f"uni_{i}": "unigram" for 
 LANGUAGES = ("en", "fi")
 SEEDS = (0, 1)
 SIZES = (1000, 2000)
-SETTINGS = CorrelationSettings(bootstrap_samples=50, permutations=200, primary="nu_heldout")
+SETTINGS = CorrelationSettings(bootstrap_samples=20, permutations=100, primary="nu_heldout")
 STUDY = {
     "seed": 42,
     "results_dir": "results/whole",
