@@ -43,7 +43,7 @@ class CorrelationPlanner(AnalysisPlanner):
                 "(a models: or nmt: section) to correlate intrinsic metrics with"
             )
         if self.settings() is not None:
-            from_mapping(CorrelationSettings, self.resampling(), "analyses.correlation")
+            from_mapping(CorrelationSettings, self.resampling(), "config key analyses.correlation")
         primary = (self.settings() or {}).get("primary", "")
         columns = [f"{m}_{split}" for m in self.plan.metrics.names for split in CORPUS_SPLITS]
         if primary and primary not in columns:
