@@ -2,9 +2,11 @@
 (:mod:`tokstudy.analyses.correlation.pieces`).
 
 A piece is the study's config narrowed to some languages and seeds (``languages``,
-``models.languages``, ``models.seeds``) with its own ``results_dir``; run it with
+``models.languages``, ``models.seeds``) with its own ``results_dir``; write it, run it with
 ``snakemake --cores 2 --configfile PIECE.yaml``, then keep its two tables:
 
+    python scripts/study_pieces.py narrow --configfile config/predictive_variants.yaml \
+        --languages en --seeds 0 --results-dir results/variants_en0 --out en0.yaml
     python scripts/study_pieces.py export RESULTS_DIR --configfile PIECE.yaml \
         --out docs/data/X/en_seed0
     python scripts/study_pieces.py pool --configfile config/predictive_variants.yaml \
@@ -27,9 +29,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+import yaml  # noqa: E402
 from snakemake.utils import update_config  # noqa: E402
 
-from tokstudy.analyses.correlation.pieces import export_piece, pool_pieces  # noqa: E402
+from tokstudy.analyses.correlation.pieces import (  # noqa: E402
+    export_piece,
+    narrowed_config,
+    pool_pieces,
+)
 from tokstudy.analyses.correlation.settings import CorrelationSettings  # noqa: E402
 from tokstudy.errors import TokstudyError  # noqa: E402
 from tokstudy.workflow.config_files import load_config_file  # noqa: E402
@@ -73,6 +80,14 @@ def _utc(timestamp: float) -> str:
     return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).isoformat(timespec="seconds")
 
 
+def narrow_command(args: argparse.Namespace) -> None:
+    study = merged_config(args.configfile)
+    config = narrowed_config(study, args.languages, args.seeds, args.results_dir)
+    plan_study(config)  # what the piece's run would refuse, refused now
+    args.out.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    print(f"wrote {args.out}: snakemake --cores 2 --configfile {args.out}")
+
+
 def export_command(args: argparse.Namespace) -> None:
     config = merged_config(args.configfile)
     facts = {
@@ -107,6 +122,13 @@ def pool_command(args: argparse.Namespace) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
+    narrow = commands.add_parser("narrow", help="write the config of one piece")
+    narrow.add_argument("--configfile", type=Path, nargs="+", required=True)
+    narrow.add_argument("--languages", nargs="+", required=True)
+    narrow.add_argument("--seeds", type=int, nargs="+", required=True)
+    narrow.add_argument("--results-dir", required=True)
+    narrow.add_argument("--out", type=Path, required=True)
+    narrow.set_defaults(run=narrow_command)
     export = commands.add_parser("export", help="keep a finished piece's tables")
     export.add_argument("results_dir", type=Path)
     export.add_argument("--configfile", type=Path, nargs="+", required=True)

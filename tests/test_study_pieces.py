@@ -16,7 +16,9 @@ import yaml
 
 from tokstudy.analyses.correlation.pieces import (
     EXTRA_OUTPUTS,
+    check_piece_config,
     export_piece,
+    narrowed_config,
     pool_pieces,
     pooled_tables,
 )
@@ -161,3 +163,15 @@ def test_an_unfinished_piece_is_not_exported(tmp_path: Path) -> None:
     assert not (tmp_path / "piece").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
         "run"
     ]
+
+
+def test_a_narrowed_config_is_a_piece_of_its_study(tmp_path: Path) -> None:
+    piece = narrowed_config(STUDY, ["fi"], [1], "results/fi1")
+    assert piece["languages"] == {"fi": {}} and piece["results_dir"] == "results/fi1"
+    assert piece["models"]["languages"] == ["fi"] and piece["models"]["seeds"] == [1]
+    assert piece["tokenizers"] == STUDY["tokenizers"] and STUDY["models"]["seeds"] == [0, 1]
+    check_piece_config(tmp_path, piece, STUDY)  # no error: it belongs to the study
+    with pytest.raises(TokstudyError, match=r"languages de: not languages of the study \(en, fi"):
+        narrowed_config(STUDY, ["de"], [0], "r")
+    with pytest.raises(TokstudyError, match="seeds 2: the study's seeds are 0, 1"):
+        narrowed_config(STUDY, ["en"], [2], "r")

@@ -48,6 +48,40 @@ EXTRA_OUTPUTS = {
 }
 
 
+def narrowed_config(
+    study: Mapping[str, Any],
+    languages: Sequence[str],
+    seeds: Sequence[int],
+    results_dir: str,
+) -> dict[str, Any]:
+    """The config of one piece of ``study``: its ``languages`` (the study's settings of
+    each) and model ``seeds``, into its own ``results_dir``; a language or seed the study
+    does not have is a one-line error."""
+    config = json.loads(json.dumps(study))
+    models = config.get("models")
+    if not isinstance(models, dict):
+        raise TokstudyError("the study has no models: section to run in pieces")
+    unknown = [language for language in languages if language not in config.get("languages", {})]
+    if unknown or not languages:
+        raise TokstudyError(
+            f"languages {', '.join(unknown) or '(none)'}: not languages of the study "
+            f"({', '.join(config.get('languages', {}))})"
+        )
+    study_seeds = models.get("seeds", [0])
+    if not seeds or any(seed not in study_seeds for seed in seeds):
+        raise TokstudyError(
+            f"seeds {', '.join(map(str, seeds)) or '(none)'}: the study's seeds are "
+            f"{', '.join(map(str, study_seeds))}"
+        )
+    config["languages"] = {language: config["languages"][language] for language in languages}
+    models["languages"] = [
+        language for language in models.get("languages", languages) if language in languages
+    ]
+    models["seeds"] = list(seeds)
+    config["results_dir"] = results_dir
+    return config
+
+
 def export_piece(
     results_dir: Path, config: Mapping[str, Any], out: Path, facts: Mapping[str, Any]
 ) -> None:
