@@ -84,6 +84,7 @@ def narrow_command(args: argparse.Namespace) -> None:
     study = merged_config(args.configfile)
     config = narrowed_config(study, args.languages, args.seeds, args.results_dir)
     plan_study(config)  # what the piece's run would refuse, refused now
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     print(f"wrote {args.out}: snakemake --cores 2 --configfile {args.out}")
 
