@@ -155,8 +155,8 @@ def test_an_unknown_step_is_one_line(toy: Path, target: str, message: str) -> No
 
 def test_steps_fingerprint_only_the_parts_of_their_module_they_use(toy: Path) -> None:
     index = CodeIndex(toy)
-    compute = index.modules_of("tokstudy.steps.work.compute")
-    draw = index.modules_of("tokstudy.steps.work.draw")
+    compute = index.covered("tokstudy.steps.work.compute")[1]
+    draw = index.covered("tokstudy.steps.work.draw")[1]
     assert compute == {
         "tokstudy",
         "tokstudy.steps",
@@ -176,9 +176,9 @@ def test_steps_fingerprint_only_the_parts_of_their_module_they_use(toy: Path) ->
 
 
 def test_the_training_fingerprint_leaves_metrics_and_plots_out() -> None:
-    training = CodeIndex(Path(__file__).resolve().parents[1] / "src" / "tokstudy").modules_of(
+    training = CodeIndex(Path(__file__).resolve().parents[1] / "src" / "tokstudy").covered(
         "tokstudy.tokenizers.build.train_and_save"
-    )
+    )[1]
     assert {"tokstudy.tokenizers.adapters.sentencepiece", "tokstudy.tokenizers.adapters.hft"} <= (
         training
     )

@@ -187,17 +187,13 @@ class CodeIndex:
         (``tokstudy.tokenizers.build.train_and_save``, or ``module:function`` for a function
         a rule calls through the binder, whose code it then covers too): see the module's
         docstring."""
-        own, modules = self._code_of(target)
+        own, modules = self.covered(target)
         parts = [*own, *(f"{name}:{self.module_digest(name)}" for name in sorted(modules))]
         return _digest(parts)[:FINGERPRINT_DIGITS]
 
-    def modules_of(self, target: str) -> set[str]:
-        """The modules whose whole code ``target``'s fingerprint covers (for a function or
-        class, not its own module, of which it covers the statements it needs)."""
-        return self._code_of(target)[1]
-
-    def _code_of(self, target: str) -> tuple[list[str], set[str]]:
-        """(dumps of the statements of ``target``'s own module it needs, whole modules)."""
+    def covered(self, target: str) -> tuple[list[str], set[str]]:
+        """What ``target``'s fingerprint covers: the dumps of the statements of its own
+        module it needs (none for a module), and the modules whose whole code it covers."""
         module_name, attribute = self._split(target)
         if attribute is None:
             return [], self.closure([module_name])
