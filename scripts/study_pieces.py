@@ -8,7 +8,7 @@ A piece is the study's config narrowed to some languages and seeds (``languages`
     python scripts/study_pieces.py narrow --configfile config/predictive_variants.yaml \
         --languages en --seeds 0 --results-dir results/variants_en0 --out en0.yaml
     python scripts/study_pieces.py export RESULTS_DIR --configfile PIECE.yaml \
-        --out docs/data/X/en_seed0
+        --out docs/data/X/en_seed0 [--ran-at COMMIT] [--describe TEXT]
     python scripts/study_pieces.py pool --configfile config/predictive_variants.yaml \
         --out DIR docs/data/X/en_seed0 docs/data/X/fi_seed0 ...
 
@@ -92,7 +92,8 @@ def narrow_command(args: argparse.Namespace) -> None:
 def export_command(args: argparse.Namespace) -> None:
     config = merged_config(args.configfile)
     facts = {
-        "commit": _commit(),
+        "exported_with_commit": _commit(),
+        "ran_at_commit": args.ran_at or "not given",
         "configfiles": [str(path) for path in args.configfile],
         "exported_at": _utc(datetime.datetime.now(datetime.UTC).timestamp()),
         "cpu": _cpu(),
@@ -135,6 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--configfile", type=Path, nargs="+", required=True)
     export.add_argument("--out", type=Path, required=True)
     export.add_argument("--describe", default="", help="what the piece is, where it ran")
+    export.add_argument("--ran-at", help="the commit of the code the piece ran")
     export.set_defaults(run=export_command)
     pool = commands.add_parser("pool", help="the correlation tables of the pooled pieces")
     pool.add_argument("pieces", type=Path, nargs="+")
