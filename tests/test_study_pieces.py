@@ -5,6 +5,7 @@ refused with one line."""
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 from pathlib import Path
@@ -13,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 
 from tokstudy.analyses.correlation.pieces import (
     EXTRA_OUTPUTS,
@@ -175,3 +177,28 @@ def test_a_narrowed_config_is_a_piece_of_its_study(tmp_path: Path) -> None:
         narrowed_config(STUDY, ["de"], [0], "r")
     with pytest.raises(TokstudyError, match="seeds 2: the study's seeds are 0, 1"):
         narrowed_config(STUDY, ["en"], [2], "r")
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_the_kept_pieces_give_the_figures_the_results_page_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/results.md's variant-study table, recomputed from docs/data/predictive_variants
+    # by the command it names (the study config's data_root is read from the repository)
+    monkeypatch.chdir(REPO)
+    spec = importlib.util.spec_from_file_location("study_pieces", REPO / "scripts/study_pieces.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    pieces = sorted(str(p) for p in (REPO / "docs/data/predictive_variants").iterdir())
+    out = tmp_path / "pooled"
+    config = str(REPO / "config/predictive_variants.yaml")
+    assert script.main(["pool", *pieces, "--configfile", config, "--out", str(out)]) == 0
+    family = pd.read_csv(out / "correlation_family.csv").set_index(["score", "level", "scope"])
+    row = family[family["intrinsic"] == "continued_words_heldout"].loc[
+        ("clm_bits_per_byte_tiny", "within_family", "en")
+    ]
+    assert (row["units"], round(row["partial_spearman"], 2)) == (26, -0.09)
+    assert (round(row["partial_low"], 2), round(row["partial_high"], 2)) == (-0.43, 0.18)
+    assert round(row["p_within_size"], 2) == 0.62
+    assert "−0.09 [−0.43, 0.18]" in (REPO / "docs/results.md").read_text("utf-8")
