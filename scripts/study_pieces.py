@@ -30,7 +30,6 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
 import yaml  # noqa: E402
-from snakemake.utils import update_config  # noqa: E402
 
 from tokstudy.analyses.correlation.pieces import (  # noqa: E402
     export_piece,
@@ -39,19 +38,8 @@ from tokstudy.analyses.correlation.pieces import (  # noqa: E402
 )
 from tokstudy.analyses.correlation.settings import CorrelationSettings  # noqa: E402
 from tokstudy.errors import TokstudyError  # noqa: E402
-from tokstudy.workflow.config_files import load_config_file  # noqa: E402
+from tokstudy.workflow.config_files import merged_config_files  # noqa: E402
 from tokstudy.workflow.plan import plan_study  # noqa: E402
-
-
-def merged_config(paths: list[Path]) -> dict:
-    """The config files merged as Snakemake's ``--configfile`` merges them."""
-    config: dict = {}
-    for path in paths:
-        loaded = load_config_file(path)
-        if not isinstance(loaded, dict):
-            raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
-        update_config(config, loaded)
-    return config
 
 
 def _commit() -> str:
@@ -81,7 +69,7 @@ def _utc(timestamp: float) -> str:
 
 
 def narrow_command(args: argparse.Namespace) -> None:
-    study = merged_config(args.configfile)
+    study = merged_config_files(args.configfile)
     config = narrowed_config(study, args.languages, args.seeds, args.results_dir)
     plan_study(config)  # what the piece's run would refuse, refused now
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -90,7 +78,7 @@ def narrow_command(args: argparse.Namespace) -> None:
 
 
 def export_command(args: argparse.Namespace) -> None:
-    config = merged_config(args.configfile)
+    config = merged_config_files(args.configfile)
     facts = {
         "exported_with_commit": _commit(),
         "ran_at_commit": args.ran_at or "not given",
@@ -105,7 +93,7 @@ def export_command(args: argparse.Namespace) -> None:
 
 
 def pool_command(args: argparse.Namespace) -> None:
-    config = merged_config(args.configfile)
+    config = merged_config_files(args.configfile)
     plan = plan_study(config)
     correlation = plan.analyses["correlation"]
     settings = CorrelationSettings(**correlation.resampling())

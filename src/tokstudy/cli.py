@@ -359,18 +359,15 @@ def check_config_command(args: argparse.Namespace) -> None:
     result against the schema and resolve it as the workflow does (files, names, keys);
     then say whether this machine's RAM and disk fit the study (an estimate:
     :mod:`tokstudy.workflow.footprint`)."""
-    from snakemake.utils import update_config
-
-    from tokstudy.workflow.config_files import check_schema, load_config_file
+    from tokstudy.workflow.config_files import (
+        check_schema,
+        load_config_file,
+        merged_config_files,
+    )
     from tokstudy.workflow.footprint import fit_report
     from tokstudy.workflow.plan import plan_study
 
-    config: dict = {}
-    for path in args.configfile:
-        loaded = load_config_file(path)
-        if not isinstance(loaded, dict):
-            raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
-        update_config(config, loaded)
+    config = merged_config_files(args.configfile)
     check_schema(config, load_config_file(args.schema))
     plan = plan_study(config)
     print(f"{', '.join(map(str, args.configfile))}: ok")

@@ -94,6 +94,21 @@ def load_config_file(path: Path) -> Any:
     return loaded
 
 
+def merged_config_files(paths: Iterable[Path]) -> dict[str, Any]:
+    """The config files loaded strictly and merged as Snakemake's ``--configfile`` merges
+    them (a later file's keys over an earlier one's); a file that is not a mapping is one
+    line naming it."""
+    from snakemake.utils import update_config
+
+    config: dict[str, Any] = {}
+    for path in paths:
+        loaded = load_config_file(path)
+        if not isinstance(loaded, dict):
+            raise TokstudyError(f"config file {path}: not a mapping of keys at the top level")
+        update_config(config, loaded)
+    return config
+
+
 def check_config_files(paths: Iterable[Path]) -> None:
     """Load every config file strictly (see :func:`load_config_file`)."""
     for path in paths:
