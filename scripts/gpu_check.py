@@ -109,6 +109,17 @@ class Vocabulary:
         return self.size
 
 
+def linear_optimization(model: torch.nn.Module, config: Any, steps: int):
+    """The optimizer of the clm and MLM rows: the shared one, one warm-up step, then the
+    linear decay over ``steps``, on the model's device."""
+    from tokstudy.training.optimizer import build_optimizer
+
+    device = next(model.parameters()).device
+    return build_optimizer(
+        model, config.lr, config.weight_decay, steps=steps, warmup_steps=1, device=device
+    )
+
+
 def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     """The clm row: a Llama decoder on a random token stream."""
     import numpy as np
@@ -118,7 +129,6 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     from tokstudy.models.clm.stream import LineStream
     from tokstudy.models.clm.train import ClmTask, StreamBatches
     from tokstudy.models.config import ClmConfig
-    from tokstudy.training.optimizer import with_linear_schedule
 
     config = ClmConfig(
         preset=sizes.clm_preset,
@@ -134,11 +144,9 @@ def clm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     stream = LineStream(ids, offsets, eol_id=sizes.vocab - 1)
     task = ClmTask(StreamBatches(stream, config), ids[:2048], config, sizes.device)
     model = LlamaForCausalLM(model_config).to(sizes.device)
-    optimizer = with_linear_schedule(
-        model, config.lr, config.weight_decay, steps, 1, fused=sizes.device == "cuda"
-    )
+    optimization = linear_optimization(model, config, steps)
     label = f"clm {sizes.clm_preset}, {sizes.context} x {sizes.clm_batch}"
-    return label, model, task, optimizer, train_flops_per_token(model_config, sizes.context)
+    return label, model, task, optimization, train_flops_per_token(model_config, sizes.context)
 
 
 def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
@@ -152,7 +160,6 @@ def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         bert_flops_per_token,
         bert_mlm_loss,
     )
-    from tokstudy.training.optimizer import with_linear_schedule
 
     config = PretrainConfig(
         preset=sizes.bert_preset,
@@ -172,14 +179,12 @@ def mlm_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         return {"input_ids": ids, "labels": labels}
 
     model = BertForMaskedLM(model_config).to(sizes.device)
-    optimizer = with_linear_schedule(
-        model, config.lr, config.weight_decay, steps, 1, fused=sizes.device == "cuda"
-    )
+    optimization = linear_optimization(model, config, steps)
     label = f"BERT {sizes.bert_preset} MLM, {sizes.bert_length} x {sizes.bert_batch}"
     if sizes.bert_attention_dropout is not None:
         label += f", attention dropout {sizes.bert_attention_dropout:g}"
     flops = bert_flops_per_token(model_config, config)
-    return label, model, MlmTask(batches, bert_mlm_loss), optimizer, flops
+    return label, model, MlmTask(batches, bert_mlm_loss), optimization, flops
 
 
 def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
@@ -189,8 +194,8 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
 
     from tokstudy.nmt.batching import Example, SpecialIds
     from tokstudy.nmt.config import TrainConfig
-    from tokstudy.nmt.model import build_model, optimizer_and_schedule
-    from tokstudy.nmt.train import NmtTask
+    from tokstudy.nmt.model import build_model
+    from tokstudy.nmt.train import NmtTask, nmt_optimization
 
     config = TrainConfig(
         preset=sizes.nmt_preset,
@@ -221,14 +226,14 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         evaluate=lambda model: {"chrf": 0.0, "bleu": 0.0},
         save=lambda model: None,
     )
-    optimizer = optimizer_and_schedule(model, config, fused=sizes.device == "cuda")
+    optimization = nmt_optimization(model, config, torch.device(sizes.device))
     label = f"NMT {sizes.nmt_preset}, {sizes.nmt_tokens}-token batches"
     if sizes.nmt_pad_to_multiple > 1:
         label += f", padded to x{sizes.nmt_pad_to_multiple}"
     if sizes.nmt_cuda_graphs:
         label += ", fixed shapes (CUDA graphs)"
     # the task counts each batch's FLOPs at its lengths (NmtTask.flops): none per token
-    return label, model, task, optimizer, 0.0
+    return label, model, task, optimization, 0.0
 
 
 KINDS: tuple[Callable[..., Any], ...] = (clm_kind, mlm_kind, nmt_kind)
@@ -302,27 +307,20 @@ def train_kind(
 
     torch._dynamo.reset()
     torch.manual_seed(0)
-    label, model, task, (optimizer, scheduler), flops = kind(sizes, compile_loss, steps)
-    settings = LoopSettings(
-        steps=steps,
-        log_every=log_every,
-        checkpoint_every=steps + 1,
-        grad_clip=1.0,
-        compile=compile_loss,
-        flops_per_token=flops,
-    )
+    label, model, task, optimization, flops = kind(sizes, compile_loss, steps)
     with tempfile.TemporaryDirectory() as folder:
-        result = train(
-            model,
-            optimizer,
-            scheduler,
-            task,
-            settings,
-            Path(folder),
-            device=torch.device(sizes.device),
+        settings = LoopSettings(
+            steps=steps,
+            log_every=log_every,
+            checkpoint_every=steps + 1,
+            grad_clip=1.0,
+            out_dir=Path(folder),
             run_fingerprint="gpu_check",
-            on_step=on_step,
+            compile=compile_loss,
+            flops_per_token=flops,
         )
+        device = torch.device(sizes.device)
+        result = train(model, optimization, task, settings, device=device, on_step=on_step)
         return label, result, pd.read_csv(Path(folder) / "train_log.csv")
 
 

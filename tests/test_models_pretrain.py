@@ -36,7 +36,7 @@ from tokstudy.models.pretrain import (
     bert_config,
     bert_mlm_loss,
     pretrain_bert,
-    train_loop,
+    train_mlm,
 )
 from tokstudy.training import device as device_module
 from tokstudy.training.config import from_mapping
@@ -94,7 +94,7 @@ def test_loss_falls_on_a_repeated_batch(tmp_path, corpus_dir, tokenizer):
     fixed = BertBatches(TokenCorpus.open(corpus_dir), tokenizer, config)(0)
     torch.manual_seed(0)
     model = BertForMaskedLM(bert_config(tokenizer, config))
-    train_loop(
+    train_mlm(
         model,
         lambda step: fixed,
         config,
@@ -304,7 +304,7 @@ def test_the_loop_gives_each_micro_batch_the_positions_of_its_own_rows(
 
     torch.manual_seed(0)
     model = BertForMaskedLM(bert_config(tokenizer, config))
-    train_loop(
+    train_mlm(
         model,
         batches,
         config,

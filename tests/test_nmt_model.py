@@ -31,8 +31,8 @@ from tokstudy.nmt.batching import (
 )
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.decode import hypothesis_ids, translate
-from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
-from tokstudy.nmt.train import NmtTask
+from tokstudy.nmt.model import build_model, label_smoothed_loss
+from tokstudy.nmt.train import NmtTask, nmt_optimization
 from tokstudy.tokenizers.base import SPECIAL_TOKENS, Tokenizer, TrainSpec
 from tokstudy.training.data_fit import unit_counts
 
@@ -490,7 +490,9 @@ def test_label_smoothing_prefers_the_smoothed_distribution_to_certainty() -> Non
 
 def test_inverse_square_root_schedule_with_warmup() -> None:
     model = torch.nn.Linear(2, 2)
-    optimizer, schedule = optimizer_and_schedule(model, TrainConfig(lr=1e-3, warmup_steps=100))
+    optimizer, schedule = nmt_optimization(
+        model, TrainConfig(lr=1e-3, warmup_steps=100), torch.device("cpu")
+    )
     rates = []
     for _ in range(400):
         optimizer.step()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import torch
@@ -13,6 +14,9 @@ from tokstudy.nmt.config import TrainConfig
 from tokstudy.training.config import RunSettings, from_mapping
 from tokstudy.training.loop import LoopSettings
 from tokstudy.training.optimizer import build_optimizer
+
+#: where a run lives: what :meth:`LoopSettings.of_run` takes beside the section's keys
+RUN = {"out_dir": Path("run"), "run_fingerprint": "f"}
 
 SECTIONS = [
     (PretrainConfig, "models.pretrain"),
@@ -86,7 +90,7 @@ def test_each_section_leaves_out_its_own_evaluation_keys() -> None:
 @pytest.mark.parametrize(("cls", "section"), SECTIONS)
 def test_the_loop_takes_the_run_keys_and_names_the_section(cls, section) -> None:
     config = cls(checkpoint_every=6, log_every=3, grad_clip=0.25, on_bad_checkpoint="restart")
-    loop = LoopSettings.of_run(config, 30, eval_every=10, patience=2)
+    loop = LoopSettings.of_run(config, 30, **RUN, eval_every=10, patience=2)
     assert (loop.steps, loop.checkpoint_every, loop.log_every, loop.grad_clip) == (30, 6, 3, 0.25)
     assert (loop.eval_every, loop.patience, loop.on_bad_checkpoint) == (10, 2, "restart")
     assert loop.compile_key == f"{section}.compile"
@@ -94,9 +98,11 @@ def test_the_loop_takes_the_run_keys_and_names_the_section(cls, section) -> None
 
 
 def test_nmt_logs_and_checkpoints_at_every_evaluation_unless_told() -> None:
-    loop = LoopSettings.of_run(TrainConfig(eval_every=250), 1000, eval_every=250)
+    loop = LoopSettings.of_run(TrainConfig(eval_every=250), 1000, **RUN, eval_every=250)
     assert (loop.log_every, loop.checkpoint_every) == (250, 250)
-    loop = LoopSettings.of_run(TrainConfig(eval_every=250, log_every=50), 1000, eval_every=250)
+    loop = LoopSettings.of_run(
+        TrainConfig(eval_every=250, log_every=50), 1000, **RUN, eval_every=250
+    )
     assert (loop.log_every, loop.checkpoint_every) == (50, 250)
 
 
@@ -113,7 +119,7 @@ def test_the_optimizer_decays_weight_matrices_only() -> None:
     model = _Tiny()
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
     lr, decay = 0.1, 0.5
-    optimizer = build_optimizer(model, lr, decay)
+    optimizer, _ = build_optimizer(model, lr, decay, steps=10, warmup_steps=0)
     assert sum(len(group["params"]) for group in optimizer.param_groups) == 4  # not frozen
     for param in model.parameters():
         if param.requires_grad:
@@ -125,3 +131,42 @@ def test_the_optimizer_decays_weight_matrices_only() -> None:
     torch.testing.assert_close(after["linear.weight"], before["linear.weight"] * (1 - lr * decay))
     for name in ("linear.bias", "norm.weight", "norm.bias", "frozen"):
         torch.testing.assert_close(after[name], before[name])
+
+
+def _rates(schedule: str, steps: int, warmup_steps: int, updates: int) -> list[float]:
+    """The learning rate in force at each of the first ``updates`` updates (lr 1)."""
+    model = torch.nn.Linear(2, 2)
+    optimizer, scheduler = build_optimizer(
+        model, 1.0, 0.0, steps=steps, warmup_steps=warmup_steps, schedule=schedule
+    )
+    rates = []
+    for _ in range(updates):
+        rates.append(scheduler.get_last_lr()[0])
+        optimizer.step()
+        scheduler.step()
+    return rates
+
+
+def test_the_linear_schedule_warms_up_then_reaches_zero_at_the_last_step() -> None:
+    # by hand: step / 4 during the 4 warm-up steps, then (10 - step) / (10 - 4)
+    expected = [0, 0.25, 0.5, 0.75, 1, 5 / 6, 4 / 6, 3 / 6, 2 / 6, 1 / 6, 0]
+    assert _rates("linear", 10, 4, 11) == pytest.approx(expected)
+    # a warm-up longer than the run is cut to the run: step / 10, never decaying
+    assert _rates("linear", 10, 40, 10) == pytest.approx([step / 10 for step in range(10)])
+
+
+def test_the_inverse_sqrt_schedule_falls_as_one_over_the_root_of_the_step() -> None:
+    rates = _rates("inverse_sqrt", 10, 4, 17)
+    assert rates[2] == pytest.approx(0.5)  # half-way up the warm-up
+    assert rates[4] == pytest.approx(1.0)
+    assert rates[16] == pytest.approx(0.5)  # 4 × warm-up: 1/√4, past the run's 10 steps
+
+
+def test_the_optimizer_is_fused_on_cuda_only_and_knows_its_schedules() -> None:
+    model = torch.nn.Linear(2, 2)
+    optimizer, _ = build_optimizer(
+        model, 0.1, 0.0, steps=5, warmup_steps=1, device=torch.device("cpu")
+    )
+    assert not optimizer.defaults.get("fused")
+    with pytest.raises(ValueError, match="unknown schedule 'cosine'"):
+        build_optimizer(model, 0.1, 0.0, steps=5, warmup_steps=1, schedule="cosine")

@@ -124,7 +124,7 @@ def test_a_named_scale_trains_one_preset_at_a_second_budget(tmp_path: Path) -> N
     assert clm.clm_settings("tiny_flops", "0")["budget"] == "flops"
     assert clm.clm_settings("tiny", "0")["budget"] == "bytes"
     # the same preset: the same priority, from the preset, not the name
-    ranks = {clm.clm_priority(SimpleNamespace(scale=s, size="50")) for s in clm.clm_scales()}
+    ranks = {clm.clm_priority(SimpleNamespace(scale=s, size="50")) for s in clm.scales}
     assert ranks == {0}
 
 

@@ -21,6 +21,7 @@ from tokstudy.nmt.model import build_model
 from tokstudy.nmt.train import NmtTask, nmt_train_flops
 from tokstudy.training import loop as loop_module
 from tokstudy.training.loop import LoopSettings, TrainingTask, run_peak, train
+from tokstudy.training.optimizer import Optimization
 
 SPECIAL = SpecialIds(pad=0, bos=1, eos=2, suppressed=(0, 1))
 
@@ -133,18 +134,16 @@ def test_the_log_takes_a_tasks_own_count(tmp_path, monkeypatch: pytest.MonkeyPat
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
     settings = LoopSettings(
-        steps=4, log_every=2, checkpoint_every=4, grad_clip=1.0, flops_per_token=7.0
-    )
-    result = train(
-        model,
-        optimizer,
-        scheduler,
-        _Counted(),
-        settings,
-        tmp_path,
-        device=torch.device("cpu"),
+        steps=4,
+        log_every=2,
+        checkpoint_every=4,
+        grad_clip=1.0,
+        out_dir=tmp_path,
         run_fingerprint="f",
+        flops_per_token=7.0,
     )
+    optimization = Optimization(optimizer, scheduler)
+    result = train(model, optimization, _Counted(), settings, device=torch.device("cpu"))
     log = pd.read_csv(tmp_path / "train_log.csv")
     assert list(log["flops_per_s"]) == pytest.approx(list(25 * log["tokens_per_s"]))
     assert list(log["mfu"]) == pytest.approx(list(log["flops_per_s"]))

@@ -16,6 +16,7 @@ from tokstudy.training import device as device_module
 from tokstudy.training import loop as loop_module
 from tokstudy.training.device import check_compile, peak_flops, peak_for_name, resolve_compile
 from tokstudy.training.loop import LOOP_COLUMNS, LoopSettings, TrainingTask, compiled_loss, train
+from tokstudy.training.optimizer import Optimization
 
 
 def test_clm_flops_per_token_match_a_hand_count() -> None:
@@ -75,20 +76,17 @@ def _train(out: Path, steps: int = 6, on_step=None) -> tuple[Regression, torch.n
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
     settings = LoopSettings(
-        steps=steps, log_every=2, checkpoint_every=2, grad_clip=1.0, flops_per_token=10.0
+        steps=steps,
+        log_every=2,
+        checkpoint_every=2,
+        grad_clip=1.0,
+        out_dir=out,
+        run_fingerprint="f",
+        flops_per_token=10.0,
     )
     task = Regression()
-    train(
-        model,
-        optimizer,
-        scheduler,
-        task,
-        settings,
-        out,
-        device=torch.device("cpu"),
-        run_fingerprint="f",
-        on_step=on_step,
-    )
+    optimization = Optimization(optimizer, scheduler)
+    train(model, optimization, task, settings, device=torch.device("cpu"), on_step=on_step)
     return task, model
 
 

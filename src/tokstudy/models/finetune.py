@@ -27,7 +27,7 @@ from tokstudy.models.classification_scores import macro_f1
 from tokstudy.models.config import FinetuneConfig
 from tokstudy.runtime.progress import progress
 from tokstudy.training.device import autocast, resolve_device
-from tokstudy.training.optimizer import with_linear_schedule
+from tokstudy.training.optimizer import build_optimizer
 
 log = logging.getLogger(__name__)
 
@@ -163,8 +163,12 @@ def finetune(
     model.to(device)
     steps_per_epoch = -(-len(train) // config.batch_size)
     total = steps_per_epoch * config.epochs
-    optimizer, scheduler = with_linear_schedule(
-        model, config.lr, config.weight_decay, total, round(config.warmup_ratio * total)
+    optimizer, scheduler = build_optimizer(
+        model,
+        config.lr,
+        config.weight_decay,
+        steps=total,
+        warmup_steps=round(config.warmup_ratio * total),
     )
     order_rng = np.random.default_rng(config.seed)
     best = (-1.0, 0, copy.deepcopy(model.state_dict()))

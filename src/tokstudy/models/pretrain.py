@@ -44,7 +44,7 @@ from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopResult, LoopSettings, TrainingTask, result_summary, train
-from tokstudy.training.optimizer import with_linear_schedule
+from tokstudy.training.optimizer import build_optimizer
 from tokstudy.training.run_state import MODEL_DIR, keep_outputs, restore_outputs
 
 log = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ class MlmTask(TrainingTask):
         return with_label_positions(batch)
 
 
-def train_loop(
+def train_mlm(
     model: torch.nn.Module,
     batches: BatchSource,
     config: PretrainConfig,
@@ -178,36 +178,32 @@ def train_loop(
     flops_per_token: float = 0.0,
     checkpoint_dir: Path | None = None,
 ) -> LoopResult:
-    """Train ``model`` for ``config.steps`` steps on the shared loop
-    (:func:`tokstudy.training.loop.train`), resuming from the checkpoint.
+    """Train ``model`` (BERT or CharacterBERT) on the MLM task for ``config.steps`` steps on
+    the shared loop (:func:`tokstudy.training.loop.train`), resuming from the checkpoint.
 
     ``loss_fn(model, batch)`` gives the batch's loss; ``on_step(step)`` is called after
     each completed step (progress hooks, tests); ``checkpoint_dir``: where the checkpoint
     lives (``out_dir`` unless given).
     """
     model.to(device)
-    optimizer, scheduler = with_linear_schedule(
+    optimization = build_optimizer(
         model,
         config.lr,
         config.weight_decay,
-        config.steps,
-        min(config.warmup_steps, config.steps),
-        fused=device.type == "cuda",
+        steps=config.steps,
+        warmup_steps=config.warmup_steps,
+        device=device,
     )
     settings = LoopSettings.of_run(
-        config, config.steps, flops_per_token=flops_per_token, checkpoint_dir=checkpoint_dir
-    )
-    return train(
-        model,
-        optimizer,
-        scheduler,
-        MlmTask(batches, loss_fn),
-        settings,
-        out_dir,
-        device=device,
+        config,
+        config.steps,
+        out_dir=out_dir,
         run_fingerprint=run_fingerprint,
-        on_step=on_step,
+        flops_per_token=flops_per_token,
+        checkpoint_dir=checkpoint_dir,
     )
+    task = MlmTask(batches, loss_fn)
+    return train(model, optimization, task, settings, device=device, on_step=on_step)
 
 
 def bert_flops_per_token(model_config: BertConfig, config: PretrainConfig) -> float:
@@ -231,11 +227,13 @@ def finish_run(
     save_model: Callable[[Path], None],
     summary: dict[str, Any],
     checkpoint_dir: Path | None = None,
+    summary_file: str = SUMMARY_FILE,
 ) -> Path:
-    """Save the model atomically, write the summary marker, keep the outputs as the run's
-    state in place of its checkpoint (:func:`~tokstudy.training.run_state.keep_outputs`)."""
+    """Save the model atomically, write the summary marker (``summary_file``), keep the
+    outputs as the run's state in place of its checkpoint
+    (:func:`~tokstudy.training.run_state.keep_outputs`); the model folder."""
     model_dir = save_atomically(save_model, out_dir / MODEL_DIR)
-    (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    (out_dir / summary_file).write_text(json.dumps(summary, indent=1), encoding="utf-8")
     keep_outputs(out_dir, checkpoint_dir)
     return model_dir
 
@@ -271,7 +269,7 @@ def pretrain_bert(
     checkpoint_dir = checkpoint_folder(checkpoint_root, run_fingerprint)
     if restore_outputs(out_dir, checkpoint_dir, write=distributed.is_main()):
         return out_dir / MODEL_DIR
-    result = train_loop(
+    result = train_mlm(
         model,
         batches,
         config,

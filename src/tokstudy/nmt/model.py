@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from transformers import MarianConfig, MarianMTModel, get_inverse_sqrt_schedule
+from transformers import MarianConfig, MarianMTModel
 
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.batching import IGNORE_INDEX, SpecialIds
-from tokstudy.nmt.config import PRESETS, TrainConfig
-from tokstudy.training.optimizer import build_optimizer
+from tokstudy.nmt.config import PRESETS
 
 #: sinusoidal positions computed (no parameters); longer sources are truncated
 MAX_POSITIONS = 1024
-ADAM_EPSILON = 1e-9
 
 
 def build_model(
@@ -102,20 +100,3 @@ def label_smoothed_loss(
     with torch.no_grad():
         nll = F.cross_entropy(flat_logits, flat_labels, ignore_index=IGNORE_INDEX, reduction="sum")
     return loss, nll, (flat_labels != IGNORE_INDEX).sum()
-
-
-def optimizer_and_schedule(
-    model: torch.nn.Module, config: TrainConfig, *, fused: bool = False
-) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LambdaLR]:
-    """The shared optimizer (:func:`~tokstudy.training.optimizer.build_optimizer`) with
-    the NMT betas and epsilon, and the inverse-square-root schedule with linear warm-up to
-    ``config.lr``."""
-    optimizer = build_optimizer(
-        model,
-        config.lr,
-        config.weight_decay,
-        betas=(config.adam_betas[0], config.adam_betas[1]),
-        eps=ADAM_EPSILON,
-        fused=fused,
-    )
-    return optimizer, get_inverse_sqrt_schedule(optimizer, num_warmup_steps=config.warmup_steps)

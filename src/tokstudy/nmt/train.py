@@ -49,7 +49,7 @@ from tokstudy.nmt.batching import (
 )
 from tokstudy.nmt.config import DecodeConfig, TrainConfig
 from tokstudy.nmt.decode import encode_sources, translate
-from tokstudy.nmt.model import build_model, label_smoothed_loss, optimizer_and_schedule
+from tokstudy.nmt.model import build_model, label_smoothed_loss
 from tokstudy.nmt.scoring import corpus_scores, detokenize
 from tokstudy.tokenizers.base import Tokenizer
 from tokstudy.training import distributed
@@ -60,11 +60,14 @@ from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_decoder_flops
 from tokstudy.training.loop import LoopSettings, TrainingTask, train
+from tokstudy.training.optimizer import Optimization, build_optimizer
 from tokstudy.training.run_state import MODEL_DIR, keep_outputs, link_or_copy, restore_outputs
 
 log = logging.getLogger(__name__)
 
 SUMMARY_FILE = "train.json"
+#: Adam's epsilon of the NMT runs (Marian's Transformer recipe: betas 0.9, 0.98; 1e-9)
+ADAM_EPSILON = 1e-9
 
 
 def epoch_batches(
@@ -210,6 +213,25 @@ def run_fingerprint(
     )
 
 
+def nmt_optimization(
+    model: torch.nn.Module, config: TrainConfig, device: torch.device
+) -> Optimization:
+    """The shared optimizer (:func:`~tokstudy.training.optimizer.build_optimizer`) with the
+    NMT betas and epsilon, and the inverse-square-root schedule after a linear warm-up to
+    ``config.lr``."""
+    return build_optimizer(
+        model,
+        config.lr,
+        config.weight_decay,
+        steps=config.max_steps,
+        warmup_steps=config.warmup_steps,
+        schedule="inverse_sqrt",
+        betas=(config.adam_betas[0], config.adam_betas[1]),
+        eps=ADAM_EPSILON,
+        device=device,
+    )
+
+
 @distributed.per_config_devices("nmt.train.devices")
 def train_translation_model(
     source_tokenizer: Tokenizer,
@@ -254,7 +276,7 @@ def train_translation_model(
         joint=joint,
         dropout=config.dropout,
     ).to(device)
-    optimizer, scheduler = optimizer_and_schedule(model, config, fused=device.type == "cuda")
+    optimization = nmt_optimization(model, config, device)
     fingerprint = run_fingerprint(
         config, source_tokenizer, target_tokenizer, train_pairs, dev_pairs
     )
@@ -299,21 +321,13 @@ def train_translation_model(
     settings = LoopSettings.of_run(
         config,
         config.max_steps,
+        out_dir=out_dir,
+        run_fingerprint=fingerprint,
         eval_every=config.eval_every,
         patience=config.patience,
         checkpoint_dir=checkpoint_dir,
     )
-    result = train(
-        model,
-        optimizer,
-        scheduler,
-        task,
-        settings,
-        out_dir,
-        device=device,
-        run_fingerprint=fingerprint,
-        on_step=on_step,
-    )
+    result = train(model, optimization, task, settings, device=device, on_step=on_step)
     if not distributed.is_main():  # rank 0 evaluated and writes; launch returns its summary
         return {}
     best, step, epoch, scores = result.best, result.steps, task.epoch, task.scores

@@ -44,6 +44,7 @@ from tokstudy.training import distributed
 from tokstudy.training.config import RunSettings
 from tokstudy.training.core import EarlyStopping, Throughput, TrainingRun
 from tokstudy.training.device import peak_flops, prepare_device, resolve_compile
+from tokstudy.training.optimizer import Optimization
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,9 @@ class _LossModule(torch.nn.Module):
 
 @dataclass(frozen=True)
 class LoopSettings:
-    """How the loop runs: ``steps`` updates, a log row every ``log_every`` steps (and at
+    """How and where the loop runs: the run's folder ``out_dir`` and ``run_fingerprint``
+    (the hash of the settings that fix its weights, which its checkpoint must match),
+    ``steps`` updates, a log row every ``log_every`` steps (and at
     every evaluation and the last step), an evaluation every ``eval_every`` steps and at
     the last (0: none), early stopping after ``patience`` evaluations without gain (0:
     off), a checkpoint every ``checkpoint_every`` steps. ``flops_per_token``: training
@@ -76,6 +79,8 @@ class LoopSettings:
     log_every: int
     checkpoint_every: int
     grad_clip: float
+    out_dir: Path
+    run_fingerprint: str
     #: micro-batches per step: each step's batch is cut into this many parts, their
     #: gradients summed before the one update (the same global batch in less memory)
     accumulate: int = 1
@@ -95,8 +100,9 @@ class LoopSettings:
     def of_run(cls, run: RunSettings, steps: int, **task: Any) -> LoopSettings:
         """The settings of a run of ``steps`` updates from its training section's run keys
         (:class:`~tokstudy.training.config.RunSettings`; a ``log_every`` or
-        ``checkpoint_every`` of 0 is ``eval_every``) and the task's own (``eval_every``,
-        ``patience``, ``flops_per_token``, ``checkpoint_dir``)."""
+        ``checkpoint_every`` of 0 is ``eval_every``) and the run's own (``out_dir``,
+        ``run_fingerprint``, ``eval_every``, ``patience``, ``flops_per_token``,
+        ``checkpoint_dir``)."""
         eval_every = task.get("eval_every", 0)
         return cls(
             steps=steps,
@@ -238,18 +244,17 @@ def compiled_loss(task: TrainingTask, device: torch.device) -> tuple[Callable[..
 
 def train(
     model: torch.nn.Module,
-    optimizer: torch.optim.Optimizer,
-    scheduler: torch.optim.lr_scheduler.LRScheduler,
+    optimization: Optimization,
     task: TrainingTask,
     settings: LoopSettings,
-    out_dir: Path,
     *,
     device: torch.device,
-    run_fingerprint: str,
     on_step: Callable[[int], None] | None = None,
 ) -> LoopResult:
-    """Train ``model`` on ``task`` for ``settings.steps`` steps in ``out_dir`` (resuming
-    from its checkpoint); ``on_step(done)`` runs after each step (progress hooks, tests)."""
+    """Train ``model`` on ``task`` for ``settings.steps`` steps in ``settings.out_dir``
+    (resuming from its checkpoint) with ``optimization``
+    (:func:`~tokstudy.training.optimizer.build_optimizer`); ``on_step(done)`` runs after
+    each step (progress hooks, tests)."""
     prepare_device(device, task.variable_shapes)
     compiling = resolve_compile(
         settings.compile, device, settings.compile_key, task.compile_on_cuda
@@ -258,18 +263,17 @@ def train(
     # only rank 0 writes the run's folder; the others log into a scratch folder
     scratch = None if main else tempfile.TemporaryDirectory(prefix="tokstudy-rank-")
     run = TrainingRun(
-        out_dir if main else Path(scratch.name),
+        settings.out_dir if main else Path(scratch.name),
         model,
-        optimizer,
-        scheduler,
+        *optimization,
         device=device,
         bf16=settings.bf16,
         grad_clip=settings.grad_clip,
-        run_fingerprint=run_fingerprint,
+        run_fingerprint=settings.run_fingerprint,
         log_columns=("step", *task.log_columns, *LOOP_COLUMNS),
         on_bad_checkpoint=settings.on_bad_checkpoint,
         restart_hint=settings.restart_hint,
-        checkpoint_dir=settings.checkpoint_dir or out_dir,
+        checkpoint_dir=settings.checkpoint_dir or settings.out_dir,
         keep_log=main,
     )
     start, state = run.resume()

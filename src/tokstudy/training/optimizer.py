@@ -1,9 +1,23 @@
-"""The one optimizer of every trained model: AdamW, weight decay on weight matrices only."""
+"""The one optimizer of every trained model: AdamW, weight decay on weight matrices only,
+with its learning-rate schedule."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
-from transformers import get_linear_schedule_with_warmup
+from transformers import get_inverse_sqrt_schedule, get_linear_schedule_with_warmup
+
+#: the learning-rate schedules after the linear warm-up: ``linear`` decays to 0 at the last
+#: step (clm, MLM, fine-tuning), ``inverse_sqrt`` falls as 1/√step (NMT)
+SCHEDULES = ("linear", "inverse_sqrt")
+
+
+class Optimization(NamedTuple):
+    """An optimizer and its learning-rate schedule, stepped together by the loop."""
+
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
 
 
 def build_optimizer(
@@ -11,18 +25,26 @@ def build_optimizer(
     lr: float,
     weight_decay: float,
     *,
+    steps: int,
+    warmup_steps: int,
+    schedule: str = "linear",
     betas: tuple[float, float] = (0.9, 0.999),
     eps: float = 1e-8,
-    fused: bool = False,
-) -> torch.optim.AdamW:
+    device: torch.device | None = None,
+) -> Optimization:
     """AdamW over ``model``'s trainable parameters, with ``weight_decay`` on the weight
     matrices and none on biases and normalisation weights (parameters of fewer than two
-    dimensions); its fused CUDA kernel when ``fused``. The schedule is the task's."""
+    dimensions); its fused kernel on a CUDA ``device``. The learning rate warms up
+    linearly over ``warmup_steps`` to ``lr``, then follows ``schedule``
+    (:data:`SCHEDULES`); ``linear`` reaches 0 at ``steps`` (its warm-up at most that)."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}; known: {', '.join(SCHEDULES)}")
     decay, no_decay = [], []
     for param in model.parameters():
         if param.requires_grad:
             (decay if param.ndim >= 2 else no_decay).append(param)
-    return torch.optim.AdamW(
+    fused = device is not None and device.type == "cuda"
+    optimizer = torch.optim.AdamW(
         [
             {"params": decay, "weight_decay": weight_decay},
             {"params": no_decay, "weight_decay": 0.0},
@@ -32,18 +54,7 @@ def build_optimizer(
         eps=eps,
         **({"fused": True} if fused else {}),
     )
-
-
-def with_linear_schedule(
-    model: torch.nn.Module,
-    lr: float,
-    weight_decay: float,
-    steps: int,
-    warmup_steps: int,
-    *,
-    fused: bool = False,
-) -> tuple[torch.optim.AdamW, torch.optim.lr_scheduler.LambdaLR]:
-    """:func:`build_optimizer` and a linear warm-up over ``warmup_steps`` to ``lr``, then a
-    linear decay to 0 at ``steps`` (the clm, MLM and fine-tuning schedule)."""
-    optimizer = build_optimizer(model, lr, weight_decay, fused=fused)
-    return optimizer, get_linear_schedule_with_warmup(optimizer, warmup_steps, steps)
+    if schedule == "inverse_sqrt":
+        return Optimization(optimizer, get_inverse_sqrt_schedule(optimizer, warmup_steps))
+    warmup_steps = min(warmup_steps, steps)
+    return Optimization(optimizer, get_linear_schedule_with_warmup(optimizer, warmup_steps, steps))

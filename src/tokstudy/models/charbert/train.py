@@ -14,7 +14,7 @@ from tokstudy.models.charbert.model import CharacterBertForMaskedLM, model_setti
 from tokstudy.models.charbert.spelling import Speller
 from tokstudy.models.config import CharBertConfig, PretrainConfig, from_mapping, to_dict
 from tokstudy.models.data import TokenCorpus
-from tokstudy.models.pretrain import MODEL_DIR, fingerprint, finish_run, train_loop
+from tokstudy.models.pretrain import MODEL_DIR, fingerprint, finish_run, train_mlm
 from tokstudy.training.checkpoint import checkpoint_folder
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.loop import result_summary
@@ -48,7 +48,7 @@ def pretrain_charbert(
     checkpoint_dir = checkpoint_folder(checkpoint_root, run_fingerprint)
     if restore_outputs(out_dir, checkpoint_dir):
         return out_dir / MODEL_DIR
-    result = train_loop(
+    result = train_mlm(
         model,
         CharBertBatches(corpus, tokenizer, speller, config),
         config,

@@ -4,7 +4,6 @@ next-token loss; the run folder described in :mod:`tokstudy.models.clm`."""
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Callable
@@ -23,15 +22,14 @@ from tokstudy.models.clm.windows import LogitsModel, token_nll
 from tokstudy.models.config import CLM_PRESETS, ClmConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, vocab_fingerprint
 from tokstudy.models.family import load_transformers_tokenizer
-from tokstudy.models.pretrain import MODEL_DIR
+from tokstudy.models.pretrain import MODEL_DIR, finish_run
 from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
-from tokstudy.training.core import save_atomically
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.loop import LoopSettings, TrainingTask, result_summary, train
-from tokstudy.training.optimizer import with_linear_schedule
-from tokstudy.training.run_state import keep_outputs, restore_outputs
+from tokstudy.training.optimizer import build_optimizer
+from tokstudy.training.run_state import restore_outputs
 
 log = logging.getLogger(__name__)
 
@@ -168,20 +166,27 @@ def train_clm(
         config.budget,
         flops_per_token * steps * config.batch_size * config.context,
     )
-    result = _train(
+    optimization = build_optimizer(
         model,
-        StreamBatches(data["train"], config),
-        data["validation"],
+        config.lr,
+        config.weight_decay,
+        steps=steps,
+        warmup_steps=int(config.warmup_ratio * steps),
+        device=device,
+    )
+    settings = LoopSettings.of_run(
         config,
         steps,
-        out_dir,
-        device,
-        fingerprint,
-        on_step,
+        out_dir=out_dir,
+        run_fingerprint=fingerprint,
+        eval_every=config.eval_every or max(1, n_blocks // config.batch_size),
+        patience=config.patience,
         flops_per_token=flops_per_token,
         checkpoint_dir=checkpoint_dir,
     )
-    tokens = result["steps"] * config.batch_size * config.context
+    task = ClmTask(StreamBatches(data["train"], config), data["validation"], config, device)
+    result = train(model, optimization, task, settings, device=device, on_step=on_step)
+    tokens = result.steps * config.batch_size * config.context
     summary = {
         "architecture": "llama",
         "config": to_dict(config),
@@ -197,19 +202,17 @@ def train_clm(
         "dropped_tail_tokens": len(data["train"]) - n_blocks * (config.context + 1),
         "planned_steps": steps,
         "train_tokens": tokens,
-        "epochs_done": result["steps"] * config.batch_size / n_blocks,
+        "epochs_done": result.steps * config.batch_size / n_blocks,
         "flops_per_token": flops_per_token,
         "train_flops": flops_per_token * tokens,
-        **result,
+        **result_summary(result),
+        "best_validation_loss": -(result.best or {}).get("score", float("nan")),
         "device": describe(device),
         "devices": distributed.world_size(),
     }
     if not distributed.is_main():  # rank 0 writes the run's files
         return out_dir / MODEL_DIR
-    model_dir = save_atomically(model.save_pretrained, out_dir / MODEL_DIR)
-    (out_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    keep_outputs(out_dir, checkpoint_dir)
-    return model_dir
+    return finish_run(out_dir, model.save_pretrained, summary, checkpoint_dir, SUMMARY_FILE)
 
 
 def next_token_loss(
@@ -252,53 +255,3 @@ class ClmTask(TrainingTask):
     def evaluate(self, model: torch.nn.Module, step: int) -> tuple[dict[str, Any], float]:
         loss = validation_loss(model, self.validation, self.config, self.device)
         return {"validation_loss": loss}, -loss
-
-
-def _train(
-    model: torch.nn.Module,
-    batches: StreamBatches,
-    validation: np.ndarray,
-    config: ClmConfig,
-    steps: int,
-    out_dir: Path,
-    device: torch.device,
-    fingerprint: str,
-    on_step: Callable[[int], None] | None,
-    *,
-    flops_per_token: float = 0.0,
-    checkpoint_dir: Path | None = None,
-) -> dict[str, Any]:
-    """The clm task on the shared loop (:func:`tokstudy.training.loop.train`)."""
-    optimizer, scheduler = with_linear_schedule(
-        model,
-        config.lr,
-        config.weight_decay,
-        steps,
-        int(config.warmup_ratio * steps),
-        fused=device.type == "cuda",
-    )
-    settings = LoopSettings.of_run(
-        config,
-        steps,
-        eval_every=config.eval_every or max(1, batches.sampler.n_blocks // config.batch_size),
-        patience=config.patience,
-        flops_per_token=flops_per_token,
-        checkpoint_dir=checkpoint_dir,
-    )
-    task = ClmTask(batches, validation, config, device)
-    result = train(
-        model,
-        optimizer,
-        scheduler,
-        task,
-        settings,
-        out_dir,
-        device=device,
-        run_fingerprint=fingerprint,
-        on_step=on_step,
-    )
-    best = result.best or {}
-    return {
-        **result_summary(result),
-        "best_validation_loss": -best.get("score", float("nan")),
-    }

@@ -4,6 +4,7 @@ scale, its settings, its files, and the priorities that start the longest models
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cached_property
 from typing import Any
 
 from tokstudy.models.config import CLM_PRESETS, ClmScale
@@ -29,10 +30,11 @@ class ClmPlanner(TaskPlanner):
             raise ValueError(f"ClmPlanner plans one task, whose files it names; asked: {served}")
         super().__init__(section, served)
 
-    def clm_scales(self) -> dict[str, ClmScale]:
+    @cached_property
+    def scales(self) -> dict[str, ClmScale]:
         """Every scale of the clm task by name (:attr:`ClmScale.key`): ``models.clm`` on
         every language and seed, then each of ``models.clm_scales`` (none without the clm
-        task)."""
+        task); resolved once, when first asked."""
         if not self.asked():
             return {}
         models = self.section.config
@@ -49,7 +51,7 @@ class ClmPlanner(TaskPlanner):
     def summary_tables(self) -> list[str]:
         """The causal-LM table, and the agreement between scales when there are several
         (none unless asked for)."""
-        scales = self.clm_scales()
+        scales = self.scales
         return (["clm"] if scales else []) + (["clm_scales"] if len(scales) > 1 else [])
 
     def rules(self) -> tuple[str, ...]:
@@ -58,19 +60,19 @@ class ClmPlanner(TaskPlanner):
 
     def gpu_sections(self) -> dict[str, tuple[list[Any], str]]:
         """The ``clm`` settings of every scale."""
-        sections = [scale.clm for scale in self.clm_scales().values()]
+        sections = [scale.clm for scale in self.scales.values()]
         return {"train_clm": (sections, "models.clm.devices")}
 
     def clm_scale_pattern(self) -> str:
         """The ``{scale}`` wildcard's pattern: the names of the scales."""
-        return "|".join(self.clm_scales()) or "none"
+        return "|".join(self.scales) or "none"
 
     def clm_priority(self, wildcards: Any) -> int:
         """The Snakemake priority of a causal-LM training job, longest first: a larger
         preset before a smaller one, and within a preset a tokenizer without a size
         (``char``: several times the tokens of a subword vocabulary) before the sized ones,
         so that no long model starts last and runs alone at the end."""
-        return self._clm_rank(self.clm_scales()[wildcards.scale].clm.preset, wildcards.size)
+        return self._clm_rank(self.scales[wildcards.scale].clm.preset, wildcards.size)
 
     @staticmethod
     def _clm_rank(preset: str, size: str) -> int:
@@ -87,7 +89,7 @@ class ClmPlanner(TaskPlanner):
             return 0
         ranks = [
             self._clm_rank(scale.clm.preset, cell.size)
-            for scale in self.clm_scales().values()
+            for scale in self.scales.values()
             if cell.language in scale.languages
         ]
         return max(ranks, default=0)
@@ -101,13 +103,13 @@ class ClmPlanner(TaskPlanner):
 
     def clm_settings(self, scale: str, seed: str) -> dict[str, Any]:
         """The ``clm`` settings of a scale as a dict, with the run's seed."""
-        return seeded_dict(self.clm_scales()[scale].clm, seed)
+        return seeded_dict(self.scales[scale].clm, seed)
 
     def score_files(self) -> dict[str, dict[str, Any]]:
         """The causal-LM scores of every run and scale with their keys (``scale``: its
         name); none without the clm task. CharacterBERT has no subword vocabulary."""
         files = {}
-        for name, scale in self.clm_scales().items():
+        for name, scale in self.scales.items():
             pattern = fill(self.CLM, scale=name)
             for job in self.section.cells():
                 if job.tokenizer == CHARACTERBERT or job.language not in scale.languages:
