@@ -160,6 +160,8 @@ def test_the_inverse_sqrt_schedule_falls_as_one_over_the_root_of_the_step() -> N
     assert rates[2] == pytest.approx(0.5)  # half-way up the warm-up
     assert rates[4] == pytest.approx(1.0)
     assert rates[16] == pytest.approx(0.5)  # 4 × warm-up: 1/√4, past the run's 10 steps
+    # its warm-up is not cut to the run (an NMT run may stop before it ends)
+    assert _rates("inverse_sqrt", 2, 4, 3)[2] == pytest.approx(0.5)
 
 
 def test_the_optimizer_is_fused_on_cuda_only_and_knows_its_schedules() -> None:
