@@ -201,4 +201,13 @@ def test_the_kept_pieces_give_the_figures_the_results_page_prints(
     assert (row["units"], round(row["partial_spearman"], 2)) == (26, -0.09)
     assert (round(row["partial_low"], 2), round(row["partial_high"], 2)) == (-0.43, 0.18)
     assert round(row["p_within_size"], 2) == 0.62
-    assert "−0.09 [−0.43, 0.18]" in (REPO / "docs/results.md").read_text("utf-8")
+    results_page = (REPO / "docs/results.md").read_text("utf-8")
+    assert "−0.09 [−0.43, 0.18]" in results_page
+    # the three languages of seed 0 pooled: the README's figure
+    row = family[family["intrinsic"] == "continued_words_heldout"].loc[
+        ("clm_bits_per_byte_tiny", "within_family", "pooled")
+    ]
+    assert (row["units"], row["n"], round(row["partial_spearman"], 2)) == (26, 228, -0.11)
+    assert (round(row["partial_low"], 2), round(row["partial_high"], 2)) == (-0.35, 0.09)
+    assert round(row["p_within_size"], 2) == 0.72
+    assert "−0.11 [−0.35, 0.09]" in results_page
