@@ -70,7 +70,7 @@ def _utc(timestamp: float) -> str:
 
 def narrow_command(args: argparse.Namespace) -> None:
     study = merged_config_files(args.configfile)
-    config = narrowed_config(study, args.languages, args.seeds, args.results_dir)
+    config = narrowed_config(study, args.languages, args.seeds, args.results_dir, Path.cwd())
     plan_study(config)  # what the piece's run would refuse, refused now
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")

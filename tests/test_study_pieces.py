@@ -177,6 +177,16 @@ def test_a_narrowed_config_is_a_piece_of_its_study(tmp_path: Path) -> None:
         narrowed_config(STUDY, ["de"], [0], "r")
     with pytest.raises(TokstudyError, match="seeds 2: the study's seeds are 0, 1"):
         narrowed_config(STUDY, ["en"], [2], "r")
+    # the data the study reads from where it was checked, written as an absolute path
+    study = {**STUDY, "data_root": "../shared/corpora"}
+    piece = narrowed_config(study, ["en"], [0], "r", base=Path("/work/repo"))
+    assert (
+        piece["data_root"] == "/work/shared/corpora" and study["data_root"] == "../shared/corpora"
+    )
+    absolute = {**STUDY, "data_root": "/data/corpora"}
+    assert (
+        narrowed_config(absolute, ["en"], [0], "r", base=Path("/x"))["data_root"] == "/data/corpora"
+    )
 
 
 @pytest.mark.slow

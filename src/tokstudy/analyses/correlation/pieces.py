@@ -9,6 +9,7 @@ pooled tables are those one run of the whole study would write."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -53,10 +54,13 @@ def narrowed_config(
     languages: Sequence[str],
     seeds: Sequence[int],
     results_dir: str,
+    base: Path | None = None,
 ) -> dict[str, Any]:
     """The config of one piece of ``study``: its ``languages`` (the study's settings of
     each) and model ``seeds``, into its own ``results_dir``; a language or seed the study
-    does not have is a one-line error."""
+    does not have is a one-line error. With ``base`` (the folder the study's relative
+    paths are read from), a relative ``data_root`` is written as the absolute path it
+    means there, so that the piece runs from any folder (a worktree, another checkout)."""
     config = json.loads(json.dumps(study))
     models = config.get("models")
     if not isinstance(models, dict):
@@ -79,6 +83,8 @@ def narrowed_config(
     ]
     models["seeds"] = list(seeds)
     config["results_dir"] = results_dir
+    if base is not None and "data_root" in config:
+        config["data_root"] = os.path.normpath(Path(base) / config["data_root"])
     return config
 
 
