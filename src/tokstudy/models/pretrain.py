@@ -17,7 +17,6 @@ resumed run ends with the same weights as an uninterrupted one.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -39,13 +38,13 @@ from tokstudy.models.data import (
 from tokstudy.models.masking import LABEL_POSITIONS, Masker, labelled, with_label_positions
 from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
-from tokstudy.training.core import save_atomically
+from tokstudy.training.core import finish_run
 from tokstudy.training.data_fit import data_facts, unit_counts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.flops import encoder_flops_per_token
 from tokstudy.training.loop import LoopResult, LoopSettings, TrainingTask, result_summary, train
 from tokstudy.training.optimizer import build_optimizer
-from tokstudy.training.run_state import MODEL_DIR, keep_outputs, restore_outputs
+from tokstudy.training.run_state import MODEL_DIR, restore_outputs
 
 log = logging.getLogger(__name__)
 
@@ -222,22 +221,6 @@ def bert_flops_per_token(model_config: BertConfig, config: PretrainConfig) -> fl
     )
 
 
-def finish_run(
-    out_dir: Path,
-    save_model: Callable[[Path], None],
-    summary: dict[str, Any],
-    checkpoint_dir: Path | None = None,
-    summary_file: str = SUMMARY_FILE,
-) -> Path:
-    """Save the model atomically, write the summary marker (``summary_file``), keep the
-    outputs as the run's state in place of its checkpoint
-    (:func:`~tokstudy.training.run_state.keep_outputs`); the model folder."""
-    model_dir = save_atomically(save_model, out_dir / MODEL_DIR)
-    (out_dir / summary_file).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    keep_outputs(out_dir, checkpoint_dir)
-    return model_dir
-
-
 @distributed.per_config_devices("models.pretrain.devices")
 def pretrain_bert(
     tokenizer: Any,
@@ -296,7 +279,7 @@ def pretrain_bert(
     }
     if not distributed.is_main():  # rank 0 writes the run's files
         return out_dir / MODEL_DIR
-    return finish_run(out_dir, model.save_pretrained, summary, checkpoint_dir)
+    return finish_run(out_dir, model.save_pretrained, summary, SUMMARY_FILE, checkpoint_dir)
 
 
 def learned_or_not(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import json
 import logging
 import os
 import shutil
@@ -38,7 +39,7 @@ from tokstudy.training.checkpoint import (
     save_checkpoint,
 )
 from tokstudy.training.device import autocast
-from tokstudy.training.run_state import CHECKPOINT_FILE
+from tokstudy.training.run_state import CHECKPOINT_FILE, MODEL_DIR, keep_outputs
 
 log = logging.getLogger(__name__)
 
@@ -282,6 +283,22 @@ def save_atomically(save: Callable[[Path], None], directory: Path, what: str = "
     os.replace(tmp, directory)
     shutil.rmtree(old, ignore_errors=True)
     return directory
+
+
+def finish_run(
+    out_dir: Path,
+    save_model: Callable[[Path], None],
+    summary: dict[str, Any],
+    summary_file: str,
+    checkpoint_dir: Path | None = None,
+) -> Path:
+    """The end of a finished run: save the model atomically into ``out_dir/model``, write
+    the summary marker ``summary_file``, keep the outputs as the run's state in place of
+    its checkpoint (:func:`~tokstudy.training.run_state.keep_outputs`); the model folder."""
+    model_dir = save_atomically(save_model, out_dir / MODEL_DIR)
+    (out_dir / summary_file).write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    keep_outputs(out_dir, checkpoint_dir)
+    return model_dir
 
 
 def recover_saved(directory: Path) -> None:

@@ -22,9 +22,10 @@ from tokstudy.models.clm.windows import LogitsModel, token_nll
 from tokstudy.models.config import CLM_PRESETS, ClmConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, vocab_fingerprint
 from tokstudy.models.family import load_transformers_tokenizer
-from tokstudy.models.pretrain import MODEL_DIR, finish_run
+from tokstudy.models.pretrain import MODEL_DIR
 from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
+from tokstudy.training.core import finish_run
 from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.loop import LoopSettings, TrainingTask, result_summary, train
@@ -212,7 +213,7 @@ def train_clm(
     }
     if not distributed.is_main():  # rank 0 writes the run's files
         return out_dir / MODEL_DIR
-    return finish_run(out_dir, model.save_pretrained, summary, checkpoint_dir, SUMMARY_FILE)
+    return finish_run(out_dir, model.save_pretrained, summary, SUMMARY_FILE, checkpoint_dir)
 
 
 def next_token_loss(
