@@ -32,13 +32,17 @@ from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.correlation.table import (
     COLUMNS,
     FLOOR_PERMUTATIONS,
+    Units,
     comparison_table,
     correlation_table,
     mixed_table,
     ranking,
+    unit_products,
 )
 from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
+from tokstudy.statistics.correlation import within_strata_ranks
+from tokstudy.statistics.mixed import Coefficient
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 
@@ -152,6 +156,18 @@ def test_a_p_at_the_floor_of_few_orderings_is_measured_with_more(monkeypatch) ->
     # between the two floors: 500 orderings could not measure it, 100,000 do
     assert 2 / 100_001 < pooled["p_within_size"] < 2 / 501
     assert pooled["min_attainable_p"] == pytest.approx(2 / 100_001)
+
+
+def test_a_p_at_the_floor_of_as_many_orderings_as_the_redraw_is_not_drawn_again(
+    monkeypatch,
+) -> None:
+    monkeypatch.setattr(correlation_module, "FLOOR_PERMUTATIONS", 500)
+    settings = CorrelationSettings(bootstrap_samples=20, permutations=500, seed=1)
+    rows = _grid(np.random.default_rng(3), {"metric": lambda s, q, r: q}, lambda s, q, r: q,
+                 tokenizers=9)  # fmt: skip
+    (row,) = correlation_table(_cells(rows, ["score"]), ["score"], settings).itertuples()
+    assert row.permutations == 500 and row.p_within_size == pytest.approx(2 / 501)
+    assert row.note == "no drawn ordering as extreme: p is the floor of 500"
 
 
 def _tiny(
@@ -387,6 +403,50 @@ def test_ranking_by_adjusted_p_with_ties_where_intervals_overlap() -> None:
     assert list(ranked["intrinsic"]) == ["best", "second", "third", "weak"]
     assert list(ranked["rank"]) == [1, 2, 2, 4]
     assert list(ranked["tied"]) == [False, False, True, False]
+
+
+def test_ranking_orders_each_score_and_scope_apart_and_breaks_equal_p_by_strength() -> None:
+    # by hand: sorted by score, scope, adjusted p, then |ρ| (largest first), then name;
+    # each (score, scope) ranks from 1, and its first metric ties nothing above it
+    rows = [
+        ("b", "en", "m_small", 0.3, 0.2, 0.4, 0.01),
+        ("a", "xx", "m_only", 0.1, 0.05, 0.2, 0.5),
+        ("a", "en", "z_far", 0.2, 0.9, 0.95, 0.01),  # same p as the next: weaker, later
+        ("a", "en", "m_strong", -0.8, -0.9, -0.7, 0.01),  # oriented [0.7, 0.9]
+        ("a", "en", "m_twin", 0.2, 0.1, 0.3, 0.01),  # equal p and |ρ|: by name
+        ("a", "en", "m_gap", 0.1, np.nan, np.nan, 0.2),  # no interval: kept, never tied
+        ("b", "en", "m_first", 0.3, 0.05, 0.25, 0.001),
+        ("a", "en", "untested", 0.5, 0.4, 0.6, np.nan),
+    ]
+    columns = ["score", "scope", "intrinsic", "partial_spearman", "partial_low"]
+    table = pd.DataFrame(rows, columns=[*columns, "partial_high", "p_adjusted"]).assign(
+        n=9, units=3, p_within_size=0.0, min_attainable_p=0.001, primary=False, score_note=""
+    )
+    ranked = ranking(table)
+    assert list(ranked.columns) == [
+        "score", "scope", "rank", "tied", "intrinsic", "n", "units", "partial_spearman",
+        "partial_low", "partial_high", "p_within_size", "p_adjusted", "min_attainable_p",
+        "primary", "score_note",
+    ]  # fmt: skip
+    assert list(ranked.index) == list(range(7))
+    assert list(zip(ranked["score"], ranked["scope"], ranked["intrinsic"], strict=True)) == [
+        (
+            "a",
+            "en",
+            "m_strong",
+        ),
+        ("a", "en", "m_twin"),
+        ("a", "en", "z_far"),
+        ("a", "en", "m_gap"),
+        ("a", "xx", "m_only"),
+        ("b", "en", "m_first"),
+        ("b", "en", "m_small"),
+    ]
+    # m_twin [0.1, 0.3] is apart from m_strong [0.7, 0.9]; z_far [0.9, 0.95] is apart
+    # from m_twin; m_only [0.05, 0.2] would tie m_gap's neighbour but opens its scope;
+    # m_small [0.2, 0.4] overlaps m_first [0.05, 0.25]
+    assert list(ranked["rank"]) == [1, 2, 3, 4, 1, 1, 1]
+    assert list(ranked["tied"]) == [False, False, False, False, False, False, True]
 
 
 def test_mlm_scores_carry_the_pll_note_and_others_do_not(tmp_path) -> None:
@@ -838,6 +898,95 @@ def test_the_primary_is_compared_with_each_other_metric_on_the_same_resamples() 
     assert comparison_table(cells, ["score"], FAST).empty  # no primary, nothing compared
 
 
+COMPARED = ["score", "scope", "level", "primary", "other", "n", "units", "primary_rho"]
+COMPARED += ["other_rho", "difference", "low", "high", "p", "p_adjusted", "note"]
+
+
+def _mean_stratum_spearman(scope: pd.DataFrame, metric: str) -> float:
+    """Equal strata without ties: the pooled within-stratum ρ is their Spearman ρs' mean."""
+    strata = scope.groupby(["language", "vocab_size"])
+    return float(np.mean([stats.spearmanr(s[metric], s["score"])[0] for _, s in strata]))
+
+
+def test_each_scope_compares_the_primary_on_the_cells_that_have_both_metrics() -> None:
+    four = {("a", 1000), ("b", 1000), ("c", 1000), ("d", 1000)}  # 4 cells: just enough
+    metrics = {
+        "signal": lambda s, q, r: -np.log(s) - q,  # negative: oriented by its sign
+        "weak": lambda s, q, r: q + r.normal(0, 2),
+        "flat": lambda s, q, r: np.log(s),  # no variation within a size
+        "gappy": lambda s, q, r: q + r.normal(),
+    }
+    rows = _grid(np.random.default_rng(4), metrics, lambda s, q, r: q + r.normal(0, 0.3),
+                 languages=("xx", "yy"), seeds=(0,))  # fmt: skip
+    for row in rows:
+        key = (row["tokenizer"], row["vocab_size"])
+        in_xx = row["language"] == "xx"
+        row["gappy"] = np.nan if in_xx and row["tokenizer"] == "a" else row["gappy"]
+        row["four"] = row["weak"] if in_xx and key in four else np.nan
+        row["three"] = row["weak"] if in_xx and key in four and key[0] != "d" else np.nan
+    cells = _cells(rows, ["score"])
+    settings = CorrelationSettings(bootstrap_samples=100, permutations=100, primary="signal")
+    table = comparison_table(cells, ["score"], settings)
+    assert list(table.columns) == COMPARED
+    assert set(table["level"]) == {"cell"} and set(table["primary"]) == {"signal"}
+    assert set(table["score"]) == {"score"}
+    compared = table.set_index(["scope", "other"])
+    others = ["flat", "four", "gappy", "three", "weak"]
+    assert sorted(compared.index) == sorted(itertools.product(["pooled", "xx", "yy"], others))
+    frame = pd.DataFrame(rows)
+    for scope in ("xx", "yy"):
+        part = frame[frame["language"] == scope]
+        weak = compared.loc[(scope, "weak")]
+        signal_rho = _mean_stratum_spearman(part, "signal")
+        assert weak["primary_rho"] == pytest.approx(signal_rho) and signal_rho < 0
+        expected = abs(signal_rho) - abs(_mean_stratum_spearman(part, "weak"))
+        assert weak["difference"] == pytest.approx(expected)
+        assert weak["n"] == 21 and weak["units"] == 7 and weak["note"] == ""
+        flat = compared.loc[(scope, "flat")]
+        assert flat["note"] == "no variation within a size: undefined"
+        assert np.isnan(flat["difference"]) and np.isnan(flat["p"])
+    assert compared.loc[("xx", "gappy"), "n"] == 18  # tokenizer a has no gappy value in xx
+    assert compared.loc[("yy", "gappy"), "n"] == 21
+    assert compared.loc[("pooled", "gappy"), "n"] == 39
+    four = compared.loc[("xx", "four")]
+    assert four["n"] == 4 and not np.isnan(four["difference"]) and four["p"] <= 1
+    # 4 tokenizers: a resample that draws one tokenizer 4 times (1 in 64) has no ρ
+    undefined = re.fullmatch(r"(\d+) undefined resamples left out", four["note"])
+    assert undefined and 0 < int(undefined[1]) < 20
+    assert compared.loc[("xx", "three"), "note"] == "3 cells < 4: not computed"
+    assert compared.loc[("yy", "three"), "note"] == "0 cells < 4: not computed"
+    assert np.isnan(compared.loc[("yy", "three"), "p_adjusted"])
+    # a primary that is not one of the table's metrics: nothing compared, the columns kept
+    absent = CorrelationSettings(bootstrap_samples=10, permutations=10, primary="absent")
+    empty = comparison_table(cells, ["score"], absent)
+    assert empty.empty and list(empty.columns) == COMPARED
+
+
+def test_within_families_a_scope_without_families_is_skipped_and_notes_are_joined() -> None:
+    # xx has two families of 2 (left out: nothing left); yy one family of 4
+    members = {"xx": ["p1", "p2", "q1", "q2"], "yy": ["r1", "r2", "r3", "r4"]}
+    rows = [
+        {"language": language, "tokenizer": t, "family": t[0], "vocab_size": size,
+         "seed": seed, "primary": i + size / 1000, "other": (i * 7) % 4 + seed,
+         "scarce": float(i) if (t, size) in {("r1", 1000), ("r2", 1000), ("r3", 1000)} else np.nan,
+         "score": i + 0.1 * seed}
+        for language, names in members.items()
+        for i, t in enumerate(names)
+        for size in (1000, 2000)
+        for seed in (0, 1)
+    ]  # fmt: skip
+    cells = check_cells(pd.DataFrame(rows).astype(str), ["score"], "t", study_table=True)
+    settings = CorrelationSettings(bootstrap_samples=50, permutations=100, primary="primary")
+    table = comparison_table(cells, ["score"], settings, "within_family")
+    assert list(table["scope"]) == ["yy", "yy", "pooled", "pooled"]
+    assert set(table["level"]) == {"within_family"}
+    pooled = table[table["scope"] == "pooled"].set_index("other")
+    left_out = "families of fewer than 3 tokenizers left out: p (2), q (2)"
+    assert pooled.loc["scarce", "note"] == f"{left_out}; 3 cells < 4: not computed"
+    assert pooled.loc["other", "note"].startswith(left_out)
+    assert table[table["scope"] == "yy"].set_index("other").loc["other", "n"] == 8
+
+
 def test_every_verdict_is_given_under_both_policies_for_flagged_runs() -> None:
     def rows(low: float, high: float, p: float) -> pd.DataFrame:
         return pd.DataFrame(
@@ -870,3 +1019,102 @@ def test_pooled_only_on_one_language_is_that_language_s_row() -> None:
     pd.testing.assert_frame_equal(alone, every)
     two = _cells(_grid(rng, {"m": lambda s, q, r: q}, lambda s, q, r: q, ("xx", "yy")), ["score"])
     assert list(correlation_table(two, ["score"], FAST, pooled_only=True)["scope"]) == ["pooled"]
+
+
+def test_the_mixed_model_gets_cell_means_size_and_language_and_names_its_gaps(monkeypatch) -> None:
+    # the model itself is tested against statsmodels (test_statistics*.py); here, what the
+    # table hands it and what it does with the answer, recorded by a stand-in
+    calls = []
+
+    def recorded(data, outcome, predictor, covariates, groups, confidence):
+        calls.append((data.copy(), outcome, predictor, list(covariates), list(groups)))
+        return Coefficient(0.5, 0.1, 0.9, 0.02, "fit note")
+
+    monkeypatch.setattr(correlation_module, "mixed_coefficient", recorded)
+    rows = [
+        {"language": language, "tokenizer": t, "family": "f", "vocab_size": size,
+         "seed": seed, "metric": 100 + i + size / 1000 + 10 * (language == "zz"),
+         "two_values": i % 2, "flat": 1.0 if language == "xx" else i,
+         "sparse": i if i < 2 else np.nan,
+         "score": i * 0.5 + seed}
+        for language in ("xx", "yy", "zz")
+        for i, t in enumerate("abcd" if language == "yy" else "abc")
+        for size in ((1000,) if language == "yy" else (1000, 2000))
+        for seed in (0, 1)
+    ]  # fmt: skip
+    cells = check_cells(pd.DataFrame(rows).astype(str), ["score"], "t", study_table=True)
+    mixed = mixed_table(cells, ["score"], FAST)
+    assert list(mixed.columns) == [
+        "score", "intrinsic", "scope", "random_effect", "n", "groups", "coefficient",
+        "low", "high", "p", "note",
+    ]  # fmt: skip
+    table = mixed.set_index(["scope", "intrinsic"])
+    assert set(mixed["score"]) == {"score"} and set(mixed["random_effect"]) == {
+        "tokenizer + family"
+    }
+    fitted = table.loc[("pooled", "metric")]
+    assert (fitted["coefficient"], fitted["low"], fitted["high"]) == (0.5, 0.1, 0.9)
+    assert (fitted["p"], fitted["note"], fitted["n"], fitted["groups"]) == (0.02, "fit note", 16, 4)
+    # 2 distinct values and 3 tokenizers are enough; a constant or 2 tokenizers are not
+    assert table.loc[("xx", "two_values"), "note"] == "fit note"
+    not_fitted = "not fitted: fewer than 3 tokenizers, too few cells, or a constant"
+    assert table.loc[("xx", "flat"), "note"] == not_fitted
+    assert table.loc[("pooled", "sparse"), "note"] == not_fitted  # 2 tokenizers, 10 cells
+    assert table.loc[("yy", "metric"), "note"] == "fit note"  # 4 cells: enough
+    # the calls for "metric" (the only column above 100), by the languages they hold
+    by_scope = {
+        "/".join(sorted(set(call[0]["language"]))): call
+        for call in calls
+        if call[0]["metric"].min() > 100
+    }
+    data, outcome, predictor, covariates, groups = by_scope["xx/yy/zz"]
+    assert (outcome, predictor, groups) == ("outcome", "metric", ["tokenizer", "family"])
+    # pooled: log size, then one indicator per language but the first (sorted)
+    assert covariates == ["log_size", "language_0", "language_1"]
+    assert list(data["language_0"]) == list((data["language"] == "yy").astype(float))
+    assert list(data["language_1"]) == list((data["language"] == "zz").astype(float))
+    # the cells' means over seeds, one row per cell
+    first = data[(data["language"] == "xx") & (data["tokenizer"] == "b")]
+    assert sorted(first["outcome"]) == [1.0, 1.0] and sorted(first["metric"]) == [102.0, 103.0]
+    assert np.allclose(sorted(set(data["log_size"])), np.log([1000, 2000]))
+    # one size in a scope: no size covariate
+    assert by_scope["yy"][3] == [] and len(by_scope["yy"][0]) == 4
+    assert by_scope["xx"][3] == ["log_size"] and by_scope["xx"][4] == ["tokenizer", "family"]
+
+
+def test_unit_products_give_the_within_size_rho_of_every_relabelling() -> None:
+    # 4 tokenizers in 3 sizes; tokenizer d lacks the last size. Oracle: relabel the
+    # scores' tokenizers by hand in every size, then Spearman ρ within sizes, pooled
+    rng = np.random.default_rng(5)
+    cells = [(t, s) for t in "abcd" for s in (0, 1, 2) if (t, s) != ("d", 2)]
+    x, y = rng.normal(size=len(cells)), rng.normal(size=len(cells))
+    strata = np.array([str(s) for _, s in cells])
+    clusters = [np.array([i for i, c in enumerate(cells) if c[0] == t]) for t in "abcd"]
+    units = Units(list("abcd"), clusters, ["same"] * 4)
+    ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
+    products = unit_products(ranked_x, ranked_y, strata, units)
+    for order in itertools.permutations(range(3)):  # d keeps its label: it lacks a size
+        relabel = dict(zip("abc", ("abc"[i] for i in order), strict=True)) | {"d": "d"}
+        moved_y = np.array([y[cells.index((relabel[t], s))] for t, s in cells])
+        ranks_y = within_strata_ranks(moved_y, strata)
+        expected = ranked_x @ ranks_y / np.sqrt((ranked_x @ ranked_x) * (ranks_y @ ranks_y))
+        assert products[np.arange(4), [*order, 3]].sum() == pytest.approx(expected)
+    one = strata == "0"  # one stratum alone: the trace is Spearman's ρ
+    single = Units(list("abcd"), [np.array([i]) for i in range(4)], ["b"] * 4)
+    alone = unit_products(ranked_x[one], ranked_y[one], strata[one], single)
+    assert np.trace(alone) == pytest.approx(stats.spearmanr(x[one], y[one])[0])
+
+
+def test_a_monte_carlo_p_is_the_same_for_the_same_seed() -> None:
+    # 8 tokenizers: 8! orderings, more than drawn; the draws follow the settings' seed
+    rows = _grid(np.random.default_rng(6), {"metric": lambda s, q, r: q + r.normal()},
+                 lambda s, q, r: q + r.normal(), tokenizers=8)  # fmt: skip
+    cells = _cells(rows, ["score"])
+
+    def p(seed: int) -> float:
+        settings = CorrelationSettings(bootstrap_samples=10, permutations=300, seed=seed)
+        (row,) = correlation_table(cells, ["score"], settings).itertuples()
+        assert row.p_method == "monte_carlo"
+        return row.p_within_size
+
+    assert p(1) == p(1) and p(1) != p(2)
