@@ -1118,3 +1118,46 @@ def test_a_monte_carlo_p_is_the_same_for_the_same_seed() -> None:
         return row.p_within_size
 
     assert p(1) == p(1) and p(1) != p(2)
+
+
+def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> None:
+    # xx: 5 tokenizers × 2 sizes, but e lacks 2000 (its block is its own: not exchangeable);
+    # in xx "flat" is the size alone, "same" one value; in yy the score is one value
+    rows = []
+    for language in ("xx", "yy"):
+        for i, tokenizer in enumerate("abcde"):
+            for size in (1000, 2000):
+                if (language, tokenizer, size) == ("xx", "e", 2000):
+                    continue
+                for seed in (0, 1) if tokenizer != "a" else (0,):
+                    rows.append(
+                        {"language": language, "tokenizer": tokenizer, "vocab_size": size,
+                         "seed": seed, "metric": (i * 3) % 5 + size / 1000,
+                         "flat": size if language == "xx" else i,
+                         "same": 1.0 if language == "xx" else i,
+                         "score": 7.0 if language == "yy" else i + size / 1000 + seed}
+                    )  # fmt: skip
+    settings = CorrelationSettings(bootstrap_samples=50, permutations=100, seed=0)
+    table = correlation_table(_cells(rows, ["score"]), ["score"], settings)
+    rows_by = table.set_index(["scope", "intrinsic"])
+    xx = rows_by.loc[("xx", "metric")]
+    assert (xx["n"], xx["units"], xx["seeds"]) == (9, 4, 1)  # e alone; a has one seed
+    cell_means = pd.DataFrame(rows).query("language == 'xx'")
+    cell_means = cell_means.groupby(["tokenizer", "vocab_size"], as_index=False)["score"].mean()
+    expected = stats.spearmanr(np.log(cell_means["vocab_size"]), cell_means["score"])[0]
+    assert xx["size_spearman"] == pytest.approx(expected)
+    flat = rows_by.loc[("xx", "flat")]
+    # no resample has variation within a size either: all 50 left out
+    assert flat["note"] == (
+        "50 undefined partial bootstrap resamples left out; "
+        "no variation within a size: within-size test undefined"
+    )
+    assert np.isnan(flat["p_within_size"]) and not np.isnan(flat["spearman"])
+    assert rows_by.loc[("xx", "same"), "note"] == "intrinsic constant over the cells: undefined"
+    assert rows_by.loc[("yy", "same"), "note"] == "score constant over the cells: undefined"
+    yy = rows_by.loc[("yy", "metric")]
+    assert yy["note"] == "score constant over the cells: undefined" and yy["units"] == 5
+    one_size = correlation_table(
+        _cells([row for row in rows if row["vocab_size"] == 1000], ["score"]), ["score"], settings
+    )
+    assert one_size[["size_spearman", "size_low", "size_high"]].isna().all().all()
