@@ -1090,7 +1090,7 @@ def test_unit_products_give_the_within_size_rho_of_every_relabelling() -> None:
     x, y = rng.normal(size=len(cells)), rng.normal(size=len(cells))
     strata = np.array([str(s) for _, s in cells])
     clusters = [np.array([i for i, c in enumerate(cells) if c[0] == t]) for t in "abcd"]
-    units = Units(list("abcd"), clusters, ["same"] * 4)
+    units = Units(clusters, ["same"] * 4)
     ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
     products = unit_products(ranked_x, ranked_y, strata, units)
     for order in itertools.permutations(range(3)):  # d keeps its label: it lacks a size
@@ -1100,7 +1100,7 @@ def test_unit_products_give_the_within_size_rho_of_every_relabelling() -> None:
         expected = ranked_x @ ranks_y / np.sqrt((ranked_x @ ranked_x) * (ranks_y @ ranks_y))
         assert products[np.arange(4), [*order, 3]].sum() == pytest.approx(expected)
     one = strata == "0"  # one stratum alone: the trace is Spearman's ρ
-    single = Units(list("abcd"), [np.array([i]) for i in range(4)], ["b"] * 4)
+    single = Units([np.array([i]) for i in range(4)], ["b"] * 4)
     alone = unit_products(ranked_x[one], ranked_y[one], strata[one], single)
     assert np.trace(alone) == pytest.approx(stats.spearmanr(x[one], y[one])[0])
 

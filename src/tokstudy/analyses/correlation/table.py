@@ -156,16 +156,10 @@ class Scope:
         within families, the same family)."""
         strata = self.strata
         tokenizers = self.cells["tokenizer"].to_numpy(dtype=str)
-        names = sorted(set(tokenizers))
-        clusters = [np.flatnonzero(tokenizers == name) for name in names]
+        clusters = [np.flatnonzero(tokenizers == name) for name in sorted(set(tokenizers))]
         clusters = [cells[np.argsort(strata[cells], kind="stable")] for cells in clusters]
-        blocks = [
-            "/".join(strata[cells]) + (f"#{self.cells[FAMILY].iloc[cells[0]]}")
-            if self.within_family
-            else "/".join(strata[cells])
-            for cells in clusters
-        ]
-        return Units(names, clusters, blocks)
+        # within families the strata name the family: a block never mixes two families
+        return Units(clusters, ["/".join(strata[cells]) for cells in clusters])
 
     def subset(self, keep: np.ndarray) -> Scope:
         """The scope restricted to the cells where ``keep`` is true."""
@@ -176,9 +170,9 @@ class Scope:
 
 @dataclass(frozen=True)
 class Units:
-    """A scope's tokenizers: names, each one's cells (in stratum order) and its block."""
+    """A scope's tokenizers (sorted by name): each one's cells (in stratum order) and its
+    block."""
 
-    names: list[str]
     clusters: list[np.ndarray]
     blocks: list[str]
 
