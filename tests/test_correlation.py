@@ -979,10 +979,14 @@ def test_within_families_a_scope_without_families_is_skipped_and_notes_are_joine
     settings = CorrelationSettings(bootstrap_samples=50, permutations=100, primary="primary")
     table = comparison_table(cells, ["score"], settings, "within_family")
     assert list(table["scope"]) == ["yy", "yy", "pooled", "pooled"]
+    tested = correlation_table(cells, ["score"], settings, "within_family")
+    assert list(tested["scope"]) == ["yy"] * 3 + ["pooled"] * 3  # xx: nothing left
     assert set(table["level"]) == {"within_family"}
     pooled = table[table["scope"] == "pooled"].set_index("other")
     left_out = "families of fewer than 3 tokenizers left out: p (2), q (2)"
     assert pooled.loc["scarce", "note"] == f"{left_out}; 3 cells < 4: not computed"
+    scarce = tested.set_index(["scope", "intrinsic"]).loc[("pooled", "scarce"), "note"]
+    assert scarce == f"{left_out}; 3 cells < 4: not computed"
     assert pooled.loc["other", "note"].startswith(left_out)
     assert table[table["scope"] == "yy"].set_index("other").loc["other", "n"] == 8
 
@@ -1139,6 +1143,7 @@ def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> 
                     )  # fmt: skip
     settings = CorrelationSettings(bootstrap_samples=50, permutations=100, seed=0)
     table = correlation_table(_cells(rows, ["score"]), ["score"], settings)
+    assert set(table["level"]) == {"cell"}
     rows_by = table.set_index(["scope", "intrinsic"])
     xx = rows_by.loc[("xx", "metric")]
     assert (xx["n"], xx["units"], xx["seeds"]) == (9, 4, 1)  # e alone; a has one seed
