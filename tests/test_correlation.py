@@ -409,13 +409,14 @@ def test_ranking_orders_each_score_and_scope_apart_and_breaks_equal_p_by_strengt
     # by hand: sorted by score, scope, adjusted p, then |ρ| (largest first), then name;
     # each (score, scope) ranks from 1, and its first metric ties nothing above it
     rows = [
-        ("b", "en", "m_small", 0.3, 0.2, 0.4, 0.01),
+        ("b", "xx", "m_small", 0.45, 0.35, 0.55, 0.01),  # overlaps m_first's [0.4, 0.6]
+        ("b", "xx", "m_zero", 0.0, 0.5, 0.7, 0.02),  # ρ 0 is not turned round: ties too
         ("a", "xx", "m_only", 0.1, 0.05, 0.2, 0.5),
         ("a", "en", "z_far", 0.2, 0.9, 0.95, 0.01),  # same p as the next: weaker, later
         ("a", "en", "m_strong", -0.8, -0.9, -0.7, 0.01),  # oriented [0.7, 0.9]
         ("a", "en", "m_twin", 0.2, 0.1, 0.3, 0.01),  # equal p and |ρ|: by name
         ("a", "en", "m_gap", 0.1, np.nan, np.nan, 0.2),  # no interval: kept, never tied
-        ("b", "en", "m_first", 0.3, 0.05, 0.25, 0.001),
+        ("b", "xx", "m_first", -0.5, -0.6, -0.4, 0.001),  # opens b's xx after a's xx
         ("a", "en", "untested", 0.5, 0.4, 0.6, np.nan),
     ]
     columns = ["score", "scope", "intrinsic", "partial_spearman", "partial_low"]
@@ -428,7 +429,7 @@ def test_ranking_orders_each_score_and_scope_apart_and_breaks_equal_p_by_strengt
         "partial_low", "partial_high", "p_within_size", "p_adjusted", "min_attainable_p",
         "primary", "score_note",
     ]  # fmt: skip
-    assert list(ranked.index) == list(range(7))
+    assert list(ranked.index) == list(range(8))
     assert list(zip(ranked["score"], ranked["scope"], ranked["intrinsic"], strict=True)) == [
         (
             "a",
@@ -439,14 +440,15 @@ def test_ranking_orders_each_score_and_scope_apart_and_breaks_equal_p_by_strengt
         ("a", "en", "z_far"),
         ("a", "en", "m_gap"),
         ("a", "xx", "m_only"),
-        ("b", "en", "m_first"),
-        ("b", "en", "m_small"),
+        ("b", "xx", "m_first"),
+        ("b", "xx", "m_small"),
+        ("b", "xx", "m_zero"),
     ]
     # m_twin [0.1, 0.3] is apart from m_strong [0.7, 0.9]; z_far [0.9, 0.95] is apart
-    # from m_twin; m_only [0.05, 0.2] would tie m_gap's neighbour but opens its scope;
-    # m_small [0.2, 0.4] overlaps m_first [0.05, 0.25]
-    assert list(ranked["rank"]) == [1, 2, 3, 4, 1, 1, 1]
-    assert list(ranked["tied"]) == [False, False, False, False, False, False, True]
+    # from m_twin; m_only and m_first each open their (score, scope); m_small [0.35, 0.55]
+    # overlaps m_first's oriented [0.4, 0.6], m_zero [0.5, 0.7] overlaps m_small
+    assert list(ranked["rank"]) == [1, 2, 3, 4, 1, 1, 1, 1]
+    assert list(ranked["tied"]) == [False, False, False, False, False, False, True, True]
 
 
 def test_mlm_scores_carry_the_pll_note_and_others_do_not(tmp_path) -> None:
@@ -1144,6 +1146,7 @@ def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> 
     settings = CorrelationSettings(bootstrap_samples=50, permutations=100, seed=0)
     table = correlation_table(_cells(rows, ["score"]), ["score"], settings)
     assert set(table["level"]) == {"cell"}
+    assert table["primary"].dtype == bool and str(table["permutations"].dtype) == "Int64"
     rows_by = table.set_index(["scope", "intrinsic"])
     xx = rows_by.loc[("xx", "metric")]
     assert (xx["n"], xx["units"], xx["seeds"]) == (9, 4, 1)  # e alone; a has one seed

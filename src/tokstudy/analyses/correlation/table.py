@@ -283,7 +283,6 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
         "n": len(x),
         "units": units.informative(),
         "seeds": min((len(r) for r in scope.replicates), default=0),
-        "note": "",
     }
     if len(x) < MIN_CELLS:
         return row | {"note": f"{len(x)} cells < {MIN_CELLS}: not computed"}
@@ -453,7 +452,7 @@ def _comparison_row(scope: Scope, primary: str, other: str, settings) -> dict:
     both = scope.cells[primary].notna().to_numpy() & scope.cells[other].notna().to_numpy()
     scope = scope.subset(both)
     units = scope.units()
-    row = {"n": len(scope.cells), "units": units.informative(), "note": ""}
+    row = {"n": len(scope.cells), "units": units.informative()}
     if len(scope.cells) < MIN_CELLS:
         return row | {"note": f"{len(scope.cells)} cells < {MIN_CELLS}: not computed"}
     strata, y = scope.strata, scope.scores
