@@ -411,9 +411,10 @@ def test_ranking_orders_each_score_and_scope_apart_and_breaks_equal_p_by_strengt
     rows = [
         ("b", "xx", "m_small", 0.45, 0.35, 0.55, 0.01),  # overlaps m_first's [0.4, 0.6]
         ("b", "xx", "m_zero", 0.0, 0.5, 0.7, 0.02),  # ρ 0 is not turned round: ties too
+        ("b", "xx", "m_last", 0.1, 0.0, 0.05, 0.03),  # apart: ranked by its place, 4th
         ("a", "xx", "m_only", 0.1, 0.05, 0.2, 0.5),
         ("a", "en", "z_far", 0.2, 0.9, 0.95, 0.01),  # same p as the next: weaker, later
-        ("a", "en", "m_strong", -0.8, -0.9, -0.7, 0.01),  # oriented [0.7, 0.9]
+        ("a", "en", "y_strong", -0.8, -0.9, -0.7, 0.01),  # oriented [0.7, 0.9]
         ("a", "en", "m_twin", 0.2, 0.1, 0.3, 0.01),  # equal p and |ρ|: by name
         ("a", "en", "m_gap", 0.1, np.nan, np.nan, 0.2),  # no interval: kept, never tied
         ("b", "xx", "m_first", -0.5, -0.6, -0.4, 0.001),  # opens b's xx after a's xx
@@ -429,12 +430,12 @@ def test_ranking_orders_each_score_and_scope_apart_and_breaks_equal_p_by_strengt
         "partial_low", "partial_high", "p_within_size", "p_adjusted", "min_attainable_p",
         "primary", "score_note",
     ]  # fmt: skip
-    assert list(ranked.index) == list(range(8))
+    assert list(ranked.index) == list(range(9))
     assert list(zip(ranked["score"], ranked["scope"], ranked["intrinsic"], strict=True)) == [
         (
             "a",
             "en",
-            "m_strong",
+            "y_strong",
         ),
         ("a", "en", "m_twin"),
         ("a", "en", "z_far"),
@@ -443,12 +444,13 @@ def test_ranking_orders_each_score_and_scope_apart_and_breaks_equal_p_by_strengt
         ("b", "xx", "m_first"),
         ("b", "xx", "m_small"),
         ("b", "xx", "m_zero"),
+        ("b", "xx", "m_last"),
     ]
-    # m_twin [0.1, 0.3] is apart from m_strong [0.7, 0.9]; z_far [0.9, 0.95] is apart
+    # m_twin [0.1, 0.3] is apart from y_strong [0.7, 0.9]; z_far [0.9, 0.95] is apart
     # from m_twin; m_only and m_first each open their (score, scope); m_small [0.35, 0.55]
     # overlaps m_first's oriented [0.4, 0.6], m_zero [0.5, 0.7] overlaps m_small
-    assert list(ranked["rank"]) == [1, 2, 3, 4, 1, 1, 1, 1]
-    assert list(ranked["tied"]) == [False, False, False, False, False, False, True, True]
+    assert list(ranked["rank"]) == [1, 2, 3, 4, 1, 1, 1, 1, 4]
+    assert list(ranked["tied"]) == [False] * 6 + [True, True, False]
 
 
 def test_mlm_scores_carry_the_pll_note_and_others_do_not(tmp_path) -> None:
