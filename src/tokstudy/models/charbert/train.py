@@ -14,12 +14,12 @@ from tokstudy.models.charbert.model import CharacterBertForMaskedLM, model_setti
 from tokstudy.models.charbert.spelling import Speller
 from tokstudy.models.config import CharBertConfig, PretrainConfig, from_mapping, to_dict
 from tokstudy.models.data import TokenCorpus
-from tokstudy.models.pretrain import MODEL_DIR, SUMMARY_FILE, fingerprint, train_mlm
+from tokstudy.models.pretrain import SUMMARY_FILE, fingerprint, train_mlm
 from tokstudy.training.checkpoint import checkpoint_folder
 from tokstudy.training.core import finish_run
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.loop import result_summary
-from tokstudy.training.run_state import restore_outputs
+from tokstudy.training.run_state import MODEL_DIR, restore_outputs
 
 
 def pretrain_charbert(

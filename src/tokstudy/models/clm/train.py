@@ -22,7 +22,6 @@ from tokstudy.models.clm.windows import LogitsModel, token_nll
 from tokstudy.models.config import CLM_PRESETS, ClmConfig, to_dict
 from tokstudy.models.data import BlockSampler, TokenCorpus, vocab_fingerprint
 from tokstudy.models.family import load_transformers_tokenizer
-from tokstudy.models.pretrain import MODEL_DIR
 from tokstudy.training import distributed
 from tokstudy.training.checkpoint import checkpoint_folder, settings_fingerprint
 from tokstudy.training.core import finish_run
@@ -30,7 +29,7 @@ from tokstudy.training.data_fit import data_facts
 from tokstudy.training.device import describe, resolve_device
 from tokstudy.training.loop import LoopSettings, TrainingTask, result_summary, train
 from tokstudy.training.optimizer import build_optimizer
-from tokstudy.training.run_state import restore_outputs
+from tokstudy.training.run_state import MODEL_DIR, restore_outputs
 
 log = logging.getLogger(__name__)
 
