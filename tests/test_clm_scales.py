@@ -153,3 +153,124 @@ def test_two_budgets_of_one_preset_are_ordered_by_preset_then_name():
     pairs = list(zip(rows["smaller"], rows["larger"], strict=True))
     assert pairs == [("tiny", "tiny_flops"), ("tiny", "small"), ("tiny_flops", "small")]
     assert rows.iloc[0]["kendall_tau"] == pytest.approx(1.0)
+
+
+def test_only_the_seeds_both_scales_trained_are_averaged():
+    # tiny has seeds 0 and 1, small 1 and 2: seed 1 alone is shared; with 0 and 1 shared
+    # both, each cell is the mean over them
+    frame = table(
+        clm_rows("tiny", "en", 0, [9.0] * 8),
+        clm_rows("tiny", "en", 1, TINY),
+        clm_rows("small", "en", 1, SMALL),
+        clm_rows("small", "en", 2, [9.0] * 8),
+    )
+    row = scale_agreement(frame, bootstrap_resamples=50, bootstrap_seed=0).iloc[0]
+    assert row["seeds"] == "1"
+    assert row["mean_bpb_smaller"] == pytest.approx(np.mean(TINY))
+    assert row["mean_bpb_larger"] == pytest.approx(np.mean(SMALL))
+    both = table(
+        clm_rows("tiny", "en", 0, TINY),
+        clm_rows("tiny", "en", 1, [v + 1 for v in TINY]),
+        clm_rows("small", "en", 0, SMALL),
+        clm_rows("small", "en", 1, SMALL),
+    )
+    row = scale_agreement(both, bootstrap_resamples=50, bootstrap_seed=0).iloc[0]
+    assert row["seeds"] == "0 1"
+    assert row["mean_bpb_smaller"] == pytest.approx(np.mean(TINY) + 0.5)
+    assert row["mean_difference"] == pytest.approx(np.mean(SMALL) - np.mean(TINY) - 0.5)
+
+
+@pytest.mark.filterwarnings("error")  # Wilcoxon is not asked about zeros (it warns)
+def test_differences_tied_or_from_two_tokenizers():
+    # equal bits per byte at both scales: no cell is better, no difference to test (p 1);
+    # two tokenizers both better at the larger scale: Wilcoxon's exact p over 2 is 0.5
+    frame = table(clm_rows("tiny", "en", 0, TINY), clm_rows("small", "en", 0, TINY))
+    row = scale_agreement(frame, bootstrap_resamples=50, bootstrap_seed=0).iloc[0]
+    assert (row["larger_better_cells"], row["mean_difference"]) == (0, 0)
+    assert (row["p_difference"], row["p_difference_adjusted"]) == (1.0, 1.0)
+    better = [0.5, 0.0, 1.7, 1.2]  # bpe 0.5 lower at both sizes, unigram 0.3
+    two = table(
+        clm_rows("tiny", "en", 0, TINY)[:4], clm_rows("small", "en", 0, better + TINY[4:])[:4]
+    )
+    row = scale_agreement(two, bootstrap_resamples=50, bootstrap_seed=0).iloc[0]
+    assert row["tokenizers"] == 2
+    assert row["p_difference"] == pytest.approx(0.5)
+
+
+def test_the_difference_p_is_holm_adjusted_over_the_rows():
+    frame = table(
+        clm_rows("tiny", "en", 0, TINY),
+        clm_rows("small", "en", 0, SMALL),
+        clm_rows("tiny", "fi", 0, TINY),
+        clm_rows("small", "fi", 0, [v - 1 for v in TINY]),  # every cell 1 lower
+    )
+    rows = scale_agreement(frame, bootstrap_resamples=50, bootstrap_seed=0)
+    assert rows.loc[1, "larger_better_cells"] == 8
+    low, high = sorted(rows["p_difference"])
+    holm = {low: min(1, 2 * low), high: max(min(1, 2 * low), min(1, high))}
+    assert list(rows["p_difference_adjusted"]) == pytest.approx(
+        [holm[v] for v in rows["p_difference"]]
+    )
+
+
+def test_a_pair_with_too_few_shared_cells_leaves_the_other_pairs():
+    # small shares one cell with tiny (no row), medium shares two with each (a row each:
+    # two cells of one size give τ = ±1)
+    frame = table(
+        clm_rows("tiny", "en", 0, TINY),
+        clm_rows("small", "en", 0, SMALL)[:1],
+        clm_rows("medium", "en", 0, SMALL)[:1] + clm_rows("medium", "en", 0, SMALL)[2:3],
+    )
+    rows = scale_agreement(frame, bootstrap_resamples=50, bootstrap_seed=0)
+    pairs = list(zip(rows["smaller"], rows["larger"], strict=True))
+    assert pairs == [("tiny", "medium")]
+    assert rows.iloc[0]["cells"] == 2
+    assert rows.iloc[0]["kendall_tau"] == pytest.approx(1.0)  # bpe below unigram at both
+
+
+def test_tau_within_size_pairs_each_size_with_itself():
+    # the smaller scale orders the tokenizers differently at the two sizes; one size has
+    # only two tokenizers (τ = ±1 counts), one a single tokenizer (no τ)
+    sizes = np.array(["1000"] * 3 + ["2000"] * 2 + ["4000"])
+    smaller = np.array([1.0, 2.0, 3.0, 2.0, 1.0, 5.0])
+    larger = np.array([1.5, 2.5, 2.0, 1.0, 2.0, 0.0])
+    by_hand = (1 / 3 + -1.0) / 2  # 1000: one discordant pair of three; 2000: discordant
+    assert float(tau_within_size(smaller, larger, sizes)) == pytest.approx(by_hand)
+    # a batch of two resamples gives two τ, each its row's
+    batch = tau_within_size(np.stack([smaller, smaller]), np.stack([larger, smaller]), sizes)
+    assert batch.tolist() == pytest.approx([by_hand, 1.0])
+
+
+@pytest.mark.filterwarnings("error")  # an undefined τ is NaN, not a mean of nothing
+def test_tau_within_size_without_a_defined_size_is_nan():
+    one_each = np.array(["1000", "2000"])
+    assert np.isnan(tau_within_size(np.array([1.0, 2.0]), np.array([1.0, 3.0]), one_each))
+    constant = np.array([1.0, 1.0])  # τ undefined at the one size
+    assert np.isnan(tau_within_size(np.array([1.0, 2.0]), constant, np.array(["1000"] * 2)))
+
+
+def test_a_monte_carlo_tau_p_is_seeded_and_near_the_exact_one():
+    # 7 tokenizers at one size: 5040 relabellings, more than the 500 drawn. Oracle: the
+    # exact p over all 5040 by brute force with scipy; a seeded draw gives the same p twice
+    values = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])
+    larger = np.array([1.2, 1.1, 3.5, 2.9, 4.0, 6.5, 5.9])
+    rows = lambda scale, bpb: [  # noqa: E731
+        {"scale": scale, "language": "en", "tokenizer": f"t{i}", "vocab_size": 1000,
+         "seed": 0, "bits_per_byte": v}
+        for i, v in enumerate(bpb)
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows("tiny", values) + rows("small", larger))
+    first, again = (
+        scale_agreement(frame, bootstrap_resamples=50, bootstrap_seed=3, permutations=500)
+        for _ in range(2)
+    )
+    assert first["p_tau"].iloc[0] == again["p_tau"].iloc[0]
+    observed = stats.kendalltau(values, larger).statistic
+    null = np.array(
+        [stats.kendalltau(values, larger[list(order)]).statistic
+         for order in itertools.permutations(range(7))]
+    )  # fmt: skip
+    exact = min(1, 2 * min(np.mean(null <= observed + 1e-12), np.mean(null >= observed - 1e-12)))
+    # 500 draws: the p's standard error is at most 2·sqrt(0.25 / 500) ≈ 0.045
+    assert first["p_tau"].iloc[0] == pytest.approx(exact, abs=0.09)
+    assert first["p_tau"].iloc[0] > 0  # Monte Carlo: never 0

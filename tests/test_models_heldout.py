@@ -196,3 +196,21 @@ def test_a_larger_scale_with_a_higher_validation_loss_is_data_starved() -> None:
         }
     )
     assert data_starved(table).tolist() == [False, False, False, True, True, False, False]
+
+
+def test_data_starved_needs_a_strictly_lower_smaller_loss_and_keeps_the_tables_index() -> None:
+    # a tie is not starvation; the answer is indexed as the table is, in its order
+    table = pd.DataFrame(
+        {
+            "language": ["en"] * 4,
+            "tokenizer": ["bpe", "bpe", "hft", "hft"],
+            "vocab_size": ["1000"] * 4,
+            "validation_lines": [200] * 4,
+            "parameters": [1, 4, 1, 4],
+            "best_validation_loss": [3.0, 3.0, 3.0, 3.2],
+        },
+        index=[7, 2, 9, 4],
+    )
+    starved = data_starved(table)
+    assert starved.index.tolist() == [7, 2, 9, 4]
+    assert starved.tolist() == [False, False, False, True]
