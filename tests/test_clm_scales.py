@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from tokstudy.models.clm_scales import scale_agreement, tau_within_size
+from tokstudy.models.clm_scales import scale_agreement, scale_agreement_by_flags, tau_within_size
 
 CELLS = [(t, size) for t in ("bpe", "unigram", "wordpiece", "hft") for size in (1000, 2000)]
 
@@ -274,3 +274,21 @@ def test_a_monte_carlo_tau_p_is_seeded_and_near_the_exact_one():
     # 500 draws: the p's standard error is at most 2·sqrt(0.25 / 500) ≈ 0.045
     assert first["p_tau"].iloc[0] == pytest.approx(exact, abs=0.09)
     assert first["p_tau"].iloc[0] > 0  # Monte Carlo: never 0
+
+
+def test_flagged_runs_are_left_out_and_kept():
+    # small's bpe at 1000 undertrained: without it, 1000 ranks unigram, wordpiece, hft as
+    # 2.0, 3.0, 4.0 at tiny and 2.2, 1.9, 3.5 at small (τ = 1/3 by hand), 2000 as before
+    # (τ = 1); with it, the first test's (4/6 + 1) / 2
+    frame = table(clm_rows("tiny", "en", 0, TINY), clm_rows("small", "en", 0, SMALL))
+    frame = frame.assign(undertrained=False, lossy=False)
+    clean = scale_agreement_by_flags(frame, bootstrap_resamples=50, bootstrap_seed=0)
+    assert clean["flagged_runs"].tolist() == ["kept"]  # nothing flagged: one set
+    frame.loc[(frame["scale"] == "small") & (frame.index == 8), "undertrained"] = True
+    rows = scale_agreement_by_flags(frame, bootstrap_resamples=50, bootstrap_seed=0)
+    assert rows["flagged_runs"].tolist() == ["excluded", "kept"]
+    assert rows["cells"].tolist() == [7, 8]
+    assert rows["kendall_tau"].tolist() == pytest.approx([(1 / 3 + 1) / 2, (4 / 6 + 1) / 2])
+    lossy = frame.assign(undertrained=False, lossy=frame.index == 0)  # tiny's bpe at 1000
+    rows = scale_agreement_by_flags(lossy, bootstrap_resamples=50, bootstrap_seed=0)
+    assert rows["cells"].tolist() == [7, 8]

@@ -5,12 +5,14 @@ lower (better). The tokenizer is the unit: intervals resample tokenizers with al
 cells, τ's p relabels tokenizers at the larger scale (the same relabelling at every
 size), the difference's p is Wilcoxon's over the tokenizers' mean differences; each kind
 of p Holm-adjusted over the rows. Seeds are held fixed: only the seeds both scales trained
-are used."""
+are used. The table is given without the flagged runs and with them
+(:func:`scale_agreement_by_flags`)."""
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -194,6 +196,21 @@ def scale_agreement(
     frame["p_tau_adjusted"] = holm(frame["p_tau"]) if len(frame) else []
     frame["p_difference_adjusted"] = holm(frame["p_difference"]) if len(frame) else []
     return frame[COLUMNS]
+
+
+def scale_agreement_by_flags(table: pd.DataFrame, **options: Any) -> pd.DataFrame:
+    """:func:`scale_agreement` without the flagged runs (``flagged_runs`` ``excluded``:
+    undertrained or lossy, whose bits per byte says nothing of their tokenizer) and with
+    every run (``kept``); only ``kept`` when nothing is flagged. Each set of rows is
+    Holm-adjusted on its own. ``data_starved`` runs stay: being short of data at the larger
+    scale is part of what the comparison measures."""
+    kept = scale_agreement(table, **options).assign(flagged_runs="kept")
+    flagged = table["undertrained"].astype(bool) | table["lossy"].astype(bool)
+    parts = [kept]
+    if flagged.any():
+        excluded = scale_agreement(table[~flagged], **options)
+        parts.insert(0, excluded.assign(flagged_runs="excluded"))
+    return pd.concat(parts, ignore_index=True)[["flagged_runs", *COLUMNS]]
 
 
 def data_starved(table: pd.DataFrame) -> pd.Series:

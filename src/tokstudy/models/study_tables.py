@@ -26,7 +26,7 @@ from tokstudy.files.markdown import markdown_table
 from tokstudy.files.write_errors import naming_write_failures
 from tokstudy.models.classification_scores import bootstrap_table
 from tokstudy.models.clm.scoring import DETAILS_FILE, TRAINING_FACTS
-from tokstudy.models.clm_scales import data_starved, scale_agreement
+from tokstudy.models.clm_scales import data_starved, scale_agreement_by_flags
 from tokstudy.models.config import EvalConfig
 from tokstudy.models.run_flags import LOSSY_TOLERANCE, RUN_FACTS, flagged_runs, mark_flagged
 from tokstudy.models.task_registry import TASKS
@@ -198,7 +198,7 @@ def summarize_models(
         tables["clm"] = clm_table(clm)
         write_tsv(tables["clm"], out_dir / "clm.tsv")
         if tables["clm"]["scale"].nunique() > 1:
-            tables["clm_scales"] = scale_agreement(
+            tables["clm_scales"] = scale_agreement_by_flags(
                 tables["clm"],
                 bootstrap_resamples=evaluation.bootstrap_resamples,
                 bootstrap_seed=evaluation.bootstrap_seed,
@@ -225,7 +225,9 @@ def summarize_models(
         "(Kendall's tau of the tokenizers' bits per byte within each vocabulary size, "
         "averaged over sizes, its p from relabelling the tokenizers; larger minus smaller "
         "scale, Wilcoxon over the tokenizers; seeds both scales trained; 95% bootstrap "
-        "intervals resampling tokenizers with all their cells; Holm-adjusted p)",
+        "intervals resampling tokenizers with all their cells; Holm-adjusted p within each "
+        "flagged_runs set: excluded leaves out undertrained and lossy runs, kept has every "
+        "run)",
     }
     for name, table in tables.items():
         write_markdown(table, out_dir / f"{name}.md", titles[name])
