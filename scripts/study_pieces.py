@@ -3,7 +3,7 @@
 
 A piece is the study's config narrowed to some languages and seeds (``languages``,
 ``models.languages``, ``models.seeds``) with its own ``results_dir``; write it, run it with
-``snakemake --cores 2 --configfile PIECE.yaml``, then keep its two tables:
+``snakemake --cores 2 --configfile PIECE.yaml``, then keep its tables:
 
     python scripts/study_pieces.py narrow --configfile config/predictive_variants.yaml \
         --languages en --seeds 0 --results-dir results/variants_en0 --out en0.yaml

@@ -167,6 +167,25 @@ def test_an_unfinished_piece_is_not_exported(tmp_path: Path) -> None:
     ]
 
 
+def test_a_piece_keeps_the_causal_lm_tables_its_run_wrote(tmp_path: Path) -> None:
+    # clm.tsv and clm_scales.{tsv,md} are copied byte for byte when present; their absence
+    # is no error (one scale writes no clm_scales)
+    metrics, results = _tables()
+    folder = _results_folder(tmp_path / "run", metrics, results)
+    (folder / "tables/models/clm.tsv").write_text("scale\tparameters\ntiny\t940000\n")
+    export_piece(folder, STUDY, tmp_path / "piece", {})
+    kept = sorted(path.name for path in (tmp_path / "piece").iterdir())
+    assert kept == ["clm.tsv", "config.yaml", "metrics.csv", "piece.json", "results.tsv"]
+    assert (tmp_path / "piece/clm.tsv").read_bytes() == (
+        folder / "tables/models/clm.tsv"
+    ).read_bytes()
+    for name in ("clm_scales.tsv", "clm_scales.md"):
+        (folder / "tables/models" / name).write_text(f"{name}\n")
+    export_piece(folder, STUDY, tmp_path / "ladder", {})
+    assert (tmp_path / "ladder/clm_scales.md").read_text() == "clm_scales.md\n"
+    assert (tmp_path / "ladder/clm_scales.tsv").is_file()
+
+
 def test_a_narrowed_config_is_a_piece_of_its_study(tmp_path: Path) -> None:
     piece = narrowed_config(STUDY, ["fi"], [1], "results/fi1")
     assert piece["languages"] == {"fi": {}} and piece["results_dir"] == "results/fi1"

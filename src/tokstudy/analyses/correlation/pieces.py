@@ -1,7 +1,8 @@
 """A study too long for one machine, run in pieces and pooled: each piece is the same study
 narrowed to some of its languages and seeds (its own config file and results folder),
 exported as the two tables the correlation reads (``tables/metrics.csv`` and
-``tables/models/results.tsv``) beside the config it ran; pooling checks that the pieces
+``tables/models/results.tsv``, with the causal-LM tables when the run wrote them) beside
+the config it ran; pooling checks that the pieces
 belong to one study and do not overlap, then runs the workflow's own correlation analysis
 (:func:`~tokstudy.analyses.correlation.run.correlation_analysis`) on their union, so the
 pooled tables are those one run of the whole study would write."""
@@ -26,6 +27,11 @@ from tokstudy.models.run_flags import run_keys
 
 #: a piece's tables: its name → the study file it copies (relative to ``results_dir``)
 PIECE_TABLES = {"metrics.csv": "tables/metrics.csv", "results.tsv": "tables/models/results.tsv"}
+#: tables a piece keeps when its run wrote them: the causal-LM runs' scale (parameters,
+#: training tokens, flags) and, with several scales, their agreement
+PIECE_OPTIONAL_TABLES = {
+    name: f"tables/models/{name}" for name in ("clm.tsv", "clm_scales.tsv", "clm_scales.md")
+}
 #: the config a piece ran and what is known of the run (commit, machine, times)
 PIECE_CONFIG = "config.yaml"
 PIECE_FACTS = "piece.json"
@@ -91,9 +97,10 @@ def narrowed_config(
 def export_piece(
     results_dir: Path, config: Mapping[str, Any], out: Path, facts: Mapping[str, Any]
 ) -> None:
-    """Copy a finished piece's tables from ``results_dir`` into the new folder ``out``,
-    with the ``config`` it ran and ``facts`` about the run; a missing table (the piece has
-    not finished) is a one-line error and leaves nothing behind."""
+    """Copy a finished piece's tables (:data:`PIECE_TABLES`, and those of
+    :data:`PIECE_OPTIONAL_TABLES` its run wrote) from ``results_dir`` into the new folder
+    ``out``, with the ``config`` it ran and ``facts`` about the run; a missing table (the
+    piece has not finished) is a one-line error and leaves nothing behind."""
     out = Path(out)
     if out.exists():
         raise TokstudyError(f"{out}: exists; a piece is exported into a new folder")
@@ -101,6 +108,9 @@ def export_piece(
     for source in sources.values():
         if not source.is_file():
             raise TokstudyError(f"{source}: missing; has the piece run to its end?")
+    for name, table in PIECE_OPTIONAL_TABLES.items():
+        if (Path(results_dir) / table).is_file():
+            sources[name] = Path(results_dir) / table
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}-") as folder:
         staged = Path(folder) / out.name
