@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -160,6 +161,34 @@ def test_changing_one_corpus_reruns_only_its_language(finished_run: Path) -> Non
     assert ("prepare_corpus", "language=en") in per_job
     assert {w.split(",")[0] for _, w in per_job} == {"language=en"}
     assert len(per_job) == 1 + sum(TOKENIZERS.values())  # one job per cell
+
+
+def test_a_corpus_back_with_a_new_time_and_the_same_bytes_reruns_nothing(tmp_path: Path) -> None:
+    # 1.5 MB: above Snakemake's own 1 MB limit for comparing checksums, under the workflow
+    # profile's 100 MB. Oracle that the profile decides it: without it (--workflow-profile
+    # none) Snakemake reruns the corpus by time; changed bytes rerun it either way.
+    corpus = tmp_path / "zz.txt"
+    write_lines(
+        corpus, [f"line {n} of a corpus copied again {n * 7919 % 104729}" for n in range(40000)]
+    )
+    assert 1_000_000 < corpus.stat().st_size < 100_000_000
+    config = _single(tmp_path, {"path": str(corpus)})
+    target = "results/corpora/zz/train.txt"
+    first = snakemake(tmp_path, "--cores", "1", target, config=config)
+    assert first.returncode == 0, first.stderr[-2000:]
+    later = corpus.stat().st_mtime + 60
+    os.utime(corpus, (later, later))  # copied again: new time, same bytes
+
+    def reruns(*args: str) -> bool:
+        dry = snakemake(tmp_path, "-n", target, *args, config=config)
+        assert dry.returncode == 0, dry.stderr[-2000:]
+        return "Nothing to be done" not in dry.stdout + dry.stderr
+
+    assert not reruns()
+    assert reruns("--workflow-profile", "none")
+    with open(corpus, "a", encoding="utf-8") as handle:
+        handle.write("one line more\n")
+    assert reruns()
 
 
 def test_slurm_profile_dry_run_and_lint(finished_run: Path) -> None:
