@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from conftest import REPO
 
 from tokstudy.analyses.correlation.pieces import (
     EXTRA_OUTPUTS,
+    METRIC_KEYS,
     check_piece_config,
     export_piece,
     narrowed_config,
@@ -124,16 +126,71 @@ def test_pooled_pieces_give_the_whole_study_s_tables(tmp_path: Path) -> None:
         expected = pd.read_csv(whole / name)
         assert len(expected) > 0
         pd.testing.assert_frame_equal(pd.read_csv(pooled / name), expected)
-    # the pooled inputs are kept beside the tables: every run once
-    assert len(pd.read_csv(pooled / "results.tsv", sep="\t")) == len(_tables()[1])
-    assert len(pd.read_csv(pooled / "metrics.csv")) == len(_tables()[0])
+    # the pooled inputs are kept beside the tables: every run once, the pieces' own columns
+    metrics, results = _tables()
+    kept_results = pd.read_csv(pooled / "results.tsv", sep="\t")
+    assert list(kept_results.columns) == list(results.columns)
+    assert len(kept_results) == len(results)
+    kept_metrics = pd.read_csv(pooled / "metrics.csv")
+    pd.testing.assert_frame_equal(
+        kept_metrics.sort_values(METRIC_KEYS, ignore_index=True),
+        metrics.sort_values(METRIC_KEYS, ignore_index=True),
+    )
     assert not list(pooled.glob(".pool-*"))
+
+
+def test_pooling_makes_its_folder_and_may_pool_into_it_again(tmp_path: Path) -> None:
+    pieces = _pieces(tmp_path, SPLITS)
+    out = tmp_path / "results" / "variants" / "pooled"  # no parent yet
+    for _ in range(2):
+        pool_pieces(pieces, STUDY, ["nu", "fertility"], SETTINGS, TOKENIZERS, out)
+    assert (out / "correlation_family.csv").is_file()
+    assert not list(out.glob(".pool-*")) and not list(tmp_path.glob(".pool-*"))
 
 
 def test_a_run_in_two_pieces_is_refused(tmp_path: Path) -> None:
     pieces = _pieces(tmp_path, [(("en",), (0,)), (("en",), (0, 1))])
-    with pytest.raises(TokstudyError, match=r"run clm en bpe_0 1000 0 is in more than one"):
+    # both holders named; 8 tokenizers x 2 sizes of seed 0 overlap
+    message = (
+        rf"run clm en bpe_0 1000 0 is in more than one piece \({pieces[0]}, {pieces[1]}\): "
+        r"16 run\(s\) overlap"
+    )
+    with pytest.raises(TokstudyError, match=message):
         pooled_tables(pieces, STUDY)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (lambda piece: (piece / "config.yaml").unlink(), r"not a piece folder \(no config.yaml\)"),
+        (
+            lambda piece: (piece / "results.tsv").unlink(),
+            r"results.tsv: missing; a piece folder holds metrics.csv, results.tsv$",
+        ),
+        (
+            lambda piece: (piece / "config.yaml").write_text("- a list\n", encoding="utf-8"),
+            r"config.yaml: not a mapping of config keys",
+        ),
+    ],
+)
+def test_a_broken_piece_folder_is_one_line_naming_it(tmp_path: Path, spoil, message: str) -> None:
+    pieces = _pieces(tmp_path, SPLITS[:2])
+    spoil(pieces[1])
+    with pytest.raises(TokstudyError, match=f"^{re.escape(str(pieces[1]))}.*{message}"):
+        pooled_tables(pieces, STUDY)
+    with pytest.raises(TokstudyError, match=r"^no piece to pool$"):
+        pooled_tables([], STUDY)
+
+
+def test_a_piece_s_language_named_nan_stays_a_name(tmp_path: Path) -> None:
+    # ISO 639-3 "nan" (Min Nan), "NA" or "null" are names, not missing values
+    pieces = _pieces(tmp_path, SPLITS[:1])
+    for name, sep in (("metrics.csv", ","), ("results.tsv", "\t")):
+        table = pd.read_csv(pieces[0] / name, sep=sep)
+        table["language"] = table["language"].map({"en": "nan"})
+        table.to_csv(pieces[0] / name, sep=sep, index=False)
+    metrics, results = pooled_tables(pieces, STUDY)
+    assert set(metrics["language"]) == {"nan"} and set(results["language"]) == {"nan"}
 
 
 def test_a_tokenizer_measured_differently_in_two_pieces_is_refused(tmp_path: Path) -> None:
@@ -142,7 +199,9 @@ def test_a_tokenizer_measured_differently_in_two_pieces_is_refused(tmp_path: Pat
     metrics = pd.read_csv(table)
     metrics.loc[0, "value"] += 1e-9
     metrics.to_csv(table, index=False)
-    with pytest.raises(TokstudyError, match="metric en bpe_0 1000 train nu differs between"):
+    first = pd.read_csv(pieces[0] / "metrics.csv").loc[0, "value"]
+    message = rf"metric en bpe_0 1000 train nu differs between pieces \({first}, {first + 1e-9}\)"
+    with pytest.raises(TokstudyError, match=message):
         pooled_tables(pieces, STUDY)
 
 
@@ -153,6 +212,42 @@ def test_a_piece_of_another_study_is_refused(tmp_path: Path) -> None:
     (pieces[0] / "config.yaml").write_text(yaml.safe_dump(other), encoding="utf-8")
     with pytest.raises(TokstudyError, match=r"not a piece of this study: config key\(s\) seed"):
         pooled_tables(pieces, STUDY)
+
+
+def test_the_keys_a_foreign_piece_differs_in_are_named() -> None:
+    # a key only the piece has, a nested value changed, a mapping against a scalar; at most
+    # five named, sorted
+    piece = json.loads(json.dumps(STUDY))
+    piece["analyses"] = {"correlation": {"primary": "nu_heldout"}}
+    piece["models"]["tasks"] = ["mlm"]
+    piece["tokenizers"] = "all"
+    with pytest.raises(
+        TokstudyError,
+        match=r"config key\(s\) analyses, models.tasks, tokenizers differ \(a piece may narrow "
+        r"only results_dir, data_root, languages, models.languages, models.seeds\)$",
+    ):
+        check_piece_config(Path("p"), piece, STUDY)
+    many = {**STUDY, **{f"k{i}": i for i in range(7)}}
+    with pytest.raises(TokstudyError, match=r"config key\(s\) k0, k1, k2, k3, k4 differ"):
+        check_piece_config(Path("p"), many, STUDY)
+
+
+def test_an_export_makes_its_folder_keeps_the_config_s_order_and_the_facts(
+    tmp_path: Path,
+) -> None:
+    metrics, results = _tables()
+    folder = _results_folder(tmp_path / "run", metrics, results)
+    config = {"seed": 1, "languages": {"fi": {}}, "models": {"seeds": [0]}, "data_root": "/d"}
+    facts = {"ran_at_commit": "abc", "cpu": "x", "describe": "é"}
+    out = tmp_path / "docs" / "data" / "new_study" / "fi_seed0"  # no parent yet
+    export_piece(folder, config, out, facts)
+    assert list(yaml.safe_load((out / "config.yaml").read_text("utf-8"))) == list(config)
+    written = (out / "piece.json").read_text("utf-8")
+    assert json.loads(written) == facts and written.endswith("}\n")
+    assert written.index('"cpu"') < written.index('"describe"') < written.index('"ran_at')
+    assert written.count("\n") == len(facts) + 2  # one key a line
+    with pytest.raises(TokstudyError, match=f"^{re.escape(str(out))}: exists; a piece is exported"):
+        export_piece(folder, config, out, facts)
 
 
 def test_an_unfinished_piece_is_not_exported(tmp_path: Path) -> None:
@@ -202,6 +297,19 @@ def test_a_narrowed_config_is_a_piece_of_its_study(tmp_path: Path) -> None:
     assert (
         piece["data_root"] == "/work/shared/corpora" and study["data_root"] == "../shared/corpora"
     )
+    assert narrowed_config(study, ["en"], [0], "r")["data_root"] == "../shared/corpora"
+    # a study without models: seeds runs seed 0; without models: languages, every language
+    bare = {**STUDY, "models": {"tasks": ["clm"]}}
+    piece = narrowed_config(bare, ["fi"], [0], "r")
+    assert piece["models"]["languages"] == ["fi"] and piece["models"]["seeds"] == [0]
+    with pytest.raises(TokstudyError, match=r"seeds 1: the study's seeds are 0$"):
+        narrowed_config(bare, ["fi"], [1], "r")
+    with pytest.raises(TokstudyError, match=r"^the study has no models: section to run in pieces$"):
+        narrowed_config({"languages": {"en": {}}}, ["en"], [0], "r")
+    with pytest.raises(TokstudyError, match=r"^languages \(none\): not languages of the study"):
+        narrowed_config(STUDY, [], [0], "r")
+    with pytest.raises(TokstudyError, match=r"^seeds \(none\): the study's seeds are 0, 1$"):
+        narrowed_config(STUDY, ["en"], [], "r")
     absolute = {**STUDY, "data_root": "/data/corpora"}
     assert (
         narrowed_config(absolute, ["en"], [0], "r", base=Path("/x"))["data_root"] == "/data/corpora"
@@ -232,11 +340,17 @@ def test_the_kept_pieces_give_the_figures_the_results_page_prints(
     assert round(row["p_within_size"], 2) == 0.25
     results_page = (REPO / "docs/results.md").read_text("utf-8")
     assert "−0.20 [−0.50, 0.14]" in results_page
-    # the three languages pooled (English with two seeds): the README's figure
+    # Finnish with its two seeds
+    row = family[family["intrinsic"] == "continued_words_heldout"].loc[
+        ("clm_bits_per_byte_tiny", "within_family", "fi")
+    ]
+    assert (round(row["partial_spearman"], 2), round(row["p_within_size"], 2)) == (-0.19, 0.30)
+    assert "−0.19 [−0.49, 0.18]" in results_page
+    # the three languages pooled (English and Finnish with two seeds): the README's figure
     row = family[family["intrinsic"] == "continued_words_heldout"].loc[
         ("clm_bits_per_byte_tiny", "within_family", "pooled")
     ]
-    assert (row["units"], row["n"], round(row["partial_spearman"], 2)) == (26, 228, -0.15)
-    assert (round(row["partial_low"], 2), round(row["partial_high"], 2)) == (-0.37, 0.07)
-    assert round(row["p_within_size"], 2) == 0.93
-    assert "−0.15 [−0.37, 0.07]" in results_page
+    assert (row["units"], row["n"], round(row["partial_spearman"], 2)) == (26, 228, -0.17)
+    assert (round(row["partial_low"], 2), round(row["partial_high"], 2)) == (-0.39, 0.05)
+    assert round(row["p_within_size"], 2) == 0.98
+    assert "−0.17 [−0.39, 0.05]" in results_page
