@@ -302,6 +302,10 @@ def test_a_narrowed_config_is_a_piece_of_its_study(tmp_path: Path) -> None:
     bare = {**STUDY, "models": {"tasks": ["clm"]}}
     piece = narrowed_config(bare, ["fi"], [0], "r")
     assert piece["models"]["languages"] == ["fi"] and piece["models"]["seeds"] == [0]
+    # models on some languages only: a piece keeps those of its languages, in study order
+    some = {**STUDY, "models": {**STUDY["models"], "languages": ["fi"]}}
+    assert narrowed_config(some, ["en", "fi"], [0], "r")["models"]["languages"] == ["fi"]
+    assert narrowed_config(some, ["en"], [0], "r")["models"]["languages"] == []
     with pytest.raises(TokstudyError, match=r"seeds 1: the study's seeds are 0$"):
         narrowed_config(bare, ["fi"], [1], "r")
     with pytest.raises(TokstudyError, match=r"^the study has no models: section to run in pieces$"):
