@@ -2,8 +2,8 @@
 narrowed to some of its languages and seeds (its own config file and results folder),
 exported as the two tables the correlation reads (``tables/metrics.csv`` and
 ``tables/models/results.tsv``, with the causal-LM tables when the run wrote them) beside
-the config it ran; pooling checks that the pieces
-belong to one study and do not overlap, then runs the workflow's own correlation analysis
+the config it ran; pooling checks that the pieces belong to one study and do not overlap,
+then runs the workflow's own correlation analysis
 (:func:`~tokstudy.analyses.correlation.run.correlation_analysis`) on their union, so the
 pooled tables are those one run of the whole study would write."""
 
