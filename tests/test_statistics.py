@@ -153,6 +153,26 @@ def test_within_strata_spearman_of_one_stratum_is_spearman() -> None:
     )
 
 
+def test_within_strata_spearman_leaves_out_the_pairs_with_a_missing_value() -> None:
+    # oracle: the same statistic on the present pairs only, and for one stratum scipy's
+    # Spearman of the pairs present; a batch row with its own missing pairs is its own
+    x, y = _data(12)
+    strata = ["a"] * 6 + ["b"] * 6
+    y_missing = y.copy()
+    y_missing[[1, 8]] = np.nan
+    present = ~np.isnan(y_missing)
+    expected = within_strata_spearman(x[present], y[present], np.array(strata)[present])
+    assert within_strata_spearman(x, y_missing, strata) == pytest.approx(expected)
+    x_missing = x.copy()
+    x_missing[2] = np.nan
+    one = ~np.isnan(x_missing[:6]) & ~np.isnan(y_missing[:6])
+    assert within_strata_spearman(x_missing[:6], y_missing[:6], ["a"] * 6) == pytest.approx(
+        stats.spearmanr(x[:6][one], y[:6][one]).statistic
+    )
+    batch = within_strata_spearman(np.stack([x, x]), np.stack([y, y_missing]), strata)
+    assert batch.tolist() == pytest.approx([within_strata_spearman(x, y, strata), expected])
+
+
 def _within_statistic(x: np.ndarray, strata: list) -> callable:
     ranked_x = within_strata_ranks(x, strata)
 
