@@ -1171,3 +1171,63 @@ def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> 
         _cells([row for row in rows if row["vocab_size"] == 1000], ["score"]), ["score"], settings
     )
     assert one_size[["size_spearman", "size_low", "size_high"]].isna().all().all()
+
+
+def _relabelling_design(missing: bool):
+    """Five tokenizers at two sizes (strata), one block; the last one's score at the second
+    size missing when ``missing``."""
+    from tokstudy.analyses.correlation.table import Units
+
+    random = np.random.default_rng(11)
+    x, y = random.normal(size=10), random.normal(size=10)
+    if missing:
+        y[9] = np.nan
+    strata = np.array(["1000", "2000"] * 5)
+    units = Units([np.array([2 * u, 2 * u + 1]) for u in range(5)], ["b"] * 5)
+    return x, y, strata, units
+
+
+def test_a_relabelling_test_without_missing_scores_is_the_unit_product_test():
+    from tokstudy.analyses.correlation.table import relabelling_test, unit_products
+    from tokstudy.statistics.correlation import within_strata_ranks
+    from tokstudy.statistics.permutation import unit_permutation_test
+
+    x, y, strata, units = _relabelling_design(missing=False)
+    products = unit_products(within_strata_ranks(x, strata), within_strata_ranks(y, strata),
+                             strata, units)  # fmt: skip
+    for draws in (1000, 50):  # exact (120 orderings), then Monte Carlo
+        ours = relabelling_test(x, y, strata, units, n_resamples=draws, seed=4)
+        theirs = unit_permutation_test(products, units.blocks, n_resamples=draws, seed=4)
+        assert ours.pvalue == pytest.approx(theirs.pvalue)
+        assert ours.statistic == pytest.approx(theirs.statistic)
+
+
+def test_a_missing_score_moves_with_its_tokenizer_by_brute_force():
+    # oracle: every relabelling of the 5 tokenizers, the scores (NaN included) moved by
+    # hand, each size's Spearman taken on the pairs present by scipy and pooled by hand
+    from tokstudy.analyses.correlation.table import relabelling_test
+
+    x, y, strata, units = _relabelling_design(missing=True)
+
+    def pooled(scores: np.ndarray) -> float:
+        numerator = denominator_x = denominator_y = 0.0
+        for size in ("1000", "2000"):
+            cells = np.flatnonzero(strata == size)
+            present = cells[~np.isnan(scores[cells])]
+            rx = stats.rankdata(x[present]) - (len(present) + 1) / 2
+            ry = stats.rankdata(scores[present]) - (len(present) + 1) / 2
+            numerator += rx @ ry
+            denominator_x, denominator_y = denominator_x + rx @ rx, denominator_y + ry @ ry
+        return numerator / np.sqrt(denominator_x * denominator_y)
+
+    null = []
+    for order in itertools.permutations(range(5)):
+        moved = np.empty(10)
+        for unit, source in enumerate(order):
+            moved[[2 * unit, 2 * unit + 1]] = y[[2 * source, 2 * source + 1]]
+        null.append(pooled(moved))
+    null, observed = np.array(null), pooled(y)
+    expected = min(1, 2 * min(np.mean(null <= observed + 1e-12), np.mean(null >= observed - 1e-12)))
+    result = relabelling_test(x, y, strata, units, n_resamples=1000, seed=0)
+    assert result.statistic == pytest.approx(observed)
+    assert result.pvalue == pytest.approx(expected)

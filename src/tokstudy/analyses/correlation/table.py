@@ -46,6 +46,7 @@ from tokstudy.statistics.mixed import mixed_coefficient
 from tokstudy.statistics.permutation import (
     PermutationResult,
     min_attainable_p,
+    stratified_permutation_test,
     unit_permutation_test,
 )
 from tokstudy.statistics.significance import holm
@@ -175,6 +176,14 @@ class Units:
 
     clusters: list[np.ndarray]
     blocks: list[str]
+
+    def relabelled(self, values: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """``values`` with tokenizer ``u``'s cells given tokenizer ``order[u]``'s (the
+        clusters of a block hold their cells in the same strata order)."""
+        moved = np.array(values, dtype=float)
+        for unit, source in enumerate(np.asarray(order, dtype=int)):
+            moved[self.clusters[unit]] = values[self.clusters[source]]
+        return moved
 
     def informative(self) -> int:
         """How many tokenizers share their block with another: the ones a permutation or a
@@ -323,6 +332,26 @@ def unit_products(
         by_stratum[1, unit, codes[cells]] = ranked_y[cells]
     norm = np.sqrt(np.sum(ranked_x**2) * np.sum(ranked_y**2))
     return by_stratum[0] @ by_stratum[1].T / norm
+
+
+def relabelling_test(
+    x: np.ndarray, y: np.ndarray, strata: np.ndarray, units: Units, *, n_resamples: int, seed: int
+) -> PermutationResult:
+    """Two-sided p of ρ within strata when the tokenizers' scores are relabelled within
+    their blocks (the same relabelling in every stratum), a missing score (NaN) moving
+    with its tokenizer and the ranks taken again on the pairs present each time. Without
+    missing scores it is :func:`unit_permutation_test` of :func:`unit_products` (the same
+    orderings, the same p), only slower."""
+
+    def statistic(orders: np.ndarray, axis: int = -1) -> np.ndarray:
+        moved = np.stack([units.relabelled(y, order) for order in np.atleast_2d(orders)])
+        values = within_strata_spearman(np.broadcast_to(x, moved.shape), moved, strata)
+        return values if np.ndim(orders) > 1 else values[0]
+
+    indices = np.arange(len(units.clusters), dtype=float)
+    return stratified_permutation_test(
+        indices, units.blocks, statistic, n_resamples=n_resamples, seed=seed
+    )
 
 
 def _within_size_test(
