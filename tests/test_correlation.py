@@ -32,17 +32,19 @@ from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.analyses.correlation.table import (
     COLUMNS,
     FLOOR_PERMUTATIONS,
-    Units,
     comparison_table,
     correlation_table,
     mixed_table,
     ranking,
+    relabelling_test,
     unit_products,
 )
 from tokstudy.cli import main
 from tokstudy.errors import TokstudyError
 from tokstudy.statistics.correlation import within_strata_ranks
 from tokstudy.statistics.mixed import Coefficient
+from tokstudy.statistics.permutation import unit_permutation_test
+from tokstudy.statistics.units import Units
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 
@@ -661,6 +663,27 @@ def test_study_cells_keep_every_seed_and_say_what_was_left_out(tmp_path: Path) -
     assert "unk_rate_train" not in cells and "mlm_pseudo_perplexity" not in cells
 
 
+def test_a_flagged_run_leaves_its_score_out_and_its_cell_in(tmp_path: Path) -> None:
+    # hft's pos run at 2000 with seed 1 is undertrained: its pos scores are empty, the
+    # cell keeps its metrics and its mlm score (another run); kept, the scores stay
+    files = _study_files(tmp_path)
+    results = pd.read_csv(files["model_results"], sep="\t")
+    flag = ("pos", "mr", "hft", 2000, 1, 0, "undertrained", 1.0)
+    pd.concat([results, pd.DataFrame([flag], columns=results.columns)]).to_csv(
+        files["model_results"], sep="\t", index=False
+    )
+    for policy, expected in (("exclude", [np.nan, np.nan]), ("keep", [0.6, 1.4])):
+        cells, notes = study_cells(**files, flagged_runs=policy)
+        row = cells.set_index(["language", "tokenizer", "vocab_size", "seed"])
+        row = row.loc[("mr", "hft", "2000", 1)]
+        assert row[["pos_accuracy", "pos_accuracy_noise20"]].tolist() == pytest.approx(
+            expected, nan_ok=True
+        )
+        assert row["nu_train"] == pytest.approx(5.0) and row["mlm_bits_per_char"] == 2.0
+        assert len(cells[cells.language == "mr"]) == 8
+        assert any("pos mr hft 2000 1 undertrained" in note for note in notes)
+
+
 def test_study_cells_run_through_the_command_code(tmp_path: Path) -> None:
     from tokstudy.analyses.correlation.run import correlation_analysis
 
@@ -1129,7 +1152,7 @@ def test_a_monte_carlo_p_is_the_same_for_the_same_seed() -> None:
 
 
 def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> None:
-    # xx: 5 tokenizers × 2 sizes, but e lacks 2000 (its block is its own: not exchangeable);
+    # xx: 5 tokenizers × 2 sizes, but e lacks 2000 (still exchanged: its gap moves with it);
     # in xx "flat" is the size alone, "same" one value; in yy the score is one value
     rows = []
     for language in ("xx", "yy"):
@@ -1151,7 +1174,7 @@ def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> 
     assert table["primary"].dtype == bool and str(table["permutations"].dtype) == "Int64"
     rows_by = table.set_index(["scope", "intrinsic"])
     xx = rows_by.loc[("xx", "metric")]
-    assert (xx["n"], xx["units"], xx["seeds"]) == (9, 4, 1)  # e alone; a has one seed
+    assert (xx["n"], xx["units"], xx["seeds"]) == (9, 5, 1)  # a has one seed
     cell_means = pd.DataFrame(rows).query("language == 'xx'")
     cell_means = cell_means.groupby(["tokenizer", "vocab_size"], as_index=False)["score"].mean()
     expected = stats.spearmanr(np.log(cell_means["vocab_size"]), cell_means["score"])[0]
@@ -1176,8 +1199,6 @@ def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> 
 def _relabelling_design(missing: bool):
     """Five tokenizers at two sizes (strata), one block; the last one's score at the second
     size missing when ``missing``."""
-    from tokstudy.analyses.correlation.table import Units
-
     random = np.random.default_rng(11)
     x, y = random.normal(size=10), random.normal(size=10)
     if missing:
@@ -1188,10 +1209,6 @@ def _relabelling_design(missing: bool):
 
 
 def test_a_relabelling_test_without_missing_scores_is_the_unit_product_test():
-    from tokstudy.analyses.correlation.table import relabelling_test, unit_products
-    from tokstudy.statistics.correlation import within_strata_ranks
-    from tokstudy.statistics.permutation import unit_permutation_test
-
     x, y, strata, units = _relabelling_design(missing=False)
     products = unit_products(within_strata_ranks(x, strata), within_strata_ranks(y, strata),
                              strata, units)  # fmt: skip
@@ -1202,18 +1219,17 @@ def test_a_relabelling_test_without_missing_scores_is_the_unit_product_test():
         assert ours.statistic == pytest.approx(theirs.statistic)
 
 
-def test_a_missing_score_moves_with_its_tokenizer_by_brute_force():
-    # oracle: every relabelling of the 5 tokenizers, the scores (NaN included) moved by
-    # hand, each size's Spearman taken on the pairs present by scipy and pooled by hand
-    from tokstudy.analyses.correlation.table import relabelling_test
-
-    x, y, strata, units = _relabelling_design(missing=True)
+def _brute_force(x: np.ndarray, y: np.ndarray, width: int) -> tuple[float, float]:
+    """ρ within strata and its two-sided p over every relabelling of the tokenizers (one
+    block; tokenizer ``u`` holds cells ``u·width … u·width + width − 1``, stratum = place):
+    the scores (NaN included) moved by hand, each stratum's ranks taken by scipy on the
+    pairs present, pooled by hand."""
 
     def pooled(scores: np.ndarray) -> float:
         numerator = denominator_x = denominator_y = 0.0
-        for size in ("1000", "2000"):
-            cells = np.flatnonzero(strata == size)
-            present = cells[~np.isnan(scores[cells])]
+        for place in range(width):
+            cells = np.arange(place, len(x), width)
+            present = cells[~np.isnan(scores[cells]) & ~np.isnan(x[cells])]
             rx = stats.rankdata(x[present]) - (len(present) + 1) / 2
             ry = stats.rankdata(scores[present]) - (len(present) + 1) / 2
             numerator += rx @ ry
@@ -1221,13 +1237,41 @@ def test_a_missing_score_moves_with_its_tokenizer_by_brute_force():
         return numerator / np.sqrt(denominator_x * denominator_y)
 
     null = []
-    for order in itertools.permutations(range(5)):
-        moved = np.empty(10)
-        for unit, source in enumerate(order):
-            moved[[2 * unit, 2 * unit + 1]] = y[[2 * source, 2 * source + 1]]
+    for order in itertools.permutations(range(len(x) // width)):
+        moved = np.concatenate([y[source * width : (source + 1) * width] for source in order])
         null.append(pooled(moved))
     null, observed = np.array(null), pooled(y)
-    expected = min(1, 2 * min(np.mean(null <= observed + 1e-12), np.mean(null >= observed - 1e-12)))
+    less, greater = np.mean(null <= observed + 1e-12), np.mean(null >= observed - 1e-12)
+    return observed, min(1, 2 * min(less, greater))
+
+
+def test_a_missing_score_moves_with_its_tokenizer_by_brute_force():
+    x, y, strata, units = _relabelling_design(missing=True)
+    observed, expected = _brute_force(x, y, 2)
     result = relabelling_test(x, y, strata, units, n_resamples=1000, seed=0)
     assert result.statistic == pytest.approx(observed)
     assert result.pvalue == pytest.approx(expected)
+
+
+def test_a_tokenizer_missing_a_cell_or_a_score_stays_in_its_family_s_block():
+    # one family of 5 tokenizers at 3 sizes: d has no cell at 4000 (no metric, no score),
+    # e's run at 4000 was left out (metric, no score); both are still relabelled with the
+    # other three: 5! = 120 orderings, exact. Split into blocks by the sizes they have,
+    # there would be 2!·3! = 12 orderings and no p (floor 1/6)
+    random = np.random.default_rng(3)
+    x, y = random.normal(size=15), random.normal(size=15)
+    y += x  # an association, so that the p is small
+    x[11], y[11], y[14] = np.nan, np.nan, np.nan
+    rows = [
+        {"language": "xx", "tokenizer": name, "vocab_size": size, "seed": 0, "family": "bpe",
+         "metric": x[3 * u + k], "score": y[3 * u + k]}
+        for u, name in enumerate("abcde") for k, size in enumerate((1000, 2000, 4000))
+        if (name, size) != ("d", 4000)
+    ]  # fmt: skip
+    cells = check_cells(pd.DataFrame(rows), ["score"], "test cells")
+    settings = CorrelationSettings(bootstrap_samples=50, permutations=1000, seed=0)
+    (row,) = correlation_table(cells, ["score"], settings, "within_family").itertuples()
+    observed, expected = _brute_force(x, y, 3)
+    assert (row.n, row.units, row.p_method, row.permutations) == (13, 5, "exact", 120)
+    assert row.partial_spearman == pytest.approx(observed)
+    assert row.p_within_size == pytest.approx(expected) and expected < 0.05

@@ -32,6 +32,7 @@ from tokstudy.statistics.permutation import (
     unit_permutation_test,
 )
 from tokstudy.statistics.significance import holm
+from tokstudy.statistics.units import Units
 
 
 def _data(n: int = 14, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -523,3 +524,33 @@ def test_rank_correlations_agree_with_scipy_on_ties(rows: list[tuple]) -> None:
     if not math.isnan(within):
         assert within == pytest.approx(within_strata_spearman(y, x, group), abs=1e-12)
         assert -1 - 1e-12 <= within <= 1 + 1e-12
+
+
+def test_units_group_cells_by_name_in_stratum_order_and_block_by_strata() -> None:
+    names = ["b", "a", "b", "a", "c"]
+    strata = ["2", "2", "1", "1", "1"]
+    units = Units.of(names, strata)
+    assert [cells.tolist() for cells in units.clusters] == [[3, 1], [2, 0], [4]]
+    assert units.blocks == ["1/2", "1/2", "1"] and units.informative() == 2
+    # a and b swapped (cells 3, 1 ↔ 2, 0), c (one cell, its own block) kept
+    swapped = units.relabelled(np.array([10.0, 11, 12, 13, 14]), np.array([1, 0, 2]))
+    assert swapped.tolist() == [11.0, 10, 13, 12, 14]
+    assert Units.of(names[:4], strata[:4], {"a": "x", "b": "x"}).blocks == ["x", "x"]
+    with pytest.raises(ValueError, match="the units of block 'x' are not in the same strata"):
+        Units.of(names, strata, {"a": "x", "b": "x", "c": "x"})
+
+
+@given(st.permutations(range(4)), st.permutations(range(4)))
+@settings(max_examples=30, deadline=None)
+def test_relabelling_moves_each_unit_s_cells_whole(first: list, second: list) -> None:
+    # oracle: each unit's cells given by hand, one ordering at a time
+    clusters = [np.array([0, 4]), np.array([1, 5]), np.array([2, 6]), np.array([3, 7])]
+    units = Units(clusters, ["b"] * 4)
+    values = np.array([0.0, 1, 2, np.nan, 10, 11, 12, 13])
+    moved = units.relabelled(values, np.array([first, second]))
+    for row, order in zip(moved, (first, second), strict=True):
+        expected = np.empty(8)
+        for unit, source in enumerate(order):
+            expected[[unit, unit + 4]] = values[[source, source + 4]]
+        np.testing.assert_array_equal(row, expected)
+    np.testing.assert_array_equal(units.relabelled(values, np.arange(4)), values)

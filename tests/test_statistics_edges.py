@@ -15,11 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
-from conftest import cell_interval
 from scipy import stats
 
 from tokstudy.errors import TokstudyError
-from tokstudy.statistics.bootstrap import bootstrap_interval
+from tokstudy.statistics.bootstrap import _seed_means, bootstrap_interval
 from tokstudy.statistics.correlation import (
     spearman,
     within_strata_ranks,
@@ -86,16 +85,15 @@ def test_a_statistic_of_one_resample_at_a_time_is_not_given_a_batch() -> None:
     assert np.allclose(interval.distribution, drawn, equal_nan=True)
 
 
-def test_a_cell_without_replicates_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"^every cell needs at least one replicate$"):
-        cell_interval(
-            [np.arange(3.0)],
-            [np.array([1.0]), np.array([]), np.array([2.0])],
-            spearman,
-            n_resamples=10,
-            confidence=0.9,
-            seed=0,
-        )
+def test_a_cell_without_replicates_has_no_score_in_any_resample() -> None:
+    # a cell whose runs were all left out keeps its place with no score; the others'
+    # seeds are resampled as ever (two draws from {1, 3} average to 1, 2 or 3)
+    scores_of = _seed_means([np.array([1.0, 3.0]), np.array([]), np.array([2.0])], seed=0)
+    drawn = scores_of(np.array([[0, 1, 2]] * 200))
+    assert np.isnan(drawn[:, 1]).all()
+    assert set(drawn[:, 0]) == {1.0, 2.0, 3.0}
+    assert drawn[:, 2].tolist() == [2.0] * 200
+    assert np.isnan(scores_of(np.array([1, 0]))[0])
 
 
 # ---------------------------------------------------------------- correlation

@@ -11,7 +11,6 @@ are used. The table is given without the flagged runs and with them
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from tokstudy.models.config import CLM_PRESETS
 from tokstudy.statistics.bootstrap import cluster_interval
 from tokstudy.statistics.permutation import stratified_permutation_test
 from tokstudy.statistics.significance import holm
+from tokstudy.statistics.units import Units
 
 #: a cell of the comparison: one tokenizer at one vocabulary size
 CELL_KEYS = ["tokenizer", "vocab_size"]
@@ -68,36 +68,11 @@ def tau_within_size(smaller: np.ndarray, larger: np.ndarray, sizes: np.ndarray) 
     return np.asarray(taus) if len(taus) > 1 else np.asarray(taus[0])
 
 
-@dataclass(frozen=True)
-class Tokenizers:
-    """The cells of a comparison grouped by tokenizer (the unit): each tokenizer's cells
-    in size order, and the block it is exchanged within (tokenizers with the same sizes)."""
-
-    clusters: list[np.ndarray]
-    blocks: list[str]
-
-    @classmethod
-    def of(cls, wide: pd.DataFrame) -> Tokenizers:
-        tokenizers = wide.index.get_level_values("tokenizer").to_numpy(dtype=str)
-        sizes = wide.index.get_level_values("vocab_size").to_numpy(dtype=str)
-        clusters = [np.flatnonzero(tokenizers == name) for name in sorted(set(tokenizers))]
-        clusters = [cells[np.argsort(sizes[cells], kind="stable")] for cells in clusters]
-        return cls(clusters, ["/".join(sizes[cells]) for cells in clusters])
-
-    def relabelled(self, values: np.ndarray, order: np.ndarray) -> np.ndarray:
-        """``values`` with tokenizer ``u``'s cells given tokenizer ``order[u]``'s."""
-        moved = values.copy()
-        for unit, source in enumerate(np.asarray(order, dtype=int)):
-            moved[self.clusters[unit]] = values[self.clusters[source]]
-        return moved
-
-
-def _tau_test(smaller, larger, sizes, units: Tokenizers, permutations: int, seed: int) -> float:
+def _tau_test(smaller, larger, sizes, units: Units, permutations: int, seed: int) -> float:
     """Two-sided p of τ within size, the larger scale's tokenizers relabelled."""
 
     def statistic(orders: np.ndarray, axis: int = -1) -> np.ndarray:
-        orders = np.atleast_2d(orders)
-        moved = np.stack([units.relabelled(larger, order) for order in orders])
+        moved = units.relabelled(larger, np.atleast_2d(orders))
         return tau_within_size(np.broadcast_to(smaller, moved.shape), moved, sizes)
 
     units_index = np.arange(len(units.clusters), dtype=float)
@@ -152,7 +127,8 @@ def scale_agreement(
                 continue
             a, b = wide[smaller].to_numpy(), wide[larger].to_numpy()
             sizes = wide.index.get_level_values("vocab_size").to_numpy(dtype=str)
-            units = Tokenizers.of(wide)
+            tokenizers = wide.index.get_level_values("tokenizer")
+            units = Units.of(tokenizers, sizes)  # blocks: the tokenizers with the same sizes
             resampling = {
                 "n_resamples": bootstrap_resamples,
                 "confidence": 0.95,

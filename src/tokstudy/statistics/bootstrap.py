@@ -70,24 +70,24 @@ def bootstrap_interval(
 def _seed_means(replicates: Sequence[np.ndarray], seed: int) -> Callable[[np.ndarray], np.ndarray]:
     """A function from drawn cell indices ``(..., m)`` to their scores: each drawn cell's
     replicates (its seeds' scores) resampled with replacement (generator
-    ``default_rng([seed, 1])``) and averaged; with one replicate per cell, the cell's score."""
+    ``default_rng([seed, 1])``) and averaged; with one replicate per cell, the cell's score;
+    NaN for a cell without one."""
     counts = np.array([len(values) for values in replicates])
-    if counts.min() < 1:
-        raise ValueError("every cell needs at least one replicate")
-    table = np.zeros((len(replicates), counts.max()))
+    table = np.zeros((len(replicates), max(counts.max(), 1)))
     for row, values in enumerate(replicates):
         table[row, : len(values)] = values
-    means = np.array([np.mean(values) for values in replicates])
+    means = np.array([np.mean(values) if len(values) else np.nan for values in replicates])
     inner = np.random.default_rng([seed, 1])
 
     def scores(cells: np.ndarray) -> np.ndarray:
-        if cells.ndim == 1 or counts.max() == 1:
+        if cells.ndim == 1 or counts.max() <= 1:
             return means[cells]
         drawn = counts[cells]
         picks = np.floor(inner.random((*cells.shape, counts.max())) * drawn[..., None])
         values = table[cells[..., None], picks.astype(int)]
         used = np.arange(counts.max()) < drawn[..., None]
-        return np.where(used, values, 0.0).sum(axis=-1) / drawn
+        with np.errstate(invalid="ignore"):  # a cell without replicates: 0 / 0 is NaN
+            return np.where(used, values, 0.0).sum(axis=-1) / drawn
 
     return scores
 

@@ -389,8 +389,9 @@ def study_cells(
     families: Mapping[str, str] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """The study's cells table (one row per cell and seed, seeds not averaged) and notes on
-    what was left out (also logged): runs flagged collapsed, undertrained or lossy (unless
-    ``flagged_runs`` is ``keep``: :mod:`~tokstudy.models.run_flags`), cells
+    what was left out (also logged): the scores of runs flagged collapsed, undertrained or
+    lossy (unless ``flagged_runs`` is ``keep``: :mod:`~tokstudy.models.run_flags`; the
+    cell keeps its metrics and its place among its tokenizer's cells), cells
     without intrinsic metrics (CharacterBERT), cells of a tokenizer whose data sets its size
     (no vocabulary size to control for), intrinsic columns constant over every cell
     (nothing to correlate). Each row's ``family`` is its tokenizer's: given in
@@ -400,8 +401,10 @@ def study_cells(
     if model_results is not None:
         intrinsic = _wide_intrinsic(pd.read_csv(metrics_csv), metric_names, str(metrics_csv))
         results = pd.read_csv(model_results, sep="\t")
-        results = drop_flagged_runs(results, flagged_runs, notes)
-        parts.append(_join(intrinsic, model_score_columns(results), notes))
+        scores = model_score_columns(drop_flagged_runs(results, flagged_runs, notes))
+        # a cell and seed whose runs were all left out keeps its row (metrics, no score)
+        scores = model_score_columns(results)[KEYS].merge(scores, on=KEYS, how="left")
+        parts.append(_join(intrinsic, scores, notes))
     if nmt_score_files and not nmt_metric_files:
         notes.append("NMT scores left out: joint vocabularies have no per-language metrics")
     if nmt_score_files and nmt_metric_files:

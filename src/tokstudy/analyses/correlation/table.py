@@ -21,6 +21,7 @@ across them (on the families' mean cells, families as the units): see :data:`LEV
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ from tokstudy.analyses.correlation.settings import (
     CorrelationSettings,
 )
 from tokstudy.statistics.bootstrap import Interval, cluster_interval, paired_bootstrap_p
-from tokstudy.statistics.correlation import spearman, within_strata_ranks, within_strata_spearman
+from tokstudy.statistics.correlation import within_strata_ranks, within_strata_spearman
 from tokstudy.statistics.mixed import mixed_coefficient
 from tokstudy.statistics.permutation import (
     PermutationResult,
@@ -50,6 +51,7 @@ from tokstudy.statistics.permutation import (
     unit_permutation_test,
 )
 from tokstudy.statistics.significance import holm
+from tokstudy.statistics.units import Units
 
 log = logging.getLogger(__name__)
 
@@ -126,9 +128,9 @@ FLOOR_PERMUTATIONS = 1_000_000
 
 @dataclass(frozen=True)
 class Scope:
-    """The cells of one score in one scope: one row per cell, the seeds' scores apart.
-    ``within_family``: the family is held fixed (a stratum) and tokenizers are exchanged
-    only within their family."""
+    """The cells of one score in one scope: one row per cell, the seeds' scores apart (none
+    where every seed's run was left out). ``within_family``: the family is held fixed (a
+    stratum) and tokenizers are exchanged only within their family."""
 
     name: str
     cells: pd.DataFrame
@@ -149,18 +151,47 @@ class Scope:
 
     @property
     def scores(self) -> np.ndarray:
-        return np.array([values.mean() for values in self.replicates])
+        """Each cell's mean score over its seeds (NaN for a cell without one)."""
+        return np.array([values.mean() if len(values) else np.nan for values in self.replicates])
+
+    def blocks(self) -> dict[str, str]:
+        """The block each tokenizer is exchanged within: its family within families, else
+        one block for all."""
+        if not self.within_family:
+            return dict.fromkeys(self.cells["tokenizer"], "all")
+        return dict(zip(self.cells["tokenizer"], self.cells[FAMILY], strict=True))
 
     def units(self) -> Units:
         """The tokenizers (the units of inference), each with its cells in stratum order,
-        and the block each is exchanged within: tokenizers with the same strata (and,
-        within families, the same family)."""
-        strata = self.strata
-        tokenizers = self.cells["tokenizer"].to_numpy(dtype=str)
-        clusters = [np.flatnonzero(tokenizers == name) for name in sorted(set(tokenizers))]
-        clusters = [cells[np.argsort(strata[cells], kind="stable")] for cells in clusters]
-        # within families the strata name the family: a block never mixes two families
-        return Units(clusters, ["/".join(strata[cells]) for cells in clusters])
+        and the block each is exchanged within (:meth:`blocks`)."""
+        return Units.of(self.cells["tokenizer"], self.strata, self.blocks())
+
+    def completed(self) -> Scope:
+        """The scope with a cell (no metric, no score) wherever a tokenizer lacks one of
+        the strata its block was measured in: every tokenizer of a block then has the
+        same strata, so a relabelling or a resample moves a tokenizer with its missing
+        cells, and an undertrained run left out at one size does not split its block."""
+        strata = pd.Series(self.strata, index=self.cells.index)
+        block = self.cells["tokenizer"].map(self.blocks())
+        missing = []
+        for _, members in self.cells.groupby(block, sort=True):
+            layout = members.assign(stratum=strata[members.index]).drop_duplicates("stratum")
+            for tokenizer, own in members.groupby("tokenizer", sort=True):
+                lacking = layout[~layout["stratum"].isin(strata[own.index])]
+                labels = {"tokenizer": tokenizer}
+                if FAMILY in own:
+                    labels[FAMILY] = own[FAMILY].iloc[0]
+                missing.append(lacking[["language", "vocab_size"]].assign(**labels))
+        added = pd.concat(missing, ignore_index=True) if missing else self.cells.iloc[:0]
+        if added.empty:
+            return self
+        cells = pd.concat([self.cells, added], ignore_index=True)
+        replicates = [*self.replicates, *([np.array([])] * len(added))]
+        order = cells.sort_values(CELL_KEYS, kind="stable").index.to_numpy()
+        cells = cells.loc[order].reset_index(drop=True)[self.cells.columns]
+        return Scope(
+            self.name, cells, [replicates[i] for i in order], self.pooled, self.within_family
+        )
 
     def subset(self, keep: np.ndarray) -> Scope:
         """The scope restricted to the cells where ``keep`` is true."""
@@ -168,59 +199,53 @@ class Scope:
         cells = self.cells[keep].reset_index(drop=True)
         return Scope(self.name, cells, replicates, self.pooled, self.within_family)
 
-
-@dataclass(frozen=True)
-class Units:
-    """A scope's tokenizers (sorted by name): each one's cells (in stratum order) and its
-    block."""
-
-    clusters: list[np.ndarray]
-    blocks: list[str]
-
-    def relabelled(self, values: np.ndarray, order: np.ndarray) -> np.ndarray:
-        """``values`` with tokenizer ``u``'s cells given tokenizer ``order[u]``'s (the
-        clusters of a block hold their cells in the same strata order)."""
-        moved = np.array(values, dtype=float)
-        for unit, source in enumerate(np.asarray(order, dtype=int)):
-            moved[self.clusters[unit]] = values[self.clusters[source]]
-        return moved
-
-    def informative(self) -> int:
-        """How many tokenizers share their block with another: the ones a permutation or a
-        resample can exchange."""
-        counts = pd.Series(self.blocks).value_counts()
-        return int(sum(counts[block] > 1 for block in self.blocks))
+    def paired(self, *columns: str) -> tuple[Scope, list[np.ndarray], np.ndarray]:
+        """The scope's tokenizers with a cell where ``columns`` and the score are all
+        present (each with all its cells), those columns (NaN in a cell missing any of
+        them), and which cells have them all and a score."""
+        measured = np.logical_and.reduce([self.cells[c].notna().to_numpy() for c in columns])
+        present = measured & ~np.isnan(self.scores)
+        keep = self.cells["tokenizer"].isin(set(self.cells.loc[present, "tokenizer"]))
+        keep = keep.to_numpy()
+        scope = self.subset(keep)
+        values = [
+            np.where(measured[keep], scope.cells[column].to_numpy(dtype=float), np.nan)
+            for column in columns
+        ]
+        return scope, values, present[keep]
 
 
 def _scope(
     rows: pd.DataFrame, score: str, name: str, pooled: bool, level: str
 ) -> tuple[Scope, list[str]]:
-    """The scope's cells at ``level`` (:data:`LEVELS`) and what was left out: across
-    families, each family's cell is the mean of its tokenizers' (metrics, and the score of
-    each seed); within families, families of fewer than :data:`MIN_FAMILY_TOKENIZERS`
-    tokenizers are left out."""
-    scored = rows.dropna(subset=[score])
+    """The scope's cells at ``level`` (:data:`LEVELS`), completed (:meth:`Scope.completed`),
+    and what was left out: tokenizers without a score in the scope; across families, each
+    family's cell is the mean of its tokenizers' (metrics, and the score of each seed);
+    within families, families of fewer than :data:`MIN_FAMILY_TOKENIZERS` scored
+    tokenizers are left out. A cell whose runs were all left out (flagged) keeps its
+    metrics and has no score."""
+    rows = rows[rows["tokenizer"].isin(set(rows.loc[rows[score].notna(), "tokenizer"]))]
     notes = []
     if level == "across_family":
         keys = ["language", FAMILY, "vocab_size"]
-        per_seed = scored.groupby([*keys, "seed"], sort=True).mean(numeric_only=True)
-        scored = per_seed.reset_index().assign(tokenizer=lambda t: t[FAMILY])
+        per_seed = rows.groupby([*keys, "seed"], sort=True).mean(numeric_only=True)
+        rows = per_seed.reset_index().assign(tokenizer=lambda t: t[FAMILY])
     if level == "within_family":
-        sizes = scored.groupby(FAMILY)["tokenizer"].nunique()
+        sizes = rows.groupby(FAMILY)["tokenizer"].nunique()
         small = sorted(sizes[sizes < MIN_FAMILY_TOKENIZERS].index)
         if small:
             notes.append(
                 f"families of fewer than {MIN_FAMILY_TOKENIZERS} tokenizers left out: "
                 + ", ".join(f"{family} ({sizes[family]})" for family in small)
             )
-            scored = scored[~scored[FAMILY].isin(small)]
-    grouped = scored.drop(columns="seed").groupby(CELL_KEYS, sort=True)
+            rows = rows[~rows[FAMILY].isin(small)]
+    grouped = rows.drop(columns="seed").groupby(CELL_KEYS, sort=True)
     cells = grouped.mean(numeric_only=True).drop(columns=[score]).reset_index()
-    if FAMILY in scored:
+    if FAMILY in rows:
         cells[FAMILY] = grouped[FAMILY].first().to_numpy()
-    replicates = [group[score].to_numpy(dtype=float) for _, group in grouped]
+    replicates = [group[score].dropna().to_numpy(dtype=float) for _, group in grouped]
     scope = Scope(name, cells, replicates, pooled, within_family=level == "within_family")
-    return scope, notes
+    return scope.completed(), notes
 
 
 def scopes(
@@ -229,14 +254,13 @@ def scopes(
     """Every scope with the score (sorted), then ``pooled`` when there is more than one
     (``pooled_only``: that one alone, or the only language's), each with the notes on what
     its level left out."""
-    scored = cells.dropna(subset=[score])
-    names = sorted(scored["language"].unique())
+    names = sorted(cells.loc[cells[score].notna(), "language"].unique())
     found = [
-        _scope(scored[scored["language"] == name], score, name, False, level)
+        _scope(cells[cells["language"] == name], score, name, False, level)
         for name in ([] if pooled_only and len(names) > 1 else names)
     ]
     if len(names) > 1:
-        found.append(_scope(scored, score, POOLED, True, level))
+        found.append(_scope(cells[cells["language"].isin(names)], score, POOLED, True, level))
     return found
 
 
@@ -261,8 +285,9 @@ def _interval(
     )
 
 
-def _over_cells(x: np.ndarray, y: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    return spearman(x, y)
+def _over_cells(x: np.ndarray, y: np.ndarray, positions: np.ndarray | None) -> np.ndarray:
+    """Spearman over the cells with both values."""
+    return within_strata_spearman(x, y, np.zeros(np.shape(x)[-1]))
 
 
 def _within(strata: np.ndarray) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -271,37 +296,40 @@ def _within(strata: np.ndarray) -> Callable[[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _size_baseline(scope: Scope, units: Units, settings: CorrelationSettings) -> dict:
-    if np.ptp(scope.log_size) == 0:
+    if np.ptp(scope.log_size[~np.isnan(scope.scores)]) == 0:
         return {"size_spearman": np.nan, "size_low": np.nan, "size_high": np.nan}
     interval = _interval(scope, units, scope.log_size, _over_cells, settings)
     return {
-        "size_spearman": float(spearman(scope.log_size, scope.scores)),
+        "size_spearman": float(_over_cells(scope.log_size, scope.scores, None)),
         "size_low": interval.low,
         "size_high": interval.high,
     }
 
 
 def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dict:
-    """The statistics of one metric against one score in one scope (cells without the
-    metric left out)."""
-    scope = scope.subset(scope.cells[metric].notna().to_numpy())
-    x = scope.cells[metric].to_numpy(dtype=float)
+    """The statistics of one metric against one score in one scope, on the cells with both
+    (tokenizers without such a cell left out)."""
+    scope, (x,), present = scope.paired(metric)
     y = scope.scores
     units = scope.units()
     row: dict = {
-        "n": len(x),
+        "n": int(present.sum()),
         "units": units.informative(),
-        "seeds": min((len(r) for r in scope.replicates), default=0),
+        "seeds": min(
+            (len(r) for r, kept in zip(scope.replicates, present, strict=True) if kept), default=0
+        ),
     }
-    if len(x) < MIN_CELLS:
-        return row | {"note": f"{len(x)} cells < {MIN_CELLS}: not computed"}
-    constant = [name for name, column in (("intrinsic", x), ("score", y)) if np.ptp(column) == 0]
+    if row["n"] < MIN_CELLS:
+        return row | {"note": f"{row['n']} cells < {MIN_CELLS}: not computed"}
+    constant = [
+        name for name, column in (("intrinsic", x), ("score", y)) if np.ptp(column[present]) == 0
+    ]
     if constant:
         return row | {"note": f"{' and '.join(constant)} constant over the cells: undefined"}
     notes = []
     strata = scope.strata
     for name, statistic, value in (
-        ("spearman", _over_cells, spearman(x, y)),
+        ("spearman", _over_cells, _over_cells(x, y, None)),
         ("partial", _within(strata), within_strata_spearman(x, y, strata)),
     ):
         interval = _interval(scope, units, x, statistic, settings)
@@ -309,11 +337,10 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
         row["spearman" if name == "spearman" else "partial_spearman"] = float(value)
         if interval.degenerate:
             notes.append(f"{interval.degenerate} undefined {name} bootstrap resamples left out")
-    ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
-    if not ranked_x.any() or not ranked_y.any():
+    if np.isnan(row["partial_spearman"]):
         notes.append("no variation within a size: within-size test undefined")
     else:
-        row |= _within_size_test(ranked_x, ranked_y, strata, units, settings, notes)
+        row |= _within_size_test(x, y, strata, units, settings, notes)
     row["note"] = "; ".join(notes)
     return row
 
@@ -340,13 +367,12 @@ def relabelling_test(
     """Two-sided p of ρ within strata when the tokenizers' scores are relabelled within
     their blocks (the same relabelling in every stratum), a missing score (NaN) moving
     with its tokenizer and the ranks taken again on the pairs present each time. Without
-    missing scores it is :func:`unit_permutation_test` of :func:`unit_products` (the same
+    a missing value it is :func:`unit_permutation_test` of :func:`unit_products` (the same
     orderings, the same p), only slower."""
 
     def statistic(orders: np.ndarray, axis: int = -1) -> np.ndarray:
-        moved = np.stack([units.relabelled(y, order) for order in np.atleast_2d(orders)])
-        values = within_strata_spearman(np.broadcast_to(x, moved.shape), moved, strata)
-        return values if np.ndim(orders) > 1 else values[0]
+        moved = units.relabelled(y, orders)
+        return within_strata_spearman(np.broadcast_to(x, moved.shape), moved, strata)
 
     indices = np.arange(len(units.clusters), dtype=float)
     return stratified_permutation_test(
@@ -355,25 +381,31 @@ def relabelling_test(
 
 
 def _within_size_test(
-    ranked_x: np.ndarray,
-    ranked_y: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
     strata: np.ndarray,
     units: Units,
     settings: CorrelationSettings,
     notes: list[str],
 ) -> dict:
     """The within-size p (tokenizer labels permuted within their blocks, one permutation
-    in every stratum), how it was found, the orderings used and the design's floor; no p
+    in every stratum: :func:`unit_permutation_test`, or :func:`relabelling_test` where a
+    value is missing), how it was found, the orderings used and the design's floor; no p
     where the floor is above :data:`SIGNIFICANCE`.
 
     A Monte Carlo p at its floor (no drawn ordering as extreme as the data) is drawn again
     with :data:`FLOOR_PERMUTATIONS` orderings (noted); if none of those is as extreme
     either, the p is that test's floor, ``2 / (FLOOR_PERMUTATIONS + 1)``: still a valid p
     (Phipson and Smyth 2010), noted as the floor."""
-    products = unit_products(ranked_x, ranked_y, strata, units)
+    if np.isnan(x).any() or np.isnan(y).any():
+        permuted = functools.partial(relabelling_test, x, y, strata, units)
+    else:
+        ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
+        products = unit_products(ranked_x, ranked_y, strata, units)
+        permuted = functools.partial(unit_permutation_test, products, units.blocks)
 
     def test(permutations: int, seed: int) -> tuple[PermutationResult, float, bool]:
-        result = unit_permutation_test(products, units.blocks, n_resamples=permutations, seed=seed)
+        result = permuted(n_resamples=permutations, seed=seed)
         floor = min_attainable_p(units.blocks, permutations)
         return result, floor, not result.exact and result.pvalue <= floor * (1 + 1e-9)
 
@@ -477,16 +509,14 @@ def _strength(strata: np.ndarray, primary_sign: float, other_sign: float) -> Cal
 
 
 def _comparison_row(scope: Scope, primary: str, other: str, settings) -> dict:
-    """The primary metric against one other in one scope, on the cells that have both."""
-    both = scope.cells[primary].notna().to_numpy() & scope.cells[other].notna().to_numpy()
-    scope = scope.subset(both)
+    """The primary metric against one other in one scope, on the cells that have both and
+    a score."""
+    scope, (x_primary, x_other), present = scope.paired(primary, other)
     units = scope.units()
-    row = {"n": len(scope.cells), "units": units.informative()}
-    if len(scope.cells) < MIN_CELLS:
-        return row | {"note": f"{len(scope.cells)} cells < {MIN_CELLS}: not computed"}
+    row = {"n": int(present.sum()), "units": units.informative()}
+    if row["n"] < MIN_CELLS:
+        return row | {"note": f"{row['n']} cells < {MIN_CELLS}: not computed"}
     strata, y = scope.strata, scope.scores
-    x_primary = scope.cells[primary].to_numpy(dtype=float)
-    x_other = scope.cells[other].to_numpy(dtype=float)
     rho_primary = float(within_strata_spearman(x_primary, y, strata))
     rho_other = float(within_strata_spearman(x_other, y, strata))
     if np.isnan(rho_primary) or np.isnan(rho_other):
@@ -610,7 +640,7 @@ def _mixed_row(scope: Scope, score: str, metric: str, settings: CorrelationSetti
     if FAMILY in scope.cells:
         data[FAMILY] = scope.cells[FAMILY].to_numpy()
         effects.append(FAMILY)
-    data = data.dropna(subset=["metric"])
+    data = data.dropna(subset=["metric", "outcome"])
     row = {"score": score, "intrinsic": metric, "scope": scope.name}
     row |= {"random_effect": " + ".join(effects), "n": len(data)}
     row["groups"] = data["tokenizer"].nunique()
