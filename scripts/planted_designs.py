@@ -16,12 +16,16 @@ is, whatever the cell), then each cell's own deviations and each seed's:
   true within-size Spearman is ``(6/π)·arcsin(ρ/2)``, ``ρ`` the Pearson correlation of
   metric and mean score within a stratum that the variances give (a normal pair).
 
+``--left-out K`` leaves out the scores of the first family's first ``K`` tokenizers at the
+largest size in the last language (their metrics kept), as flagged runs are left out.
+
 A row is *called* when its interval excludes 0 and its p is below 0.05.
 
     python scripts/planted_designs.py [--datasets 200] [--design zoo|families_3x9|…]
         [--scenario tokenizer_null|family_interaction|association] [--r 0.6]
         [--bootstrap-samples 400] [--permutations 2000] [--seed 0]
         [--levels cell,within_family] [--cell-sd 0.5] [--seeds N] [--languages en]
+        [--left-out K]
 """
 
 from __future__ import annotations
@@ -86,9 +90,12 @@ def planted_cells(
     rng: np.random.Generator,
     r: float = 0.0,
     cell_sd: float = CELL_SD,
+    left_out: int = 0,
 ) -> pd.DataFrame:
     """One planted cells table (one row per cell and seed): ``metric`` and ``score``;
-    ``cell_sd``: the standard deviation of a cell's own deviations."""
+    ``cell_sd``: the standard deviation of a cell's own deviations; ``left_out``: the first
+    family's first tokenizers whose score at the largest size in the last language is
+    left out (empty)."""
     tokenizers = design.tokenizers()
     families = sorted({family for _, family in tokenizers})
     lasting = rng.multivariate_normal([0, 0], [[1, r], [r, 1]], len(tokenizers)) * TOKENIZER_SD
@@ -121,7 +128,13 @@ def planted_cells(
                          score + rng.normal(scale=SEED_SD))
                     )  # fmt: skip
     columns = ["language", "tokenizer", "family", "vocab_size", "seed", "metric", "score"]
-    return pd.DataFrame(rows, columns=columns)
+    cells = pd.DataFrame(rows, columns=columns)
+    blanked = (
+        (cells["language"] == design.languages[-1])
+        & (cells["vocab_size"] == max(design.sizes))
+        & cells["tokenizer"].isin([name for name, _ in tokenizers[:left_out]])
+    )
+    return cells.assign(score=cells["score"].mask(blanked))
 
 
 def true_within_size_spearman(r: float, seeds: int, cell_sd: float = CELL_SD) -> float:
@@ -142,6 +155,7 @@ def rates(
     seed: int = 0,
     levels: tuple[str, ...] = ("cell", "within_family"),
     cell_sd: float = CELL_SD,
+    left_out: int = 0,
 ) -> pd.DataFrame:
     """Per level, over ``datasets`` planted tables (pooled scope): the share of rows
     called, of intervals covering the true value (``association`` only) and of p < 0.05."""
@@ -150,7 +164,7 @@ def rates(
     truth = true_within_size_spearman(r, design.seeds, cell_sd) if association else 0.0
     found = {level: [] for level in levels}
     for _ in range(datasets):
-        cells = planted_cells(design, scenario, rng, r, cell_sd)
+        cells = planted_cells(design, scenario, rng, r, cell_sd, left_out)
         for level in levels:
             table = correlation_table(cells, ["score"], settings, level, pooled_only=True)
             row = table.assign(called=called(table)).iloc[0]
@@ -196,7 +210,15 @@ def main() -> int:
     parser.add_argument(
         "--languages", help="comma-separated: a piece of the design's languages (default: all)"
     )
+    parser.add_argument(
+        "--left-out",
+        type=int,
+        default=0,
+        help="the first family's first K tokenizers: no score at the largest size, last language",
+    )
     args = parser.parse_args()
+    if not 0 <= args.left_out <= DESIGNS[args.design].families[0]:
+        parser.error(f"--left-out: 0 to {DESIGNS[args.design].families[0]} (the first family)")
     settings = CorrelationSettings(
         bootstrap_samples=args.bootstrap_samples, permutations=args.permutations
     )
@@ -219,6 +241,7 @@ def main() -> int:
         args.seed,
         levels,
         args.cell_sd,
+        args.left_out,
     )
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0

@@ -345,6 +345,19 @@ def _metric_row(scope: Scope, metric: str, settings: CorrelationSettings) -> dic
     return row
 
 
+def _unit_sums(
+    ranked_x: np.ndarray, ranked_y: np.ndarray, strata: np.ndarray, units: Units
+) -> np.ndarray:
+    """``sums[u, v]``: tokenizer ``u``'s within-strata ranks of the metric times tokenizer
+    ``v``'s of the score, summed over the strata."""
+    codes = np.unique(strata, return_inverse=True)[1]
+    by_stratum = np.zeros((2, len(units.clusters), codes.max() + 1))
+    for unit, cells in enumerate(units.clusters):
+        by_stratum[0, unit, codes[cells]] = ranked_x[cells]
+        by_stratum[1, unit, codes[cells]] = ranked_y[cells]
+    return by_stratum[0] @ by_stratum[1].T
+
+
 def unit_products(
     ranked_x: np.ndarray, ranked_y: np.ndarray, strata: np.ndarray, units: Units
 ) -> np.ndarray:
@@ -352,31 +365,43 @@ def unit_products(
     tokenizer ``v``'s score, summed over the strata, over the norm of the ranks: the
     within-strata Spearman is the trace, and a permutation π of tokenizers gives
     ``Σ_u products[u, π(u)]``."""
-    codes = np.unique(strata, return_inverse=True)[1]
-    by_stratum = np.zeros((2, len(units.clusters), codes.max() + 1))
-    for unit, cells in enumerate(units.clusters):
-        by_stratum[0, unit, codes[cells]] = ranked_x[cells]
-        by_stratum[1, unit, codes[cells]] = ranked_y[cells]
     norm = np.sqrt(np.sum(ranked_x**2) * np.sum(ranked_y**2))
-    return by_stratum[0] @ by_stratum[1].T / norm
+    return _unit_sums(ranked_x, ranked_y, strata, units) / norm
 
 
 def relabelling_test(
     x: np.ndarray, y: np.ndarray, strata: np.ndarray, units: Units, *, n_resamples: int, seed: int
 ) -> PermutationResult:
     """Two-sided p of ρ within strata when the tokenizers' scores are relabelled within
-    their blocks (the same relabelling in every stratum), a missing score (NaN) moving
+    their blocks (the same relabelling in every stratum), a missing value (NaN) moving
     with its tokenizer and the ranks taken again on the pairs present each time. Without
     a missing value it is :func:`unit_permutation_test` of :func:`unit_products` (the same
-    orderings, the same p), only slower."""
+    orderings, the same p); strata with nothing missing are summed that way here too (a
+    relabelling moves their ranks), only the others are ranked again."""
+    missing = np.isnan(x) | np.isnan(y)
+    gapped = np.isin(strata, strata[missing])
+    # a stratum with a gap set to 0 ranks to 0: it is added apart, ranked again each time
+    ranked_x = within_strata_ranks(np.where(gapped, 0.0, x), strata)
+    ranked_y = within_strata_ranks(np.where(gapped, 0.0, y), strata)
+    whole = _unit_sums(ranked_x, ranked_y, strata, units)
+    squares = np.sum(ranked_x**2), np.sum(ranked_y**2)
+    tokenizers = np.arange(len(units.clusters))
+    gapped_x, gapped_strata = x[gapped], strata[gapped]
 
     def statistic(orders: np.ndarray, axis: int = -1) -> np.ndarray:
-        moved = units.relabelled(y, orders)
-        return within_strata_spearman(np.broadcast_to(x, moved.shape), moved, strata)
+        orders = np.asarray(orders, dtype=int)
+        moved = units.relabelled(y, orders)[..., gapped]
+        absent = np.isnan(moved) | np.isnan(gapped_x)
+        a = within_strata_ranks(np.where(absent, np.nan, gapped_x), gapped_strata)
+        b = within_strata_ranks(np.where(absent, np.nan, moved), gapped_strata)
+        numerator = whole[tokenizers, orders].sum(axis=-1) + np.sum(a * b, axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return numerator / np.sqrt(
+                (squares[0] + np.sum(a * a, axis=-1)) * (squares[1] + np.sum(b * b, axis=-1))
+            )
 
-    indices = np.arange(len(units.clusters), dtype=float)
     return stratified_permutation_test(
-        indices, units.blocks, statistic, n_resamples=n_resamples, seed=seed
+        tokenizers.astype(float), units.blocks, statistic, n_resamples=n_resamples, seed=seed
     )
 
 
