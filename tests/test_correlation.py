@@ -664,24 +664,29 @@ def test_study_cells_keep_every_seed_and_say_what_was_left_out(tmp_path: Path) -
 
 
 def test_a_flagged_run_leaves_its_score_out_and_its_cell_in(tmp_path: Path) -> None:
-    # hft's pos run at 2000 with seed 1 is undertrained: its pos scores are empty, the
-    # cell keeps its metrics and its mlm score (another run); kept, the scores stay
+    # hft's pos and mlm runs at 2000 with seed 1 are undertrained: their scores are empty,
+    # the cell and seed keep their row and metrics; kept, the scores stay
     files = _study_files(tmp_path)
     results = pd.read_csv(files["model_results"], sep="\t")
-    flag = ("pos", "mr", "hft", 2000, 1, 0, "undertrained", 1.0)
-    pd.concat([results, pd.DataFrame([flag], columns=results.columns)]).to_csv(
+    flags = [(task, "mr", "hft", 2000, 1, 0, "undertrained", 1.0) for task in ("pos", "mlm")]
+    pd.concat([results, pd.DataFrame(flags, columns=results.columns)]).to_csv(
         files["model_results"], sep="\t", index=False
     )
-    for policy, expected in (("exclude", [np.nan, np.nan]), ("keep", [0.6, 1.4])):
+    scores = ["pos_accuracy", "pos_accuracy_noise20", "mlm_bits_per_char"]
+    for policy, expected in (("exclude", [np.nan] * 3), ("keep", [0.6, 1.4, 2.0])):
         cells, notes = study_cells(**files, flagged_runs=policy)
         row = cells.set_index(["language", "tokenizer", "vocab_size", "seed"])
         row = row.loc[("mr", "hft", "2000", 1)]
-        assert row[["pos_accuracy", "pos_accuracy_noise20"]].tolist() == pytest.approx(
-            expected, nan_ok=True
-        )
-        assert row["nu_train"] == pytest.approx(5.0) and row["mlm_bits_per_char"] == 2.0
+        assert row[scores].tolist() == pytest.approx(expected, nan_ok=True)
+        assert row["nu_train"] == pytest.approx(5.0)
         assert len(cells[cells.language == "mr"]) == 8
         assert any("pos mr hft 2000 1 undertrained" in note for note in notes)
+    # left out, the cell keeps seed 0's score: 4 cells with a score, one with one seed
+    cells, _ = study_cells(**files, flagged_runs="exclude")
+    settings = CorrelationSettings(bootstrap_samples=20, permutations=100)
+    table = correlation_table(cells[cells.language == "mr"], ["pos_accuracy"], settings)
+    row = table.set_index("intrinsic").loc["nu_train"]
+    assert (row["n"], row["seeds"]) == (4, 1) and set(table["scope"]) == {"mr"}
 
 
 def test_study_cells_run_through_the_command_code(tmp_path: Path) -> None:
@@ -1197,12 +1202,12 @@ def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> 
 
 
 def _relabelling_design(missing: bool):
-    """Five tokenizers at two sizes (strata), one block; the last one's score at the second
-    size missing when ``missing``."""
+    """Five tokenizers at two sizes (strata), one block; when ``missing``, the last one's
+    score at the second size missing and two metrics tied there."""
     random = np.random.default_rng(11)
     x, y = random.normal(size=10), random.normal(size=10)
     if missing:
-        y[9] = np.nan
+        y[9], x[3] = np.nan, x[1]
     strata = np.array(["1000", "2000"] * 5)
     units = Units([np.array([2 * u, 2 * u + 1]) for u in range(5)], ["b"] * 5)
     return x, y, strata, units
@@ -1260,7 +1265,7 @@ def test_a_tokenizer_missing_a_cell_or_a_score_stays_in_its_family_s_block():
     # there would be 2!·3! = 12 orderings and no p (floor 1/6)
     random = np.random.default_rng(3)
     x, y = random.normal(size=15), random.normal(size=15)
-    y += x  # an association, so that the p is small
+    y += x / 2  # an association, its p neither 1 nor the floor
     x[11], y[11], y[14] = np.nan, np.nan, np.nan
     rows = [
         {"language": "xx", "tokenizer": name, "vocab_size": size, "seed": 0, "family": "bpe",
@@ -1268,10 +1273,19 @@ def test_a_tokenizer_missing_a_cell_or_a_score_stays_in_its_family_s_block():
         for u, name in enumerate("abcde") for k, size in enumerate((1000, 2000, 4000))
         if (name, size) != ("d", 4000)
     ]  # fmt: skip
+    # a family of 3 whose third tokenizer has no score at all: 2 scored, left out
+    rows += [
+        {"language": "xx", "tokenizer": name, "vocab_size": size, "seed": 0, "family": "uni",
+         "metric": u + size, "score": np.nan if name == "w" else u * size}
+        for u, name in enumerate("uvw") for size in (1000, 2000, 4000)
+    ]  # fmt: skip
     cells = check_cells(pd.DataFrame(rows), ["score"], "test cells")
     settings = CorrelationSettings(bootstrap_samples=50, permutations=1000, seed=0)
     (row,) = correlation_table(cells, ["score"], settings, "within_family").itertuples()
     observed, expected = _brute_force(x, y, 3)
     assert (row.n, row.units, row.p_method, row.permutations) == (13, 5, "exact", 120)
+    assert row.note == "families of fewer than 3 tokenizers left out: uni (2)"
     assert row.partial_spearman == pytest.approx(observed)
-    assert row.p_within_size == pytest.approx(expected) and expected < 0.05
+    assert row.p_within_size == pytest.approx(expected) and 2 / 120 < expected < 0.5
+    # the mixed model is fitted on the cells with a score (13 of bpe, 6 of uni)
+    assert mixed_table(cells, ["score"], settings).loc[0, "n"] == 19

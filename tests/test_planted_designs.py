@@ -69,3 +69,16 @@ def test_the_true_within_size_spearman_of_a_normal_pair_by_hand() -> None:
     # r = 0.6 over offsets of variance 1, cells of 0.25, seeds of 0.09 averaged over 3:
     # ρ = 0.6 / √(1.25 · 1.28) = 0.4743; Spearman (6/π)·asin(ρ/2) = 0.4573
     assert _script().true_within_size_spearman(0.6, 3) == pytest.approx(0.4573, abs=1e-4)
+
+
+def test_left_out_scores_are_the_first_family_s_at_the_largest_size_in_the_last_language():
+    # as Marathi's six undertrained BPE runs at 4000: their metrics stay, their scores go
+    import numpy as np
+
+    planted = _script()
+    design = planted.DESIGNS["families_3x9"]
+    cells = planted.planted_cells(design, "tokenizer_null", np.random.default_rng(0), left_out=6)
+    empty = cells[cells["score"].isna()]
+    assert set(empty["tokenizer"]) == {f"f0t{i}" for i in range(6)}
+    assert set(empty["language"]) == {"mr"} and set(empty["vocab_size"]) == {4000}
+    assert len(empty) == 6 * design.seeds and cells["metric"].notna().all()

@@ -296,7 +296,7 @@ def _within(strata: np.ndarray) -> Callable[[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _size_baseline(scope: Scope, units: Units, settings: CorrelationSettings) -> dict:
-    if np.ptp(scope.log_size[~np.isnan(scope.scores)]) == 0:
+    if np.ptp(scope.log_size) == 0:
         return {"size_spearman": np.nan, "size_low": np.nan, "size_high": np.nan}
     interval = _interval(scope, units, scope.log_size, _over_cells, settings)
     return {
