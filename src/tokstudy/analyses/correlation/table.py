@@ -21,7 +21,6 @@ across them (on the families' mean cells, families as the units): see :data:`LEV
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -375,10 +374,14 @@ def relabelling_test(
     """Two-sided p of ρ within strata when the tokenizers' scores are relabelled within
     their blocks (the same relabelling in every stratum), a missing value (NaN) moving
     with its tokenizer and the ranks taken again on the pairs present each time. Without
-    a missing value it is :func:`unit_permutation_test` of :func:`unit_products` (the same
-    orderings, the same p); strata with nothing missing are summed that way here too (a
-    relabelling moves their ranks), only the others are ranked again."""
+    a missing value it is :func:`unit_permutation_test` of :func:`unit_products`; with
+    one, the strata with nothing missing are summed that way too (a relabelling moves
+    their ranks), and only the others are ranked again."""
     missing = np.isnan(x) | np.isnan(y)
+    if not missing.any():
+        ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
+        products = unit_products(ranked_x, ranked_y, strata, units)
+        return unit_permutation_test(products, units.blocks, n_resamples=n_resamples, seed=seed)
     gapped = np.isin(strata, strata[missing])
     # a stratum with a gap set to 0 ranks to 0: it is added apart, ranked again each time
     ranked_x = within_strata_ranks(np.where(gapped, 0.0, x), strata)
@@ -414,23 +417,16 @@ def _within_size_test(
     notes: list[str],
 ) -> dict:
     """The within-size p (tokenizer labels permuted within their blocks, one permutation
-    in every stratum: :func:`unit_permutation_test`, or :func:`relabelling_test` where a
-    value is missing), how it was found, the orderings used and the design's floor; no p
-    where the floor is above :data:`SIGNIFICANCE`.
+    in every stratum: :func:`relabelling_test`), how it was found, the orderings used and
+    the design's floor; no p where the floor is above :data:`SIGNIFICANCE`.
 
     A Monte Carlo p at its floor (no drawn ordering as extreme as the data) is drawn again
     with :data:`FLOOR_PERMUTATIONS` orderings (noted); if none of those is as extreme
     either, the p is that test's floor, ``2 / (FLOOR_PERMUTATIONS + 1)``: still a valid p
     (Phipson and Smyth 2010), noted as the floor."""
-    if np.isnan(x).any() or np.isnan(y).any():
-        permuted = functools.partial(relabelling_test, x, y, strata, units)
-    else:
-        ranked_x, ranked_y = within_strata_ranks(x, strata), within_strata_ranks(y, strata)
-        products = unit_products(ranked_x, ranked_y, strata, units)
-        permuted = functools.partial(unit_permutation_test, products, units.blocks)
 
     def test(permutations: int, seed: int) -> tuple[PermutationResult, float, bool]:
-        result = permuted(n_resamples=permutations, seed=seed)
+        result = relabelling_test(x, y, strata, units, n_resamples=permutations, seed=seed)
         floor = min_attainable_p(units.blocks, permutations)
         return result, floor, not result.exact and result.pvalue <= floor * (1 + 1e-9)
 
