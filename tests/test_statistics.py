@@ -170,6 +170,11 @@ def test_within_strata_spearman_leaves_out_the_pairs_with_a_missing_value() -> N
     assert within_strata_spearman(x_missing[:6], y_missing[:6], ["a"] * 6) == pytest.approx(
         stats.spearmanr(x[:6][one], y[:6][one]).statistic
     )
+    assert spearman(x_missing[:6], y_missing[:6]) == pytest.approx(
+        stats.spearmanr(x[:6][one], y[:6][one]).statistic
+    )
+    along_rows = spearman(np.stack([x_missing[:6]] * 2).T, np.stack([y_missing[:6]] * 2).T, 0)
+    assert along_rows.tolist() == pytest.approx([stats.spearmanr(x[:6][one], y[:6][one])[0]] * 2)
     batch = within_strata_spearman(np.stack([x, x]), np.stack([y, y_missing]), strata)
     assert batch.tolist() == pytest.approx([within_strata_spearman(x, y, strata), expected])
 

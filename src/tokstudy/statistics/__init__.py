@@ -12,5 +12,7 @@ NMT and correlation stages report comes from here.
 - :mod:`~tokstudy.statistics.significance`: Holm adjustment (``statsmodels``), paired
   Wilcoxon tests (``scipy.stats.wilcoxon``), seed summaries;
 - :mod:`~tokstudy.statistics.mixed`: a mixed model with crossed random intercepts
-  (``statsmodels`` MixedLM) and a standardized coefficient.
+  (``statsmodels`` MixedLM) and a standardized coefficient;
+- :mod:`~tokstudy.statistics.units`: the units of inference (tokenizers with their cells
+  in stratum order and their blocks) and the relabelling a permutation of them makes.
 """

@@ -10,16 +10,15 @@ import numpy as np
 from scipy import stats
 
 
-def pearson(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Pearson's r along ``axis`` (``scipy.stats.pearsonr``); NaN for a constant column."""
-    with warnings.catch_warnings():  # a constant resample gives NaN, counted by the caller
-        warnings.simplefilter("ignore")
-        return stats.pearsonr(x, y, axis=axis).statistic
-
-
 def spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Spearman's ρ along ``axis``: Pearson's r of average ranks (as ``scipy.stats.spearmanr``)."""
-    return pearson(stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis)
+    """Spearman's ρ along ``axis`` on the pairs with both values (a NaN leaves its pair
+    out): :func:`within_strata_spearman` of one stratum, ``scipy.stats.spearmanr`` of the
+    pairs present; NaN without variation."""
+    x, y = (
+        np.moveaxis(np.asarray(x, dtype=float), axis, -1),
+        np.moveaxis(np.asarray(y, dtype=float), axis, -1),
+    )
+    return within_strata_spearman(x, y, np.zeros(x.shape[-1]))
 
 
 def _centered_correlation(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -41,7 +41,7 @@ from tokstudy.analyses.correlation.settings import (
     CorrelationSettings,
 )
 from tokstudy.statistics.bootstrap import Interval, cluster_interval, paired_bootstrap_p
-from tokstudy.statistics.correlation import within_strata_ranks, within_strata_spearman
+from tokstudy.statistics.correlation import spearman, within_strata_ranks, within_strata_spearman
 from tokstudy.statistics.mixed import mixed_coefficient
 from tokstudy.statistics.permutation import (
     PermutationResult,
@@ -285,8 +285,7 @@ def _interval(
 
 
 def _over_cells(x: np.ndarray, y: np.ndarray, positions: np.ndarray | None) -> np.ndarray:
-    """Spearman over the cells with both values."""
-    return within_strata_spearman(x, y, np.zeros(np.shape(x)[-1]))
+    return spearman(x, y)
 
 
 def _within(strata: np.ndarray) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
