@@ -1202,12 +1202,14 @@ def test_each_scope_says_why_a_metric_has_no_estimate_and_counts_its_units() -> 
 
 
 def _relabelling_design(missing: bool):
-    """Five tokenizers at two sizes (strata), one block; when ``missing``, the last one's
-    score at the second size missing and two metrics tied there."""
+    """Five tokenizers at two sizes (strata), one block; when ``missing``, an association,
+    the last one's score at the second size missing, the fourth one's metric there missing
+    beside its score, two metrics tied there and two tied at the first size (no gap)."""
     random = np.random.default_rng(11)
     x, y = random.normal(size=10), random.normal(size=10)
     if missing:
-        y[9], x[3] = np.nan, x[1]
+        y += x  # an association: the p neither 1 nor the floor
+        y[9], x[7], x[3], x[2] = np.nan, np.nan, x[1], x[0]
     strata = np.array(["1000", "2000"] * 5)
     units = Units([np.array([2 * u, 2 * u + 1]) for u in range(5)], ["b"] * 5)
     return x, y, strata, units
@@ -1224,25 +1226,33 @@ def test_a_relabelling_test_without_missing_scores_is_the_unit_product_test():
         assert ours.statistic == pytest.approx(theirs.statistic)
 
 
-def _brute_force(x: np.ndarray, y: np.ndarray, width: int) -> tuple[float, float]:
-    """ρ within strata and its two-sided p over every relabelling of the tokenizers (one
-    block; tokenizer ``u`` holds cells ``u·width … u·width + width − 1``, stratum = place):
-    the scores (NaN included) moved by hand, each stratum's ranks taken by scipy on the
-    pairs present, pooled by hand."""
+def _brute_force(
+    x: np.ndarray, y: np.ndarray, width: int, blocks: tuple[int, ...] = ()
+) -> tuple[float, float]:
+    """ρ within strata and its two-sided p over every relabelling of the tokenizers within
+    their blocks (``blocks``: how many tokenizers each holds, in order; one block by
+    default; tokenizer ``u`` holds cells ``u·width … u·width + width − 1``, stratum = place
+    and block): the scores (NaN included) moved by hand, each stratum's ranks taken by
+    scipy on the pairs present, pooled by hand."""
+    blocks = blocks or (len(x) // width,)
+    starts = np.cumsum((0, *blocks))[:-1]
 
     def pooled(scores: np.ndarray) -> float:
         numerator = denominator_x = denominator_y = 0.0
-        for place in range(width):
-            cells = np.arange(place, len(x), width)
-            present = cells[~np.isnan(scores[cells]) & ~np.isnan(x[cells])]
-            rx = stats.rankdata(x[present]) - (len(present) + 1) / 2
-            ry = stats.rankdata(scores[present]) - (len(present) + 1) / 2
-            numerator += rx @ ry
-            denominator_x, denominator_y = denominator_x + rx @ rx, denominator_y + ry @ ry
+        for start, size in zip(starts, blocks, strict=True):
+            for place in range(width):
+                cells = (start + np.arange(size)) * width + place
+                present = cells[~np.isnan(scores[cells]) & ~np.isnan(x[cells])]
+                rx = stats.rankdata(x[present]) - (len(present) + 1) / 2
+                ry = stats.rankdata(scores[present]) - (len(present) + 1) / 2
+                numerator += rx @ ry
+                denominator_x, denominator_y = denominator_x + rx @ rx, denominator_y + ry @ ry
         return numerator / np.sqrt(denominator_x * denominator_y)
 
     null = []
-    for order in itertools.permutations(range(len(x) // width)):
+    within = [itertools.permutations(range(s, s + n)) for s, n in zip(starts, blocks, strict=True)]
+    for orders in itertools.product(*within):
+        order = [source for block in orders for source in block]
         moved = np.concatenate([y[source * width : (source + 1) * width] for source in order])
         null.append(pooled(moved))
     null, observed = np.array(null), pooled(y)
@@ -1255,7 +1265,20 @@ def test_a_missing_score_moves_with_its_tokenizer_by_brute_force():
     observed, expected = _brute_force(x, y, 2)
     result = relabelling_test(x, y, strata, units, n_resamples=1000, seed=0)
     assert result.statistic == pytest.approx(observed)
-    assert result.pvalue == pytest.approx(expected)
+    assert result.pvalue == pytest.approx(expected) and 2 / 120 < expected < 1
+
+
+def test_a_drawn_relabelling_p_with_a_missing_score_follows_its_seed():
+    x, y, strata, units = _relabelling_design(missing=True)
+    drawn = [
+        relabelling_test(x, y, strata, units, n_resamples=30, seed=seed) for seed in (0, 1, 2, 3)
+    ]
+    again = [
+        relabelling_test(x, y, strata, units, n_resamples=30, seed=seed) for seed in (0, 1, 2, 3)
+    ]
+    assert not any(result.exact for result in drawn)  # 30 of the 120 orderings
+    assert [r.pvalue for r in drawn] == [r.pvalue for r in again]
+    assert len({r.pvalue for r in drawn}) > 1  # the seeds draw different orderings
 
 
 def test_a_tokenizer_missing_a_cell_or_a_score_stays_in_its_family_s_block():
@@ -1289,3 +1312,27 @@ def test_a_tokenizer_missing_a_cell_or_a_score_stays_in_its_family_s_block():
     assert row.p_within_size == pytest.approx(expected) and 2 / 120 < expected < 0.5
     # the mixed model is fitted on the cells with a score (13 of bpe, 6 of uni)
     assert mixed_table(cells, ["score"], settings).loc[0, "n"] == 19
+
+
+def test_a_tokenizer_missing_a_cell_is_ranked_within_its_own_family():
+    # two families, bpe (a–e, d without a cell at 4000) and uni (u, v, w): the completed
+    # scope still ranks within size and family and relabels within each family,
+    # 5!·3! = 720 orderings, exact, by brute force with both blocks
+    random = np.random.default_rng(5)
+    x, y = random.normal(size=24), random.normal(size=24)
+    y += x / 2
+    y[:15] += 3 * np.repeat(np.arange(5) % 2, 3)  # a family-wide offset: ranks across differ
+    x[11], y[11] = np.nan, np.nan
+    rows = [
+        {"language": "xx", "tokenizer": name, "vocab_size": size, "seed": 0,
+         "family": "bpe" if u < 5 else "uni", "metric": x[3 * u + k], "score": y[3 * u + k]}
+        for u, name in enumerate("abcdeuvw") for k, size in enumerate((1000, 2000, 4000))
+        if (name, size) != ("d", 4000)
+    ]  # fmt: skip
+    cells = check_cells(pd.DataFrame(rows), ["score"], "test cells")
+    settings = CorrelationSettings(bootstrap_samples=50, permutations=1000, seed=0)
+    (row,) = correlation_table(cells, ["score"], settings, "within_family").itertuples()
+    observed, expected = _brute_force(x, y, 3, blocks=(5, 3))
+    assert (row.n, row.units, row.p_method, row.permutations) == (23, 8, "exact", 720)
+    assert row.partial_spearman == pytest.approx(observed)
+    assert row.p_within_size == pytest.approx(expected) and 2 / 720 < expected < 0.5
