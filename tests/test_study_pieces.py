@@ -29,6 +29,7 @@ from tokstudy.analyses.correlation.pieces import (
 from tokstudy.analyses.correlation.run import OUTPUT_FILES, correlation_analysis
 from tokstudy.analyses.correlation.settings import CorrelationSettings
 from tokstudy.errors import TokstudyError
+from tokstudy.models.clm_scales import scale_agreement_by_flags
 
 TOKENIZERS = {f"bpe_{i}": "bpe" for i in range(4)} | {f"uni_{i}": "unigram" for i in range(4)}
 LANGUAGES = ("en", "fi")
@@ -364,3 +365,46 @@ def test_the_kept_pieces_give_the_figures_the_results_page_prints(
     ]
     assert (row["units"], row["n"], round(row["p_within_size"], 2)) == (26, 72, 0.60)
     assert "−0.11 [−0.28, 0.18]" in results_page
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_the_kept_ladder_gives_the_figures_the_results_page_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/results.md's scale ladder: the association at each scale recomputed from
+    # docs/data/predictive_ladder by the command it names, and the agreement between
+    # scales recomputed from the kept clm.tsv as the run computed it
+    monkeypatch.chdir(REPO)
+    spec = importlib.util.spec_from_file_location("study_pieces", REPO / "scripts/study_pieces.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    piece = REPO / "docs/data/predictive_ladder/en_seed0"
+    out = tmp_path / "pooled"
+    config = str(REPO / "config/predictive_ladder.yaml")
+    assert script.main(["pool", str(piece), "--configfile", config, "--out", str(out)]) == 0
+    results_page = (REPO / "docs/results.md").read_text("utf-8")
+    family = pd.read_csv(out / "correlation_family.csv").set_index(["score", "level"])
+    family = family[family["intrinsic"] == "continued_words_heldout"]
+    across = pd.read_csv(out / "correlation.csv").set_index("score")
+    across = across[across["intrinsic"] == "continued_words_heldout"]
+    printed = {"tiny": ("−0.33 [−1.00, 0.33], 0.56", "−0.65 [−0.95, 0.18], 0.063"),
+               "small": ("−1.00 [−1.00, −1.00], 0.0093", "−0.95 [−1.00, −0.58], 0.0003"),
+               "medium": ("−0.50 [−1.00, 0.00], 0.31", "−0.38 [−0.95, 0.63], 0.31")}  # fmt: skip
+    for scale, texts in printed.items():
+        score = f"clm_bits_per_byte_{scale}"
+        for row, text in zip((family.loc[(score, "within_family")], across.loc[score]), texts,
+                             strict=True):  # fmt: skip
+            assert row["units"] == 9
+            estimate = [f"{row[c]:.2f}".replace("-", "−") for c in
+                        ("partial_spearman", "partial_low", "partial_high")]  # fmt: skip
+            assert text.startswith(f"{estimate[0]} [{estimate[1]}, {estimate[2]}], ")
+            assert float(text.rsplit(", ", 1)[1]) == pytest.approx(row["p_within_size"], rel=0.05)
+            assert text in results_page
+    clm = pd.read_csv(piece / "clm.tsv", sep="\t", keep_default_na=False, na_values=[""])
+    agreement = scale_agreement_by_flags(clm, bootstrap_resamples=500, bootstrap_seed=0)
+    kept = pd.read_csv(piece / "clm_scales.tsv", sep="\t", dtype={"seeds": str})
+    pd.testing.assert_frame_equal(agreement, kept, check_dtype=False, rtol=1e-6)
+    taus = agreement.set_index(["smaller", "larger"])
+    assert round(taus.loc[("tiny", "small"), "kendall_tau"], 2) == 0.56
+    assert "| `tiny` – `small` | 0.56 [−0.15, 1.00] | 0.053 | 0.11 |" in results_page
