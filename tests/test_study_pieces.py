@@ -321,6 +321,16 @@ def test_a_narrowed_config_is_a_piece_of_its_study(tmp_path: Path) -> None:
     )
 
 
+def _pool_with_the_script(pieces: list[Path], config: str, out: Path) -> Path:
+    """``scripts/study_pieces.py pool`` run on kept pieces, as docs/results.md names it."""
+    spec = importlib.util.spec_from_file_location("study_pieces", REPO / "scripts/study_pieces.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    arguments = ["pool", *map(str, pieces), "--configfile", str(REPO / config), "--out", str(out)]
+    assert script.main(arguments) == 0
+    return out
+
+
 @pytest.mark.slow
 @pytest.mark.shared
 def test_the_kept_pieces_give_the_figures_the_results_page_prints(
@@ -329,13 +339,8 @@ def test_the_kept_pieces_give_the_figures_the_results_page_prints(
     # docs/results.md's variant-study table, recomputed from docs/data/predictive_variants
     # by the command it names (the study config's data_root is read from the repository)
     monkeypatch.chdir(REPO)
-    spec = importlib.util.spec_from_file_location("study_pieces", REPO / "scripts/study_pieces.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    pieces = sorted(str(p) for p in (REPO / "docs/data/predictive_variants").iterdir())
-    out = tmp_path / "pooled"
-    config = str(REPO / "config/predictive_variants.yaml")
-    assert script.main(["pool", *pieces, "--configfile", config, "--out", str(out)]) == 0
+    pieces = sorted((REPO / "docs/data/predictive_variants").iterdir())
+    out = _pool_with_the_script(pieces, "config/predictive_variants.yaml", tmp_path / "pooled")
     family = pd.read_csv(out / "correlation_family.csv").set_index(["score", "level", "scope"])
     row = family[family["intrinsic"] == "continued_words_heldout"].loc[
         ("clm_bits_per_byte_tiny", "within_family", "en")
@@ -376,13 +381,8 @@ def test_the_kept_ladder_gives_the_figures_the_results_page_prints(
     # docs/data/predictive_ladder by the command it names, and the agreement between
     # scales recomputed from the kept clm.tsv as the run computed it
     monkeypatch.chdir(REPO)
-    spec = importlib.util.spec_from_file_location("study_pieces", REPO / "scripts/study_pieces.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     piece = REPO / "docs/data/predictive_ladder/en_seed0"
-    out = tmp_path / "pooled"
-    config = str(REPO / "config/predictive_ladder.yaml")
-    assert script.main(["pool", str(piece), "--configfile", config, "--out", str(out)]) == 0
+    out = _pool_with_the_script([piece], "config/predictive_ladder.yaml", tmp_path / "pooled")
     results_page = (REPO / "docs/results.md").read_text("utf-8")
     family = pd.read_csv(out / "correlation_family.csv").set_index(["score", "level"])
     family = family[family["intrinsic"] == "continued_words_heldout"]
