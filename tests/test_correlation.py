@@ -1321,7 +1321,7 @@ def test_a_tokenizer_missing_a_cell_is_ranked_within_its_own_family():
     random = np.random.default_rng(5)
     x, y = random.normal(size=24), random.normal(size=24)
     y += x / 2
-    y[:15] += 3 * np.repeat(np.arange(5) % 2, 3)  # a family-wide offset: ranks across differ
+    y[:15] += 3 * np.repeat(np.arange(5) % 2, 3)  # b, d lifted: ranks across families differ
     x[11], y[11] = np.nan, np.nan
     rows = [
         {"language": "xx", "tokenizer": name, "vocab_size": size, "seed": 0,
