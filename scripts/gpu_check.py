@@ -192,7 +192,7 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
     tokens, in token-budget batches."""
     import numpy as np
 
-    from tokstudy.nmt.batching import Example, SpecialIds
+    from tokstudy.nmt.batching import EncodedPair, SpecialIds
     from tokstudy.nmt.config import TrainConfig
     from tokstudy.nmt.model import build_model
     from tokstudy.nmt.train import NmtTask, nmt_optimization
@@ -214,7 +214,7 @@ def nmt_kind(sizes: Sizes, compile_loss: bool | None, steps: int):
         length = int(rng.integers(8, sizes.nmt_length - 1))
         source = [*rng.integers(5, sizes.vocab, length).tolist(), special.eos]
         target = rng.integers(5, sizes.vocab, length).tolist()
-        examples.append(Example(index, source, target))
+        examples.append(EncodedPair(index, source, target))
     model = build_model(
         sizes.nmt_preset, sizes.vocab, sizes.vocab, special, joint=False, dropout=0.1
     ).to(sizes.device)

@@ -21,7 +21,7 @@ from transformers.modeling_outputs import Seq2SeqLMOutput
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.batching import (
     IGNORE_INDEX,
-    Example,
+    EncodedPair,
     SpecialIds,
     collate,
     encode_pairs,
@@ -153,7 +153,7 @@ def test_window_batches_are_token_batches_of_each_window(
     consecutive examples in a seeded order, ``window // block`` of them a window, each
     window cut by the one-example-at-a-time oracle on its padded lengths; a corpus that
     fits one window is batched as a whole, as before windows."""
-    examples = [Example(i, [7] * (length - 1) + [3], []) for i, length in enumerate(lengths)]
+    examples = [EncodedPair(i, [7] * (length - 1) + [3], []) for i, length in enumerate(lengths)]
     padded = [-(-length // multiple) * multiple for length in lengths]
     budget = max(padded) + 5
     batches = window_batches(examples, budget, seed, multiple, window=window, block=block)
@@ -245,7 +245,7 @@ def test_pairs_in_a_temporary_folder_are_removed_with_them(
 
 
 def test_collate_shifts_targets_and_masks_padding() -> None:
-    batch = collate([Example(0, [7, 8, 3], [9]), Example(1, [7, 3], [9, 10, 11])], SPECIAL)
+    batch = collate([EncodedPair(0, [7, 8, 3], [9]), EncodedPair(1, [7, 3], [9, 10, 11])], SPECIAL)
     assert batch["input_ids"].tolist() == [[7, 8, 3], [7, 3, 1]]
     assert batch["attention_mask"].tolist() == [[1, 1, 1], [1, 1, 0]]
     assert batch["decoder_input_ids"].tolist() == [[2, 9, 1, 1], [2, 9, 10, 11]]
@@ -253,11 +253,13 @@ def test_collate_shifts_targets_and_masks_padding() -> None:
 
 
 def test_collate_pads_each_side_to_the_multiple() -> None:
-    batch = collate([Example(0, [7, 8, 3], [9]), Example(1, [7, 3], [9, 10, 11])], SPECIAL, 4)
+    batch = collate(
+        [EncodedPair(0, [7, 8, 3], [9]), EncodedPair(1, [7, 3], [9, 10, 11])], SPECIAL, 4
+    )
     assert batch["input_ids"].tolist() == [[7, 8, 3, 1], [7, 3, 1, 1]]
     assert batch["attention_mask"].tolist() == [[1, 1, 1, 0], [1, 1, 0, 0]]
     assert batch["decoder_input_ids"].tolist() == [[2, 9, 1, 1], [2, 9, 10, 11]]  # 4 already
-    wide = collate([Example(0, [7, 3], [9, 10, 11, 12])], SPECIAL, 4)
+    wide = collate([EncodedPair(0, [7, 3], [9, 10, 11, 12])], SPECIAL, 4)
     assert wide["decoder_input_ids"].tolist() == [[2, 9, 10, 11, 12, 1, 1, 1]]
     assert wide["labels"].tolist() == [[9, 10, 11, 12, 3, *[IGNORE_INDEX] * 3]]
 
@@ -268,7 +270,7 @@ def _first_epoch(
     """A task over pairs of these ``(source, target)`` sizes (pair ``i``'s source ids all
     ``100 + i``), its budget ``rows`` of the longest padded pair, and its first epoch's
     batches with their token counts."""
-    examples = [Example(i, [100 + i] * s, [6] * t) for i, (s, t) in enumerate(sizes)]
+    examples = [EncodedPair(i, [100 + i] * s, [6] * t) for i, (s, t) in enumerate(sizes)]
     max_length = max(3, *(example.length for example in examples))
     config = TrainConfig(
         max_length=max_length,
@@ -317,7 +319,7 @@ def test_padding_to_a_multiple_leaves_the_loss_unchanged() -> None:
     rounding) at any padding multiple."""
     torch.manual_seed(0)
     model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
-    examples = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
+    examples = [EncodedPair(0, [7, 8, 9, 3], [9, 10]), EncodedPair(1, [7, 3], [9, 10, 11, 12, 13])]
     losses = []
     for multiple in (1, 8, 16):
         batch = collate(examples, SPECIAL, multiple)
@@ -338,8 +340,8 @@ def test_the_host_made_source_mask_gives_the_models_own_loss() -> None:
     torch.manual_seed(0)
     model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
     task = NmtTask([], SPECIAL, TrainConfig(), model.config, evaluate=None, save=None)
-    padded = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
-    unpadded = [Example(0, [7, 8, 3], [9]), Example(1, [9, 7, 3], [9, 10, 11])]
+    padded = [EncodedPair(0, [7, 8, 9, 3], [9, 10]), EncodedPair(1, [7, 3], [9, 10, 11, 12, 13])]
+    unpadded = [EncodedPair(0, [7, 8, 3], [9]), EncodedPair(1, [9, 7, 3], [9, 10, 11])]
     for examples in (padded, unpadded):
         batch = collate(examples, SPECIAL)
         host = task.on_host(batch)
@@ -393,7 +395,9 @@ def test_cuda_graphs_with_too_many_shapes_no_compile_or_devices_is_one_line(
 
 
 def test_collate_fills_a_fixed_shape_with_rows_without_a_target() -> None:
-    batch = collate([Example(0, [7, 8, 3], [9]), Example(1, [7, 3], [9, 10])], SPECIAL, 4, 12)
+    batch = collate(
+        [EncodedPair(0, [7, 8, 3], [9]), EncodedPair(1, [7, 3], [9, 10])], SPECIAL, 4, 12
+    )
     assert batch["input_ids"].tolist() == [[7, 8, 3, 1], [7, 3, 1, 1], [3, 1, 1, 1]]
     assert batch["attention_mask"].tolist() == [[1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 0]]
     assert batch["decoder_input_ids"].tolist() == [[2, 9, 1, 1], [2, 9, 10, 1], [2, 1, 1, 1]]
@@ -435,7 +439,7 @@ def test_fixed_shape_batches_take_few_shapes_and_count_only_their_sentences(
 def test_filler_rows_leave_the_loss_unchanged() -> None:
     torch.manual_seed(0)
     model = build_model("tiny", 30, 30, SPECIAL, joint=False, dropout=0.0).eval()
-    examples = [Example(0, [7, 8, 9, 3], [9, 10]), Example(1, [7, 3], [9, 10, 11, 12, 13])]
+    examples = [EncodedPair(0, [7, 8, 9, 3], [9, 10]), EncodedPair(1, [7, 3], [9, 10, 11, 12, 13])]
     losses = []
     for budget in (None, 16, 40):  # width 8: 2 and 5 rows
         batch = collate(examples, SPECIAL, 8, budget)

@@ -10,7 +10,7 @@ from conftest import write_lines
 
 from tokstudy.errors import TokstudyError
 from tokstudy.tokenizers.cells import Cell
-from tokstudy.workflow.models.section import CHARACTERBERT
+from tokstudy.workflow.models.section import CHARACTERBERT_NAME
 from tokstudy.workflow.plan import StudyPlan
 from tokstudy.workflow.study.core import Study
 
@@ -44,9 +44,11 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
     mlm, finetune = plan.planner("mlm"), plan.kind_planner("finetune")
     assert plan.section.cells() == [
         Cell("xx", "sp_bpe", "50", 50),
-        Cell("xx", CHARACTERBERT, "100", 100),
+        Cell("xx", CHARACTERBERT_NAME, "100", 100),
     ]
-    charbert = SimpleNamespace(language="xx", tokenizer=CHARACTERBERT, size="100", task="sentence")
+    charbert = SimpleNamespace(
+        language="xx", tokenizer=CHARACTERBERT_NAME, size="100", task="sentence"
+    )
     bert = SimpleNamespace(language="xx", tokenizer="sp_bpe", size="50", task="sentence")
     assert mlm.tokenizer_dir(charbert) == []
     assert mlm.tokenizer_dir(bert) == "res/tokenizers/xx/sp_bpe/50"
@@ -55,7 +57,10 @@ def test_characterbert_jobs_have_no_tokenizer_and_their_own_corpus(tmp_path: Pat
     expected = {"tsv_train": str(tmp_path / "train.tsv"), "tsv_test": str(tmp_path / "test.tsv")}
     assert finetune.finetune_data(charbert) == finetune.finetune_data(bert) == expected
     assert mlm.characterbert()["word_vocab_size"] == 100
-    assert [keys["tokenizer"] for keys in mlm.score_files().values()] == ["sp_bpe", CHARACTERBERT]
+    assert [keys["tokenizer"] for keys in mlm.score_files().values()] == [
+        "sp_bpe",
+        CHARACTERBERT_NAME,
+    ]
 
 
 def test_sentence_task_needs_a_treebank_or_a_tsv_dataset(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from tokstudy.models.clm.model import llama_config, train_flops_per_token
 from tokstudy.models.clm.train import ClmTask
 from tokstudy.models.config import ClmConfig, PretrainConfig
 from tokstudy.models.pretrain import MlmTask, bert_config, bert_flops_per_token, bert_mlm_loss
-from tokstudy.nmt.batching import Example, SpecialIds, collate
+from tokstudy.nmt.batching import EncodedPair, SpecialIds, collate
 from tokstudy.nmt.config import TrainConfig
 from tokstudy.nmt.model import build_model
 from tokstudy.nmt.train import NmtTask, nmt_train_flops
@@ -70,7 +70,7 @@ def test_the_nmt_count_is_the_flops_torch_counts(source: int, target: int) -> No
     torch.manual_seed(0)
     model = build_model("tiny", 300, 400, SPECIAL, joint=False, dropout=0.0)
     examples = [
-        Example(row, [*torch.randint(5, 300, (source - 1,)).tolist(), 2], [7] * (target - 1))
+        EncodedPair(row, [*torch.randint(5, 300, (source - 1,)).tolist(), 2], [7] * (target - 1))
         for row in range(3)
     ]
     batch = collate(examples, SPECIAL)
@@ -84,7 +84,10 @@ def test_a_padded_nmt_batch_counts_each_pair_at_its_own_lengths() -> None:
     torch.manual_seed(0)
     model = build_model("tiny", 300, 400, SPECIAL, joint=False, dropout=0.0)
     task = _nmt_task(model.config)
-    examples = [Example(0, [7, 8, 9, 10, 2], [9, 10]), Example(1, [7, 2], [9, 10, 11, 12, 13])]
+    examples = [
+        EncodedPair(0, [7, 8, 9, 10, 2], [9, 10]),
+        EncodedPair(1, [7, 2], [9, 10, 11, 12, 13]),
+    ]
     alone = sum(counted(task, model, collate([example], SPECIAL)) for example in examples)
     for multiple, budget in ((1, None), (8, None), (8, 32)):  # 4 rows: 2 of them fillers
         batch = collate(examples, SPECIAL, multiple, budget)

@@ -17,14 +17,16 @@ TIDY_COLUMNS = ["language", "tokenizer", "vocab_size", "split", "metric", "value
 def tidy_records(
     language: str,
     tokenizer: str,
-    vocab_size: int,
+    listed_size: int | str,
     split: str,
     metrics: dict[str, float],
     kind: str = "trained",
 ) -> list[tuple[Any, ...]]:
-    """The metric values of one cell and split as rows of :data:`TIDY_COLUMNS`."""
+    """The metric values of one cell and split as rows of :data:`TIDY_COLUMNS`
+    (``listed_size``: the ``vocab_size`` column's value, see
+    :func:`tokstudy.workflow.cell_job.evaluate_tokenizer`)."""
     return [
-        (language, tokenizer, vocab_size, split, name, float(value), kind)
+        (language, tokenizer, listed_size, split, name, float(value), kind)
         for name, value in metrics.items()
     ]
 

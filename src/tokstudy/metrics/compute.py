@@ -78,14 +78,16 @@ def nu(frequencies: np.ndarray) -> float:
     return float((ranks * ranked).sum() / ranks.sum()) if len(ranked) else math.nan
 
 
-def renyi_efficiency(frequencies: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA) -> float:
-    """Rényi entropy of order ``alpha`` of the token distribution over log(vocab_size)."""
+def renyi_efficiency(
+    frequencies: np.ndarray, vocabulary_items: int, alpha: float = RENYI_ALPHA
+) -> float:
+    """Rényi entropy of order ``alpha`` of the token distribution over log(vocabulary_items)."""
     ranked = _ranked(frequencies)
-    if not len(ranked) or vocab_size < 2:
+    if not len(ranked) or vocabulary_items < 2:
         return math.nan
     p = ranked / ranked.sum()
     entropy = math.log(float((p**alpha).sum())) / (1.0 - alpha)
-    return entropy / math.log(vocab_size)
+    return entropy / math.log(vocabulary_items)
 
 
 def tokens_per_word(lines: Sequence[str], batch: TokenStarts) -> np.ndarray:
@@ -148,8 +150,8 @@ def _text_frequencies(tokenizer: Tokenizer, id_counts: np.ndarray) -> np.ndarray
 #: for a tokenizer without an unknown token)
 PASS_COUNTS: dict[str, Callable[[Tokenizer, np.ndarray], Any]] = {
     "frequencies": _text_frequencies,
-    "vocab_size": lambda tokenizer, id_counts: len(tokenizer.vocab),
-    "text_vocab_size": lambda tokenizer, id_counts: (
+    "vocabulary_items": lambda tokenizer, id_counts: len(tokenizer.vocab),
+    "text_vocabulary_items": lambda tokenizer, id_counts: (
         len(tokenizer.vocab) - len(tokenizer.special_ids)
     ),
     "unk_tokens": lambda tokenizer, id_counts: (
@@ -168,9 +170,9 @@ def unk_rate(unk_tokens: int | None, tokens: int) -> float:
     return 0.0 if unk_tokens is None else ratio(unk_tokens, tokens)
 
 
-def vocab_used(frequencies: np.ndarray, text_vocab_size: int) -> float:
+def vocab_used(frequencies: np.ndarray, text_vocabulary_items: int) -> float:
     """Share of the non-control vocabulary that occurs at least once."""
-    return int((frequencies > 0).sum()) / text_vocab_size
+    return int((frequencies > 0).sum()) / text_vocabulary_items
 
 
 def total(count: float) -> float:
@@ -197,12 +199,12 @@ METRICS: dict[str, Metric] = {
     "unk_rate": Metric(unk_rate, ("unk_tokens", "tokens")),
     "chars_per_token": Metric(ratio, ("chars", "tokens")),
     "bytes_per_token": Metric(ratio, ("utf8_bytes", "tokens")),
-    "vocab_used": Metric(vocab_used, ("frequencies", "text_vocab_size")),
-    "renyi_efficiency": Metric(renyi_efficiency, ("frequencies", "vocab_size")),
+    "vocab_used": Metric(vocab_used, ("frequencies", "text_vocabulary_items")),
+    "renyi_efficiency": Metric(renyi_efficiency, ("frequencies", "vocabulary_items")),
     "lines": Metric(total, ("lines",)),
     "words": Metric(total, ("words",)),
     "tokens": Metric(total, ("tokens",)),
-    "vocab_size": Metric(total, ("vocab_size",)),
+    "vocab_size": Metric(total, ("vocabulary_items",)),
 }
 
 

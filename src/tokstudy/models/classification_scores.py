@@ -30,7 +30,7 @@ def macro_f1(gold: Sequence[Any], pred: Sequence[Any]) -> float:
     return float(np.mean(scores)) if scores else float("nan")
 
 
-METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
+CLASSIFICATION_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
     "accuracy": accuracy,
     "macro_f1": macro_f1,
 }
@@ -70,7 +70,7 @@ def bootstrap_ci(
     """Percentile bootstrap CI of ``metric`` (``accuracy``/``macro_f1``), resampling items."""
     interval = bootstrap_interval(
         (np.asarray(gold), np.asarray(pred)),
-        METRICS[metric],
+        CLASSIFICATION_METRICS[metric],
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,
@@ -92,5 +92,5 @@ def bootstrap_table(
         gold, pred = group["gold"].to_numpy(), group["pred"].to_numpy()
         for metric in metrics:
             low, high = bootstrap_ci(gold, pred, metric, **kwargs)
-            rows.append((*key, metric, METRICS[metric](gold, pred), low, high))
+            rows.append((*key, metric, CLASSIFICATION_METRICS[metric](gold, pred), low, high))
     return pd.DataFrame(rows, columns=[*by, "metric", "value", "ci_low", "ci_high"])

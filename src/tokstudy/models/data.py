@@ -56,9 +56,9 @@ def vocab_fingerprint(vocab: dict[str, int]) -> str:
 COUNT_CHUNK = 1 << 22
 
 
-def id_dtype(vocab_size: int) -> np.dtype:
+def id_dtype(vocabulary_items: int) -> np.dtype:
     """The smallest unsigned integer type holding every id."""
-    return np.dtype(np.uint16 if vocab_size <= np.iinfo(np.uint16).max + 1 else np.uint32)
+    return np.dtype(np.uint16 if vocabulary_items <= np.iinfo(np.uint16).max + 1 else np.uint32)
 
 
 @dataclass

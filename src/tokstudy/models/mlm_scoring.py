@@ -36,7 +36,7 @@ SCORE_COLUMNS = ("line", "units", "chars", "words", "unk", "nll")
 
 
 @dataclass(frozen=True)
-class Encoded:
+class MaskedLine:
     """One line as model inputs and MLM targets (one entry per unit)."""
 
     inputs: np.ndarray  # (units, *feature)
@@ -77,12 +77,12 @@ class BertScorer(MaskedLMScorer):
         self.mask = np.int64(tokenizer.mask_token_id)
         self.pad = np.int64(tokenizer.pad_token_id)
 
-    def encode(self, lines: Sequence[str]) -> list[Encoded]:
+    def encode(self, lines: Sequence[str]) -> list[MaskedLine]:
         """Token ids of each line (no special tokens)."""
         encoded = self.tokenizer(
             list(lines), add_special_tokens=False, return_attention_mask=False
         )["input_ids"]
-        return [Encoded(np.asarray(ids, np.int64), np.asarray(ids, np.int64)) for ids in encoded]
+        return [MaskedLine(np.asarray(ids, np.int64), np.asarray(ids, np.int64)) for ids in encoded]
 
     def logits(self, inputs: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         """Model logits (batch, length, vocabulary)."""

@@ -325,7 +325,7 @@ def _train_and_test(
         pred_labels = [labels[i] for i in pred]
         results[level] = {
             name: function(gold_labels, pred_labels)
-            for name, function in classification_scores.METRICS.items()
+            for name, function in classification_scores.CLASSIFICATION_METRICS.items()
         } | classification_scores.learned_or_not(gold_labels, pred_labels, len(labels))
         prediction_frames.append(
             pd.DataFrame({"level": level, "gold": gold_labels, "pred": pred_labels})

@@ -89,7 +89,7 @@ def shared_special_ids(source: Tokenizer, target: Tokenizer) -> SpecialIds:
 
 
 @dataclass(frozen=True, slots=True)
-class Example:
+class EncodedPair:
     """One encoded pair: source ids (with end token) and target ids (without specials),
     each a sequence of ints (views into :class:`EncodedPairs`'s id files)."""
 
@@ -111,9 +111,9 @@ INDEX_FILE = "pairs.index"
 ID_DTYPE, START_DTYPE = np.dtype(np.int32), np.dtype(np.int64)
 
 
-class EncodedPairs(Sequence[Example]):
+class EncodedPairs(Sequence[EncodedPair]):
     """Encoded training pairs in the files :func:`encode_pairs` wrote in ``folder``:
-    ``pairs[i]`` is an :class:`Example` whose ids are read from the files when asked
+    ``pairs[i]`` is an :class:`EncodedPair` whose ids are read from the files when asked
     (:class:`~tokstudy.files.disk_array.DiskArray`: none of them becomes part of the process's
     memory, as a memory map's touched pages would). With ``owned``, the folder is removed
     when the pairs are."""
@@ -139,14 +139,14 @@ class EncodedPairs(Sequence[Example]):
             return [self[i] for i in range(*position.indices(len(self)))]
         position = range(len(self))[position]  # an IndexError past either end
         source, target = (self._ids(side, position) for side in ID_FILES)
-        return Example(int(self.indices[position]), source, target)
+        return EncodedPair(int(self.indices[position]), source, target)
 
     def _ids(self, side: str, position: int) -> np.ndarray:
         start, end = self.starts[side][position : position + 2].tolist()
         return self.ids[side][start:end]
 
     def lengths(self, start: int = 0, end: int | None = None) -> np.ndarray:
-        """The :attr:`Example.length` of pairs ``start`` to ``end`` (by default all)."""
+        """The :attr:`EncodedPair.length` of pairs ``start`` to ``end`` (by default all)."""
         end = len(self) if end is None else end
         source, target = (np.diff(self.starts[side][start : end + 1]) for side in ID_FILES)
         return np.maximum(source, target + 1)
@@ -272,8 +272,8 @@ def token_batches(
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def example_lengths(examples: Sequence[Example], start: int, end: int) -> np.ndarray:
-    """The :attr:`Example.length` of ``examples[start:end]`` (read from the length files of
+def example_lengths(examples: Sequence[EncodedPair], start: int, end: int) -> np.ndarray:
+    """The :attr:`EncodedPair.length` of ``examples[start:end]`` (read from the length files of
     :class:`EncodedPairs`, without reading the ids)."""
     if isinstance(examples, EncodedPairs):
         return examples.lengths(start, end)
@@ -281,7 +281,7 @@ def example_lengths(examples: Sequence[Example], start: int, end: int) -> np.nda
 
 
 def window_batches(
-    examples: Sequence[Example],
+    examples: Sequence[EncodedPair],
     max_tokens: int,
     seed: Sequence[int],
     multiple: int = 1,
@@ -325,7 +325,10 @@ def pad(
 
 
 def collate(
-    examples: Sequence[Example], special: SpecialIds, multiple: int = 1, budget: int | None = None
+    examples: Sequence[EncodedPair],
+    special: SpecialIds,
+    multiple: int = 1,
+    budget: int | None = None,
 ) -> dict[str, torch.Tensor]:
     """Model inputs of a batch: source ids and mask, decoder inputs and labels; each side
     padded to a multiple of ``multiple`` positions (few distinct shapes for compiled

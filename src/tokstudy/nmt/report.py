@@ -23,7 +23,7 @@ from tokstudy.files.lines import read_text_lines
 from tokstudy.files.markdown import MISSING, markdown_table
 from tokstudy.files.write_errors import naming_write_failures
 from tokstudy.nmt.config import REPORT_FILES, TABLE_FORMATS, EvaluationConfig
-from tokstudy.nmt.scoring import METRICS, paired_bootstrap, sentence_bleu
+from tokstudy.nmt.scoring import TRANSLATION_METRICS, paired_bootstrap, sentence_bleu
 from tokstudy.statistics.significance import seed_summary
 
 log = logging.getLogger(__name__)
@@ -109,8 +109,10 @@ def _write_table(frame: pd.DataFrame, path: Path) -> None:
 
 def seed_summaries(scores: pd.DataFrame) -> pd.DataFrame:
     """Mean, standard deviation and number of seeds per system and metric."""
-    _check_columns(scores, [*RUN_KEYS, *METRICS], "scores")
-    long = scores.melt(id_vars=list(RUN_KEYS), value_vars=list(METRICS), var_name="metric")
+    _check_columns(scores, [*RUN_KEYS, *TRANSLATION_METRICS], "scores")
+    long = scores.melt(
+        id_vars=list(RUN_KEYS), value_vars=list(TRANSLATION_METRICS), var_name="metric"
+    )
     return seed_summary(long, by=[*SYSTEM_KEYS, "metric"])
 
 
@@ -140,7 +142,7 @@ def significance_table(
         if base_key not in indexed.index:
             log.warning("no %s run for %s: %s not tested", baseline, base_key, tokenizer)
             continue
-        for metric in METRICS:
+        for metric in TRANSLATION_METRICS:
             result = paired_bootstrap(
                 indexed[base_key],
                 hypotheses,

@@ -32,7 +32,7 @@ from tokstudy.tokenizers.registry import load_tokenizer
 
 log = logging.getLogger(__name__)
 
-METRICS: dict[str, type[Metric]] = {"bleu": BLEU, "chrf": CHRF}
+TRANSLATION_METRICS: dict[str, type[Metric]] = {"bleu": BLEU, "chrf": CHRF}
 #: sacreBLEU's private methods the paired bootstrap uses: per-sentence sufficient statistics
 #: and a score from summed statistics (its own significance module uses them; chrF has no
 #: public equivalent). Each is called in one function below; the supported sacreBLEU
@@ -44,7 +44,7 @@ def missing_private_methods() -> list[str]:
     """The private sacreBLEU methods of :data:`PRIVATE_METHODS` the installed version lacks."""
     return [
         f"{metric_class.__name__}.{name}"
-        for metric_class in METRICS.values()
+        for metric_class in TRANSLATION_METRICS.values()
         for name in PRIVATE_METHODS
         if not callable(getattr(metric_class, name, None))
     ]
@@ -77,7 +77,7 @@ def corpus_scores(hypotheses: Sequence[str], references: Sequence[str]) -> dict[
     """Corpus BLEU and chrF of detokenized hypotheses, with sacreBLEU signatures."""
     _checked(hypotheses, references)
     scores: dict[str, float | str] = {}
-    for name, metric_class in METRICS.items():
+    for name, metric_class in TRANSLATION_METRICS.items():
         metric = metric_class()
         scores[name] = metric.corpus_score(list(hypotheses), [list(references)]).score
         scores[f"{name}_signature"] = str(metric.get_signature())
@@ -162,9 +162,11 @@ def paired_bootstrap(
     _checked(baseline, references)
     _checked(system, references)
     _check_private_methods()
-    if metric not in METRICS:
-        raise TokstudyError(f"unknown metric {metric!r}; valid: {', '.join(sorted(METRICS))}")
-    scorer = METRICS[metric]()
+    if metric not in TRANSLATION_METRICS:
+        raise TokstudyError(
+            f"unknown metric {metric!r}; valid: {', '.join(sorted(TRANSLATION_METRICS))}"
+        )
+    scorer = TRANSLATION_METRICS[metric]()
     base_stats = _sentence_statistics(scorer, baseline, references)
     system_stats = _sentence_statistics(scorer, system, references)
     full = np.ones((1, len(references)))

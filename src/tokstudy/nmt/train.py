@@ -41,7 +41,7 @@ import torch
 from tokstudy.errors import TokstudyError
 from tokstudy.nmt.batching import (
     IGNORE_INDEX,
-    Example,
+    EncodedPair,
     collate,
     encode_pairs,
     shared_special_ids,
@@ -71,7 +71,7 @@ ADAM_EPSILON = 1e-9
 
 
 def epoch_batches(
-    examples: Sequence[Example], max_tokens: int, multiple: int, seed: int
+    examples: Sequence[EncodedPair], max_tokens: int, multiple: int, seed: int
 ) -> Iterator[tuple[int, np.ndarray]]:
     """``(epoch, batch)`` for ever, each epoch's batches (:func:`window_batches`) seeded by
     ``(seed, epoch)``."""

@@ -142,11 +142,12 @@ def training_frequencies(path: Path) -> np.ndarray:
 def plot_frequencies(
     frequencies: Mapping[str, np.ndarray],
     language: str,
-    vocab_size: str,
+    size: str,
     skip_top: int,
     outputs: Sequence[Path],
 ) -> None:
-    """Rank against frequency (log–log), skipping the ``skip_top`` most frequent ranks."""
+    """Rank against frequency (log–log), skipping the ``skip_top`` most frequent ranks;
+    ``size``: the cells' size label (the title names it unless ``full``)."""
     figure, axes = panel_grid(1)
     axis = axes.flat[0]
     for tokenizer in sorted(frequencies):
@@ -159,7 +160,7 @@ def plot_frequencies(
     plain_log_ticks(axis)
     axis.set_xlabel(f"rank (top {skip_top} skipped)")
     axis.set_ylabel("frequency in training text")
-    vocabulary = "" if vocab_size == FULL_SIZE_LABEL else f", vocabulary {vocab_size}"
+    vocabulary = "" if size == FULL_SIZE_LABEL else f", vocabulary {size}"
     axis.set_title(f"{language}{vocabulary}")
     if frequencies:
         axis.legend(fontsize="small")

@@ -18,14 +18,14 @@ KINDS = ("trained", "pretrained")
 def tidy_rows(
     language: str,
     tokenizer: str,
-    vocab_size: int,
+    listed_size: int | str,
     split: str,
     metrics: dict[str, float],
     kind: str = "trained",
 ) -> pd.DataFrame:
     """The metric values of one job and split as tidy rows (``kind``: trained/pretrained)."""
     return pd.DataFrame(
-        tidy_records(language, tokenizer, vocab_size, split, metrics, kind), columns=TIDY_COLUMNS
+        tidy_records(language, tokenizer, listed_size, split, metrics, kind), columns=TIDY_COLUMNS
     )
 
 

@@ -91,7 +91,7 @@ def evaluate_tokenizer(
     ``kind`` is ``trained`` or ``pretrained``.
     """
     scored = scored or {}
-    size = meta["requested_vocab_size"] or meta["vocab_size"]
+    listed_size = meta["requested_vocab_size"] or meta["vocab_size"]
     kind = meta.get("kind", "trained")
     language = language or meta["language"]
     rows, frequencies = [], {"token": tokenizer.vocab}
@@ -101,7 +101,7 @@ def evaluate_tokenizer(
         else:
             log.info("metrics of %s on %s (%s)", meta["tokenizer"], split, corpus)
             metrics, counts = compute_metrics(tokenizer, corpus)
-        rows += tidy_records(language, meta["tokenizer"], size, split, metrics, kind)
+        rows += tidy_records(language, meta["tokenizer"], listed_size, split, metrics, kind)
         frequencies[f"{split}_frequency"] = counts.tolist()
     write_tsv(metrics_out, TIDY_COLUMNS, rows)
     columns = list(frequencies.values())

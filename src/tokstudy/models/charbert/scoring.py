@@ -9,7 +9,7 @@ import torch
 
 from tokstudy.models.charbert.model import CharacterBertForMaskedLM
 from tokstudy.models.charbert.spelling import Speller
-from tokstudy.models.mlm_scoring import Encoded, MaskedLMScorer
+from tokstudy.models.mlm_scoring import MaskedLine, MaskedLMScorer
 from tokstudy.tokenizers.base import CLS, MASK, PAD, SEP
 
 
@@ -28,13 +28,13 @@ class CharBertScorer(MaskedLMScorer):
             speller.spell(token).astype(np.int64) for token in (CLS, SEP, MASK, PAD)
         )
 
-    def encode(self, lines: list[str]) -> list[Encoded]:
+    def encode(self, lines: list[str]) -> list[MaskedLine]:
         """Spellings and word ids of each line's words."""
         encoded = []
         for line in lines:
             words = line.split()
             ids = np.asarray(self.tokenizer.convert_tokens_to_ids(words), dtype=np.int64)
-            encoded.append(Encoded(self.speller.spell_all(words).astype(np.int64), ids))
+            encoded.append(MaskedLine(self.speller.spell_all(words).astype(np.int64), ids))
         return encoded
 
     def logits(self, inputs: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:

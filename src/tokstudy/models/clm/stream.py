@@ -99,13 +99,15 @@ class LineStream:
             rows[row] = tokens[skip : skip + length]
         return rows
 
-    def counts(self, vocab_size: int, chunks: Iterable[np.ndarray] | None = None) -> np.ndarray:
+    def counts(
+        self, vocabulary_items: int, chunks: Iterable[np.ndarray] | None = None
+    ) -> np.ndarray:
         """How often each id occurs in the stream (the end-of-line token once per line);
         ``chunks``: the stream's ids read in pieces (:meth:`TokenCorpus.chunks`), so a
         corpus on disk is not read into memory whole (default: its slice of ``ids``)."""
         if chunks is None:
             chunks = [np.asarray(self.ids[self.base : int(self.offsets[self.last])])]
-        counts = unit_counts(chunks, vocab_size)
+        counts = unit_counts(chunks, vocabulary_items)
         counts[self.eol_id] += self.last - self.first
         return counts
 

@@ -77,12 +77,12 @@ def _split_corpus(corpus: TokenCorpus, train_text: Path, config: ClmConfig, eol:
     }
 
 
-def _check_fits(config: ClmConfig, vocab_size: int, n_blocks: int, where: str) -> None:
+def _check_fits(config: ClmConfig, vocabulary_items: int, n_blocks: int, where: str) -> None:
     """One-line errors for a vocabulary the preset cannot hold or a corpus below a batch."""
     max_vocab = CLM_PRESETS[config.preset]["max_vocab"]
-    if vocab_size > max_vocab:
+    if vocabulary_items > max_vocab:
         raise TokstudyError(
-            f"{where}: vocabulary of {vocab_size} does not fit models.clm.preset "
+            f"{where}: vocabulary of {vocabulary_items} does not fit models.clm.preset "
             f"{config.preset!r} (at most {max_vocab})"
         )
     if n_blocks < config.batch_size:

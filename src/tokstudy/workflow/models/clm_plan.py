@@ -10,7 +10,7 @@ from typing import Any
 from tokstudy.models.config import CLM_PRESETS, ClmScale
 from tokstudy.tokenizers.cells import FULL_SIZE_LABEL, Cell, find_cell
 from tokstudy.training.config import seeded_dict
-from tokstudy.workflow.models.section import CHARACTERBERT, ModelsSection
+from tokstudy.workflow.models.section import CHARACTERBERT_NAME, ModelsSection
 from tokstudy.workflow.models.task_planner import TaskPlanner
 from tokstudy.workflow.study.paths import fill
 
@@ -112,7 +112,7 @@ class ClmPlanner(TaskPlanner):
         for name, scale in self.scales.items():
             pattern = fill(self.CLM, scale=name)
             for job in self.section.cells():
-                if job.tokenizer == CHARACTERBERT or job.language not in scale.languages:
+                if job.tokenizer == CHARACTERBERT_NAME or job.language not in scale.languages:
                     continue
                 for seed in scale.seeds:
                     keys = {"language": job.language, "tokenizer": job.tokenizer}

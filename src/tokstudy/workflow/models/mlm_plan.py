@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tokstudy.models.config import to_dict
-from tokstudy.workflow.models.section import CHARACTERBERT, ModelsSection
+from tokstudy.workflow.models.section import CHARACTERBERT_NAME, ModelsSection
 from tokstudy.workflow.models.task_planner import TaskPlanner
 
 #: what every run of a task on the pretrained MLM uses
@@ -34,7 +34,7 @@ class MlmPlanner(TaskPlanner):
 
     def tokenizer_dir(self, wildcards: Any) -> str | list[str]:
         """The tokenizer folder of a run; none for CharacterBERT, which spells words."""
-        if wildcards.tokenizer == CHARACTERBERT:
+        if wildcards.tokenizer == CHARACTERBERT_NAME:
             return []
         tokenizers = self.section.tokenizers
         return tokenizers.tokenizer_dir(
@@ -43,7 +43,7 @@ class MlmPlanner(TaskPlanner):
 
     def corpus_dir(self, wildcards: Any) -> str:
         """The prepared training corpus of a run (pretokenized, or CharacterBERT's)."""
-        characterbert = wildcards.tokenizer == CHARACTERBERT
+        characterbert = wildcards.tokenizer == CHARACTERBERT_NAME
         pattern = self.CHARACTERBERT_CORPUS if characterbert else ModelsSection.PRETOKENIZED
         keys = ("language", "tokenizer", "size")
         return self.section.study.out(pattern, **{key: getattr(wildcards, key) for key in keys})

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tokstudy.workflow.tokenizers.plan import TokenizersPlanner
 
 #: the tokenizer column of CharacterBERT runs (its size is the word vocabulary size)
-CHARACTERBERT = "characterbert"
+CHARACTERBERT_NAME = "characterbert"
 
 
 class ModelsSection:
@@ -104,7 +104,7 @@ class ModelsSection:
             for tokenizer in sorted(self.models.tokenizers)
             for size in (sizes if self.tokenizers.vocab_sizes(tokenizer) != [None] else [None])
         ] + [
-            make_cell(language, CHARACTERBERT, characterbert.word_vocab_size)
+            make_cell(language, CHARACTERBERT_NAME, characterbert.word_vocab_size)
             for language in (sorted(self.models.languages) if characterbert else [])
         ]
 
