@@ -85,11 +85,14 @@ def test_a_statistic_of_one_resample_at_a_time_is_not_given_a_batch() -> None:
     assert np.allclose(interval.distribution, drawn, equal_nan=True)
 
 
-def test_a_cell_without_replicates_has_no_score_in_any_resample() -> None:
-    # a cell whose runs were all left out keeps its place with no score; the others'
-    # seeds are resampled as ever (two draws from {1, 3} average to 1, 2 or 3)
-    scores_of = _seed_means([np.array([1.0, 3.0]), np.array([]), np.array([2.0])], seed=0)
-    drawn = scores_of(np.array([[0, 1, 2]] * 200))
+def test_a_cell_without_replicates_has_no_score_in_any_resample_and_no_warning() -> None:
+    # a cell whose runs were all left out keeps its place with no score (NaN, not numpy's
+    # "mean of empty slice" or "invalid value" in a job's log); the others' seeds are
+    # resampled as ever (two draws from {1, 3} average to 1, 2 or 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scores_of = _seed_means([np.array([1.0, 3.0]), np.array([]), np.array([2.0])], seed=0)
+        drawn = scores_of(np.array([[0, 1, 2]] * 200))
     assert np.isnan(drawn[:, 1]).all()
     assert set(drawn[:, 0]) == {1.0, 2.0, 3.0}
     assert drawn[:, 2].tolist() == [2.0] * 200

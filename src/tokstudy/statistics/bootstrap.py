@@ -80,7 +80,7 @@ def _seed_means(replicates: Sequence[np.ndarray], seed: int) -> Callable[[np.nda
     inner = np.random.default_rng([seed, 1])
 
     def scores(cells: np.ndarray) -> np.ndarray:
-        if cells.ndim == 1 or counts.max() <= 1:
+        if counts.max() <= 1:
             return means[cells]
         drawn = counts[cells]
         picks = np.floor(inner.random((*cells.shape, counts.max())) * drawn[..., None])
