@@ -86,9 +86,9 @@ def evaluate_tokenizer(
     """Metrics of a loaded tokenizer (its ``meta.json`` in ``meta``) on each named corpus.
 
     ``scored`` holds corpora already passed through :func:`compute_metrics` (not encoded
-    again). The ``vocab_size`` column holds the requested size, or the reached size for
-    tokenizers whose size follows from the data, or a pretrained tokenizer's own size;
-    ``kind`` is ``trained`` or ``pretrained``.
+    again). The ``vocab_size`` column holds the listed size: the requested size, or the
+    reached size for tokenizers whose size follows from the data, or a pretrained
+    tokenizer's own size; ``kind`` is ``trained`` or ``pretrained``.
     """
     scored = scored or {}
     listed_size = meta["requested_vocab_size"] or meta["vocab_size"]
