@@ -158,13 +158,16 @@ def imported_modules(path: Path, module: str, type_checking: bool = True) -> set
     return {name for name in imported if name.startswith("tokstudy")}
 
 
+def module_name(path: Path, root: Path = REPO / "src") -> str:
+    """The dotted name of a module file under ``root`` (the folder holding its package)."""
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def module_graph(folder: Path, type_checking: bool = True) -> dict[str, set[str]]:
     """Module → the modules under ``folder`` (a package of ``src/``) it imports
     (:func:`imported_modules`)."""
-    modules = {}
-    for path in folder.rglob("*.py"):
-        parts = path.relative_to(REPO / "src").with_suffix("").parts
-        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    modules = {module_name(path): path for path in folder.rglob("*.py")}
     graph = {
         name: imported_modules(path, name, type_checking) & set(modules) - {name}
         for name, path in modules.items()

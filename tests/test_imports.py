@@ -9,7 +9,7 @@ import graphlib
 from pathlib import Path
 
 import pytest
-from conftest import REPO, module_graph, packages_run
+from conftest import REPO, module_graph, module_name, packages_run
 
 PACKAGE = REPO / "src/tokstudy"
 
@@ -133,8 +133,7 @@ def test_the_library_never_imports_the_workflow_wing() -> None:
 def test_only_the_workflow_wing_and_the_command_line_import_snakemake() -> None:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(REPO / "src").with_suffix("").parts
-        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        module = module_name(path)
         if in_library(module) and "snakemake" in third_party_imports(path):
             found.append(module)
     assert found == []

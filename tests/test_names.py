@@ -14,7 +14,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-from conftest import REPO
+from conftest import REPO, module_name
 
 PACKAGE = REPO / "src/tokstudy"
 
@@ -48,12 +48,6 @@ VOCAB_SIZE_BINDINGS = {
     # tokenizer's training fingerprint (see SHARED_CLASS_NAMES)
     "tokstudy.tokenizers.pretrained": {"import_pretrained"},
 }
-
-
-def module_name(path: Path, root: Path) -> str:
-    """The dotted name of a module file under ``root`` (the folder holding the package)."""
-    parts = path.relative_to(root).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def top_level_names(root: Path, package: str, classes_only: bool = False) -> dict[str, set[str]]:
